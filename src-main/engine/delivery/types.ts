@@ -1,0 +1,71 @@
+/**
+ * The delivery room's internal contract: what one HTTP attempt is asked to do, what it reports,
+ * and what the retry policy decides from it. Pure data; no I/O here.
+ */
+
+/** Why an attempt did not get a usable response. `http` = a response arrived with a non-2xx status. */
+export type ErrorKind =
+  | 'timeout'
+  | 'connect'
+  | 'dns'
+  | 'tls'
+  | 'reset'
+  | 'http'
+  | 'redirect'
+  | 'protocol'
+  | 'interrupted'
+  | 'other';
+
+export interface AttemptRequest {
+  url: string;
+  /** Complete request headers, including Content-Type, User-Agent and X-Signature when signed. */
+  headers: Record<string, string>;
+  /** The exact bytes to send: never re-serialized on the way out. */
+  body: Uint8Array;
+  /** The receiver must have answered (status and whole body) within this long. */
+  timeoutMs: number;
+}
+
+export interface AttemptTimings {
+  /** Time to resolve the host name; absent when no lookup happened (IP literal or reused socket). */
+  dnsMs?: number;
+  /** TCP connect; absent on a reused keep-alive socket. */
+  connectMs?: number;
+  /** TLS handshake; https only, absent on a reused socket. */
+  tlsMs?: number;
+  /** From start until the response status and headers arrived. */
+  firstByteMs?: number;
+  /** From start until the response was complete or the attempt failed. */
+  totalMs: number;
+}
+
+export interface AttemptResult {
+  url: string;
+  /** Clock time (ms since epoch) when the attempt started. */
+  startedAt: number;
+  timings: AttemptTimings;
+  /** The HTTP status, or null when no response arrived. */
+  status: number | null;
+  responseHeaders: Record<string, string | string[]>;
+  /** At most RESPONSE_BODY_CAP bytes of the response body. */
+  responseBody: Uint8Array;
+  /** Total bytes of response body read (may exceed what was kept; reading stops at a hard bound). */
+  responseBytes: number;
+  responseTruncated: boolean;
+  errorKind: ErrorKind | null;
+  /** Plain words, e.g. "no response within 5000 ms", "self-signed certificate: request not sent". */
+  errorText: string | null;
+  /** From Retry-After on a 429/503 response, in ms, when present and parseable. */
+  retryAfterMs: number | null;
+}
+
+export const RESPONSE_BODY_CAP = 64 * 1024;
+
+/** How a single attempt counts toward the delivery. */
+export type AttemptVerdict = 'success' | 'retryable' | 'permanent';
+
+/** What happens to a delivery after a round of attempts. */
+export type RetryDecision =
+  | { outcome: 'succeeded' }
+  | { outcome: 'retry'; at: number; urls: string[]; reason: string }
+  | { outcome: 'failed'; reason: string };

@@ -1,0 +1,50 @@
+import type { JsonObject } from './json';
+
+/** The inbound call types the Tracking API accepts. */
+export const MESSAGE_TYPES = ['identify', 'track', 'page', 'screen', 'group', 'alias'] as const;
+export type MessageType = (typeof MESSAGE_TYPES)[number];
+
+export function isMessageType(value: unknown): value is MessageType {
+  return typeof value === 'string' && (MESSAGE_TYPES as readonly string[]).includes(value);
+}
+
+/**
+ * A message after ingest has validated and enriched it: what the log stores and what payload
+ * mapping reads. `writeKey` is never part of it (wire-facts 15).
+ */
+export interface InboundMessage {
+  type: MessageType;
+  messageId: string;
+  userId: string | null;
+  anonymousId: string | null;
+  /** track */
+  event?: string;
+  /** page, screen */
+  name?: string;
+  /** page */
+  category?: string;
+  /** group */
+  groupId?: string;
+  /** alias */
+  previousId?: string;
+  traits?: JsonObject;
+  properties?: JsonObject;
+  context: JsonObject;
+  integrations: JsonObject;
+  /** ISO 8601 UTC with milliseconds, skew-corrected (wire-facts 12). */
+  timestamp: string;
+  /** The client's own timestamp string, exactly as sent. */
+  originalTimestamp?: string;
+  sentAt?: string;
+  /** ISO 8601 UTC with milliseconds: server time at ingest. */
+  receivedAt: string;
+}
+
+/** Limits of the Tracking API (wire-facts 6). */
+export const INGEST_LIMITS = {
+  maxMessageBytes: 32 * 1024,
+  maxBatchBytes: 500 * 1000,
+  maxBatchItems: 2500,
+  maxMessageIdLength: 100,
+  dedupeWindowMs: 24 * 60 * 60 * 1000,
+} as const;

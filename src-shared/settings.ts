@@ -1,0 +1,218 @@
+/**
+ * Sources, Webhooks destinations and delivery settings, with the validation every entry point
+ * (config file, control API, UI) shares. Validation is pure and names the field and the limit.
+ */
+
+export const MAX_WEBHOOKS_PER_DESTINATION = 5;
+/** Headers the destination itself owns; a static header may not override them (DESIGN.md). */
+export const RESERVED_HEADERS = ['content-type', 'user-agent', 'x-signature'] as const;
+export const WEBHOOK_USER_AGENT = 'Segment.io/1.0';
+export const DEFAULT_TIMEOUT_MS = 5_000;
+export const DEFAULT_RETRY_WINDOW_MS = 4 * 60 * 60 * 1000;
+
+export interface SourceInput {
+  name: string;
+  writeKey: string;
+}
+
+export interface Source extends SourceInput {
+  id: number;
+  createdAt: string;
+}
+
+export interface WebhookEntry {
+  url: string;
+  headers: Record<string, string>;
+}
+
+export interface DestinationInput {
+  name: string;
+  enabled: boolean;
+  /** Names of the sources this destination is attached to. */
+  sources: string[];
+  sharedSecret: string | null;
+  webhooks: WebhookEntry[];
+}
+
+export interface Destination extends DestinationInput {
+  id: number;
+  createdAt: string;
+}
+
+/** Backoff schedule: exponential from baseDelayMs, capped per step, stopping retryWindowMs after the first attempt. */
+export interface RetrySchedule {
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** 0 = no jitter, 1 = full jitter (delay drawn from [d/2, d] at 0.5 … [0, d] at 1). */
+  jitter: number;
+  retryWindowMs: number;
+  /** Retry-After from a 429/503 is honoured up to this bound. */
+  maxRetryAfterMs: number;
+}
+
+export interface DeliverySettings extends RetrySchedule {
+  timeoutMs: number;
+}
+
+export const RETRY_PRESETS = {
+  /** The source document's behaviour: retries for up to 4 hours. */
+  standard: {
+    baseDelayMs: 1_000,
+    maxDelayMs: 10 * 60 * 1000,
+    jitter: 0.5,
+    retryWindowMs: DEFAULT_RETRY_WINDOW_MS,
+    maxRetryAfterMs: 10 * 60 * 1000,
+  },
+  /** For debugging a receiver: a handful of quick retries within a minute. */
+  short: {
+    baseDelayMs: 500,
+    maxDelayMs: 10_000,
+    jitter: 0.5,
+    retryWindowMs: 60_000,
+    maxRetryAfterMs: 10_000,
+  },
+} as const satisfies Record<string, RetrySchedule>;
+
+export const DEFAULT_DELIVERY_SETTINGS: DeliverySettings = {
+  timeoutMs: DEFAULT_TIMEOUT_MS,
+  ...RETRY_PRESETS.standard,
+};
+
+/** A problem with one field of an input, by its path (e.g. `destinations[0].webhooks[5]`). */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export class ValidationError extends Error {
+  readonly code = 'validation_failed';
+  constructor(readonly errors: FieldError[]) {
+    super(errors.map((e) => `${e.field}: ${e.message}`).join('; '));
+    this.name = 'ValidationError';
+  }
+}
+
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const WRITE_KEY = /^[A-Za-z0-9_\-.:]{1,200}$/;
+
+export function validateWebhookUrl(url: unknown, field: string): FieldError[] {
+  if (typeof url !== 'string' || url.trim() === '') {
+    return [{ field, message: 'is required: a full http:// or https:// URL' }];
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return [{ field, message: `"${url}" is not a valid URL` }];
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    return [{ field, message: `must use http or https, not ${parsed.protocol.replace(':', '')}` }];
+  }
+  if (parsed.username || parsed.password) {
+    return [{ field, message: 'must not carry credentials; use a static header instead' }];
+  }
+  return [];
+}
+
+export function validateHeaders(headers: unknown, field: string): FieldError[] {
+  if (headers === undefined) return [];
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) {
+    return [{ field, message: 'must be an object of header name to string value' }];
+  }
+  const errors: FieldError[] = [];
+  const seen = new Set<string>();
+  for (const [name, value] of Object.entries(headers)) {
+    const at = `${field}.${name}`;
+    const lower = name.toLowerCase();
+    if (!HEADER_NAME.test(name)) {
+      errors.push({ field: at, message: 'header name must be a token (letters, digits, !#$%&\'*+-.^_`|~; no spaces, CR or LF)' });
+    } else if ((RESERVED_HEADERS as readonly string[]).includes(lower)) {
+      errors.push({ field: at, message: `${name} is set by Hookbench and cannot be overridden` });
+    } else if (seen.has(lower)) {
+      errors.push({ field: at, message: 'header names are case-insensitive; this one is given twice' });
+    }
+    seen.add(lower);
+    if (typeof value !== 'string') {
+      errors.push({ field: at, message: 'header value must be a string' });
+    } else if (/[\r\n\0]/.test(value)) {
+      errors.push({ field: at, message: 'header value must not contain CR, LF or NUL' });
+    } else if (value.length > 8192) {
+      errors.push({ field: at, message: 'header value is longer than 8192 characters' });
+    }
+  }
+  return errors;
+}
+
+export function validateSourceInput(input: unknown, field = 'source'): FieldError[] {
+  if (typeof input !== 'object' || input === null) return [{ field, message: 'must be an object' }];
+  const s = input as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  if (typeof s.name !== 'string' || s.name.trim() === '') errors.push({ field: `${field}.name`, message: 'is required' });
+  else if (s.name.length > 200) errors.push({ field: `${field}.name`, message: 'is longer than 200 characters' });
+  if (typeof s.writeKey !== 'string' || !WRITE_KEY.test(s.writeKey)) {
+    errors.push({ field: `${field}.writeKey`, message: 'must be 1 to 200 characters of letters, digits, _ - . :' });
+  }
+  return errors;
+}
+
+export function validateDestinationInput(input: unknown, field = 'destination'): FieldError[] {
+  if (typeof input !== 'object' || input === null) return [{ field, message: 'must be an object' }];
+  const d = input as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  if (typeof d.name !== 'string' || d.name.trim() === '') errors.push({ field: `${field}.name`, message: 'is required' });
+  if (d.enabled !== undefined && typeof d.enabled !== 'boolean') {
+    errors.push({ field: `${field}.enabled`, message: 'must be true or false' });
+  }
+  if (d.sources !== undefined && (!Array.isArray(d.sources) || d.sources.some((s) => typeof s !== 'string'))) {
+    errors.push({ field: `${field}.sources`, message: 'must be a list of source names' });
+  }
+  if (d.sharedSecret !== undefined && d.sharedSecret !== null && typeof d.sharedSecret !== 'string') {
+    errors.push({ field: `${field}.sharedSecret`, message: 'must be a string or null' });
+  }
+  if (!Array.isArray(d.webhooks)) {
+    errors.push({ field: `${field}.webhooks`, message: 'must be a list of { url, headers } entries' });
+    return errors;
+  }
+  if (d.webhooks.length > MAX_WEBHOOKS_PER_DESTINATION) {
+    errors.push({
+      field: `${field}.webhooks[${MAX_WEBHOOKS_PER_DESTINATION}]`,
+      message: `a destination has at most ${MAX_WEBHOOKS_PER_DESTINATION} webhook URLs; this is number ${d.webhooks.length}`,
+    });
+  }
+  d.webhooks.forEach((entry: unknown, i: number) => {
+    const at = `${field}.webhooks[${i}]`;
+    if (typeof entry !== 'object' || entry === null) {
+      errors.push({ field: at, message: 'must be an object { url, headers }' });
+      return;
+    }
+    const e = entry as Record<string, unknown>;
+    errors.push(...validateWebhookUrl(e.url, `${at}.url`), ...validateHeaders(e.headers, `${at}.headers`));
+  });
+  return errors;
+}
+
+export function validateDeliverySettings(input: unknown, field = 'delivery'): FieldError[] {
+  if (input === undefined) return [];
+  if (typeof input !== 'object' || input === null) return [{ field, message: 'must be an object' }];
+  const d = input as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  const positive = (key: string, max: number): void => {
+    const v = d[key];
+    if (v === undefined) return;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0 || v > max) {
+      errors.push({ field: `${field}.${key}`, message: `must be a whole number of milliseconds from 1 to ${max}` });
+    }
+  };
+  positive('timeoutMs', 60 * 60 * 1000);
+  positive('retryWindowMs', 7 * 24 * 60 * 60 * 1000);
+  positive('baseDelayMs', 24 * 60 * 60 * 1000);
+  positive('maxDelayMs', 24 * 60 * 60 * 1000);
+  positive('maxRetryAfterMs', 24 * 60 * 60 * 1000);
+  if (d.jitter !== undefined && (typeof d.jitter !== 'number' || d.jitter < 0 || d.jitter > 1)) {
+    errors.push({ field: `${field}.jitter`, message: 'must be a number from 0 to 1' });
+  }
+  if (d.preset !== undefined && !(typeof d.preset === 'string' && d.preset in RETRY_PRESETS)) {
+    errors.push({ field: `${field}.preset`, message: `must be one of ${Object.keys(RETRY_PRESETS).join(', ')}` });
+  }
+  return errors;
+}
