@@ -1,0 +1,102 @@
+import type { Db } from './database';
+import type { DeliverySettings, Destination, DestinationInput, Source, SourceInput, WebhookEntry } from '../../../src-shared/settings';
+
+interface SourceRow {
+  id: number;
+  name: string;
+  write_key: string;
+  created_at: number;
+}
+interface DestinationRow {
+  id: number;
+  name: string;
+  enabled: number;
+  shared_secret: string | null;
+  created_at: number;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** Sources, destinations and settings: small tables, read whole, written by name (idempotent). */
+export class ConfigStore {
+  constructor(private readonly db: Db) {}
+
+  listSources(): Source[] {
+    const rows = this.db.prepare('SELECT * FROM sources ORDER BY id').all() as SourceRow[];
+    return rows.map((r) => ({ id: r.id, name: r.name, writeKey: r.write_key, createdAt: iso(r.created_at) }));
+  }
+
+  /** Creates the source, or updates the write key of the one with that name. */
+  upsertSource(input: SourceInput, now: number): Source {
+    this.db
+      .prepare(
+        `INSERT INTO sources (name, write_key, created_at) VALUES (?, ?, ?)
+         ON CONFLICT(name) DO UPDATE SET write_key = excluded.write_key`,
+      )
+      .run(input.name, input.writeKey, now);
+    const row = this.db.prepare('SELECT * FROM sources WHERE name = ?').get(input.name) as SourceRow;
+    return { id: row.id, name: row.name, writeKey: row.write_key, createdAt: iso(row.created_at) };
+  }
+
+  listDestinations(): Destination[] {
+    const rows = this.db.prepare('SELECT * FROM destinations ORDER BY id').all() as DestinationRow[];
+    const entries = this.db.prepare('SELECT url, headers FROM webhook_entries WHERE destination_id = ? ORDER BY position');
+    const sources = this.db.prepare(
+      'SELECT s.name FROM destination_sources ds JOIN sources s ON s.id = ds.source_id WHERE ds.destination_id = ? ORDER BY s.id',
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      enabled: r.enabled === 1,
+      sharedSecret: r.shared_secret,
+      createdAt: iso(r.created_at),
+      sources: (sources.all(r.id) as { name: string }[]).map((s) => s.name),
+      webhooks: (entries.all(r.id) as { url: string; headers: string }[]).map(
+        (e): WebhookEntry => ({ url: e.url, headers: JSON.parse(e.headers) as Record<string, string> }),
+      ),
+    }));
+  }
+
+  /** Creates or replaces the destination with that name, whole, in one transaction. */
+  upsertDestination(input: DestinationInput, now: number): Destination {
+    const write = this.db.transaction(() => {
+      this.db
+        .prepare(
+          `INSERT INTO destinations (name, enabled, shared_secret, created_at) VALUES (?, ?, ?, ?)
+           ON CONFLICT(name) DO UPDATE SET enabled = excluded.enabled, shared_secret = excluded.shared_secret`,
+        )
+        .run(input.name, input.enabled ? 1 : 0, input.sharedSecret, now);
+      const { id } = this.db.prepare('SELECT id FROM destinations WHERE name = ?').get(input.name) as { id: number };
+      this.db.prepare('DELETE FROM webhook_entries WHERE destination_id = ?').run(id);
+      const addEntry = this.db.prepare('INSERT INTO webhook_entries (destination_id, position, url, headers) VALUES (?, ?, ?, ?)');
+      input.webhooks.forEach((w, i) => addEntry.run(id, i, w.url, JSON.stringify(w.headers)));
+      this.db.prepare('DELETE FROM destination_sources WHERE destination_id = ?').run(id);
+      const attach = this.db.prepare(
+        'INSERT INTO destination_sources (destination_id, source_id) SELECT ?, id FROM sources WHERE name = ?',
+      );
+      for (const name of input.sources) {
+        if (attach.run(id, name).changes === 0) throw new Error(`sources: no source named "${name}"`);
+      }
+      return id;
+    });
+    const id = write();
+    const saved = this.listDestinations().find((d) => d.id === id);
+    if (!saved) throw new Error(`destination ${id} vanished while being saved`);
+    return saved;
+  }
+
+  getSetting<T>(key: string): T | undefined {
+    const row = this.db.prepare('SELECT value FROM settings WHERE key = ?').get(key) as { value: string } | undefined;
+    return row ? (JSON.parse(row.value) as T) : undefined;
+  }
+
+  setSetting(key: string, value: unknown): void {
+    this.db
+      .prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value')
+      .run(key, JSON.stringify(value));
+  }
+
+  getDeliverySettings(defaults: DeliverySettings): DeliverySettings {
+    return { ...defaults, ...(this.getSetting<Partial<DeliverySettings>>('delivery') ?? {}) };
+  }
+}

@@ -1,0 +1,375 @@
+import type Database from 'better-sqlite3';
+import type { Db } from './database';
+import type { InboundMessage } from '../../../src-shared/events';
+
+export type DeliveryStatus = 'pending' | 'in_flight' | 'succeeded' | 'retrying' | 'failed' | 'discarded';
+
+export interface RequestRecord {
+  sourceId: number | null;
+  path: string;
+  receivedAt: number;
+  httpStatus: number;
+  bytes: number;
+  userAgent: string | null;
+  errorCode?: string;
+  errorText?: string;
+}
+
+export interface DroppedItem {
+  index: number;
+  kind: 'invalid' | 'duplicate';
+  reason: string;
+  raw: string;
+}
+
+export interface AcceptedItem {
+  message: InboundMessage;
+  json: string;
+  /** Destinations this message is routed to (integrations already applied). */
+  destinationIds: number[];
+}
+
+export interface CommitResult {
+  requestId: number;
+  accepted: number;
+  duplicates: number;
+  deliveries: number;
+}
+
+export interface DeliveryRow {
+  id: number;
+  message_id: number | null;
+  destination_id: number;
+  payload_type: string;
+  status: DeliveryStatus;
+  body: Buffer | null;
+  target_url: string | null;
+  replay_of: number | null;
+  edited: number;
+  created_at: number;
+  first_attempt_at: number | null;
+  next_attempt_at: number | null;
+  rounds: number;
+  pending_urls: string | null;
+  last_http_status: number | null;
+  last_error: string | null;
+  finished_at: number | null;
+}
+
+export interface AttemptRow {
+  id: number;
+  delivery_id: number;
+  round: number;
+  url: string;
+  started_at: number;
+  state: 'in_flight' | 'done' | 'interrupted';
+  verdict: string | null;
+  http_status: number | null;
+  request_headers: string;
+  timings: string | null;
+  response_headers: string | null;
+  response_body: Buffer | null;
+  response_bytes: number | null;
+  response_truncated: number | null;
+  error_kind: string | null;
+  error_text: string | null;
+  retry_after_ms: number | null;
+}
+
+export interface NewAttempt {
+  deliveryId: number;
+  round: number;
+  url: string;
+  startedAt: number;
+  requestHeaders: Record<string, string>;
+}
+
+export interface FinishedAttempt {
+  attemptId: number;
+  verdict: string;
+  httpStatus: number | null;
+  timings: unknown;
+  responseHeaders: unknown;
+  responseBody: Uint8Array;
+  responseBytes: number;
+  responseTruncated: boolean;
+  errorKind: string | null;
+  errorText: string | null;
+  retryAfterMs: number | null;
+}
+
+export interface DeliveryUpdate {
+  deliveryId: number;
+  status: DeliveryStatus;
+  nextAttemptAt: number | null;
+  pendingUrls: string[] | null;
+  lastHttpStatus: number | null;
+  lastError: string | null;
+  finishedAt: number | null;
+}
+
+/**
+ * The message log and the delivery queue: SQLite is the queue (DESIGN.md), so every state change
+ * of a delivery is a row update here, and the scheduler only ever works from what is committed.
+ */
+export class LogStore {
+  private readonly insertRequest;
+  private readonly insertMessage;
+  private readonly findDuplicate;
+  private readonly releaseDedupeKey;
+  private readonly insertDelivery;
+  private readonly insertDropped;
+  private readonly finishRequest;
+  private readonly insertAttempt;
+  private readonly finishAttempt;
+  private readonly updateDelivery;
+  private readonly markInFlight;
+  private readonly selectMessageJson;
+  private readonly selectDue;
+
+  constructor(private readonly db: Db) {
+    this.insertRequest = db.prepare(
+      `INSERT INTO requests (source_id, path, received_at, http_status, bytes, user_agent, error_code, error_text)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.insertMessage = db.prepare(
+      `INSERT OR IGNORE INTO messages
+         (source_id, request_id, message_id, dedupe_key, type, user_id, anonymous_id, event, received_at, json)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.findDuplicate = db.prepare('SELECT id, received_at FROM messages WHERE source_id = ? AND dedupe_key = ?');
+    this.releaseDedupeKey = db.prepare('UPDATE messages SET dedupe_key = NULL WHERE id = ?');
+    this.insertDelivery = db.prepare(
+      `INSERT INTO deliveries (message_id, destination_id, payload_type, status, created_at, next_attempt_at)
+       VALUES (?, ?, ?, 'pending', ?, ?)`,
+    );
+    this.insertDropped = db.prepare(
+      'INSERT INTO dropped_items (request_id, item_index, kind, reason, raw) VALUES (?, ?, ?, ?, ?)',
+    );
+    this.finishRequest = db.prepare('UPDATE requests SET items = ?, accepted = ?, dropped = ?, duplicates = ? WHERE id = ?');
+    this.insertAttempt = db.prepare(
+      `INSERT INTO attempts (delivery_id, round, url, started_at, state, request_headers)
+       VALUES (?, ?, ?, ?, 'in_flight', ?)`,
+    );
+    this.finishAttempt = db.prepare(
+      `UPDATE attempts SET state = 'done', verdict = ?, http_status = ?, timings = ?, response_headers = ?,
+         response_body = ?, response_bytes = ?, response_truncated = ?, error_kind = ?, error_text = ?, retry_after_ms = ?
+       WHERE id = ?`,
+    );
+    this.selectMessageJson = db.prepare('SELECT json FROM messages WHERE id = ?');
+    this.selectDue = db.prepare(
+      `SELECT * FROM deliveries WHERE status IN ('pending', 'retrying') AND next_attempt_at <= ?
+       ORDER BY next_attempt_at, id LIMIT ?`,
+    );
+    this.markInFlight = db.prepare(
+      `UPDATE deliveries SET status = 'in_flight', body = COALESCE(body, ?), first_attempt_at = ?, rounds = ?
+       WHERE id = ?`,
+    );
+    this.updateDelivery = db.prepare(
+      `UPDATE deliveries SET status = ?, next_attempt_at = ?, pending_urls = ?, last_http_status = ?, last_error = ?,
+         finished_at = ? WHERE id = ?`,
+    );
+  }
+
+  /** Records a refused request (bad JSON, unknown key, limits): nothing of it was accepted. */
+  recordRefused(record: RequestRecord): number {
+    return Number(
+      this.insertRequest.run(
+        record.sourceId,
+        record.path,
+        record.receivedAt,
+        record.httpStatus,
+        record.bytes,
+        record.userAgent,
+        record.errorCode ?? null,
+        record.errorText ?? null,
+      ).lastInsertRowid,
+    );
+  }
+
+  /**
+   * One transaction for a whole accepted request: the request row, every message with one delivery
+   * per routed destination, and every dropped item. The caller acknowledges only after this returns.
+   */
+  commitRequest(
+    record: RequestRecord,
+    sourceId: number,
+    items: AcceptedItem[],
+    dropped: DroppedItem[],
+    dedupeWindowMs: number,
+  ): CommitResult {
+    return this.db.transaction((): CommitResult => {
+      const requestId = this.recordRefused(record);
+      let accepted = 0;
+      let deliveries = 0;
+      const duplicates: DroppedItem[] = [];
+      items.forEach((item, index) => {
+        const m = item.message;
+        const insert = (): Database.RunResult =>
+          this.insertMessage.run(
+            sourceId,
+            requestId,
+            m.messageId,
+            m.messageId,
+            m.type,
+            m.userId,
+            m.anonymousId,
+            m.event ?? null,
+            record.receivedAt,
+            item.json,
+          );
+        let inserted = insert();
+        if (inserted.changes === 0) {
+          const existing = this.findDuplicate.get(sourceId, m.messageId) as { id: number; received_at: number };
+          if (record.receivedAt - existing.received_at < dedupeWindowMs) {
+            duplicates.push({
+              index,
+              kind: 'duplicate',
+              reason: `duplicate of message ${existing.id}: messageId "${m.messageId}" was received ${Math.round((record.receivedAt - existing.received_at) / 1000)} s ago (window 24 h); acknowledged, not delivered again`,
+              raw: item.json,
+            });
+            return;
+          }
+          this.releaseDedupeKey.run(existing.id);
+          inserted = insert();
+        }
+        const messageRowId = Number(inserted.lastInsertRowid);
+        accepted++;
+        for (const destinationId of item.destinationIds) {
+          this.insertDelivery.run(messageRowId, destinationId, m.type, record.receivedAt, record.receivedAt);
+          deliveries++;
+        }
+      });
+      const allDropped = [...dropped, ...duplicates];
+      for (const d of allDropped) this.insertDropped.run(requestId, d.index, d.kind, d.reason, d.raw);
+      this.finishRequest.run(items.length + dropped.length, accepted, dropped.length, duplicates.length, requestId);
+      return { requestId, accepted, duplicates: duplicates.length, deliveries };
+    })();
+  }
+
+  /** Deliveries whose time has come, oldest due first. */
+  dueDeliveries(now: number, limit: number): DeliveryRow[] {
+    return this.selectDue.all(now, limit) as DeliveryRow[];
+  }
+
+  nextDueAt(): number | null {
+    const row = this.db
+      .prepare(`SELECT MIN(next_attempt_at) AS at FROM deliveries WHERE status IN ('pending', 'retrying')`)
+      .get() as { at: number | null };
+    return row.at;
+  }
+
+  messageJson(messageRowId: number): string | null {
+    const row = this.selectMessageJson.get(messageRowId) as { json: string } | undefined;
+    return row?.json ?? null;
+  }
+
+  /**
+   * Marks deliveries in flight and records one in-flight attempt per URL, in one transaction, so
+   * that a crash from here on leaves rows that start-up recovery recognizes.
+   */
+  startRound(
+    starts: { deliveryId: number; body: Uint8Array; firstAttemptAt: number; round: number; attempts: NewAttempt[] }[],
+  ): number[][] {
+    return this.db.transaction(() =>
+      starts.map((s) => {
+        this.markInFlight.run(s.body, s.firstAttemptAt, s.round, s.deliveryId);
+        return s.attempts.map((a) =>
+          Number(this.insertAttempt.run(a.deliveryId, a.round, a.url, a.startedAt, JSON.stringify(a.requestHeaders)).lastInsertRowid),
+        );
+      }),
+    )();
+  }
+
+  /** Applies finished attempts and the resulting delivery states in one transaction. */
+  finishRounds(attempts: FinishedAttempt[], deliveries: DeliveryUpdate[]): void {
+    this.db.transaction(() => {
+      for (const a of attempts) {
+        this.finishAttempt.run(
+          a.verdict,
+          a.httpStatus,
+          JSON.stringify(a.timings),
+          JSON.stringify(a.responseHeaders),
+          Buffer.from(a.responseBody),
+          a.responseBytes,
+          a.responseTruncated ? 1 : 0,
+          a.errorKind,
+          a.errorText,
+          a.retryAfterMs,
+          a.attemptId,
+        );
+      }
+      for (const d of deliveries) {
+        this.updateDelivery.run(
+          d.status,
+          d.nextAttemptAt,
+          d.pendingUrls ? JSON.stringify(d.pendingUrls) : null,
+          d.lastHttpStatus,
+          d.lastError,
+          d.finishedAt,
+          d.deliveryId,
+        );
+      }
+    })();
+  }
+
+  /**
+   * Start-up: attempts that were in flight when the process died are marked interrupted and their
+   * deliveries become due again at once. Returns how many deliveries were resumed.
+   */
+  recoverInterrupted(now: number): { attempts: number; deliveries: number } {
+    return this.db.transaction(() => {
+      const attempts = this.db
+        .prepare(
+          `UPDATE attempts SET state = 'interrupted', verdict = 'retryable', error_kind = 'interrupted',
+             error_text = 'Hookbench stopped while this attempt was in flight; the delivery was resumed at start-up'
+           WHERE state = 'in_flight'`,
+        )
+        .run().changes;
+      const deliveries = this.db
+        .prepare(`UPDATE deliveries SET status = 'retrying', next_attempt_at = ? WHERE status = 'in_flight'`)
+        .run(now).changes;
+      return { attempts, deliveries };
+    })();
+  }
+
+  getDelivery(id: number): DeliveryRow | undefined {
+    return this.db.prepare('SELECT * FROM deliveries WHERE id = ?').get(id) as DeliveryRow | undefined;
+  }
+
+  attemptsOf(deliveryId: number): AttemptRow[] {
+    return this.db.prepare('SELECT * FROM attempts WHERE delivery_id = ? ORDER BY id').all(deliveryId) as AttemptRow[];
+  }
+
+  /** Newest first, keyset-paged: pass the last id of a page as beforeId for the next. */
+  listDeliveries(page: { beforeId?: number; limit?: number; status?: DeliveryStatus } = {}): DeliveryRow[] {
+    const limit = Math.min(page.limit ?? 100, 1000);
+    return this.db
+      .prepare(
+        `SELECT * FROM deliveries WHERE id < ? AND (? IS NULL OR status = ?) ORDER BY id DESC LIMIT ?`,
+      )
+      .all(page.beforeId ?? Number.MAX_SAFE_INTEGER, page.status ?? null, page.status ?? null, limit) as DeliveryRow[];
+  }
+
+  listRequests(page: { beforeId?: number; limit?: number } = {}): unknown[] {
+    return this.db
+      .prepare('SELECT * FROM requests WHERE id < ? ORDER BY id DESC LIMIT ?')
+      .all(page.beforeId ?? Number.MAX_SAFE_INTEGER, Math.min(page.limit ?? 100, 1000));
+  }
+
+  droppedItemsOf(requestId: number): DroppedItem[] {
+    return (
+      this.db.prepare('SELECT item_index, kind, reason, raw FROM dropped_items WHERE request_id = ? ORDER BY id').all(requestId) as {
+        item_index: number;
+        kind: 'invalid' | 'duplicate';
+        reason: string;
+        raw: string;
+      }[]
+    ).map((r) => ({ index: r.item_index, kind: r.kind, reason: r.reason, raw: r.raw }));
+  }
+
+  countDeliveriesByStatus(): Record<string, number> {
+    const rows = this.db.prepare('SELECT status, COUNT(*) AS n FROM deliveries GROUP BY status').all() as { status: string; n: number }[];
+    return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * Versioned migrations, applied in order and recorded in PRAGMA user_version. Append only: a
+ * migration that shipped is never edited, a change is a new entry.
+ */
+export const MIGRATIONS: readonly string[] = [
+  /* 1: sources, destinations, inbound log, deliveries and attempts */ `
+  CREATE TABLE sources (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    write_key TEXT NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL
+  );
+  CREATE TABLE destinations (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    enabled INTEGER NOT NULL DEFAULT 1,
+    shared_secret TEXT,
+    created_at INTEGER NOT NULL
+  );
+  CREATE TABLE destination_sources (
+    destination_id INTEGER NOT NULL REFERENCES destinations(id) ON DELETE CASCADE,
+    source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+    PRIMARY KEY (destination_id, source_id)
+  ) WITHOUT ROWID;
+  CREATE TABLE webhook_entries (
+    id INTEGER PRIMARY KEY,
+    destination_id INTEGER NOT NULL REFERENCES destinations(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    url TEXT NOT NULL,
+    headers TEXT NOT NULL DEFAULT '{}'
+  );
+  CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+
+  -- One row per HTTP call to the Tracking API, accepted or refused.
+  CREATE TABLE requests (
+    id INTEGER PRIMARY KEY,
+    source_id INTEGER,
+    path TEXT NOT NULL,
+    received_at INTEGER NOT NULL,
+    http_status INTEGER NOT NULL,
+    bytes INTEGER NOT NULL,
+    items INTEGER NOT NULL DEFAULT 0,
+    accepted INTEGER NOT NULL DEFAULT 0,
+    dropped INTEGER NOT NULL DEFAULT 0,
+    duplicates INTEGER NOT NULL DEFAULT 0,
+    user_agent TEXT,
+    error_code TEXT,
+    error_text TEXT
+  );
+  CREATE TABLE messages (
+    id INTEGER PRIMARY KEY,
+    source_id INTEGER NOT NULL,
+    request_id INTEGER NOT NULL,
+    message_id TEXT NOT NULL,
+    -- Equal to message_id while the message is inside its 24 h dedupe window; cleared once a
+    -- later copy outside the window is accepted, so the unique index only spans the window.
+    dedupe_key TEXT,
+    type TEXT NOT NULL,
+    user_id TEXT,
+    anonymous_id TEXT,
+    event TEXT,
+    received_at INTEGER NOT NULL,
+    json TEXT NOT NULL
+  );
+  CREATE UNIQUE INDEX messages_dedupe ON messages (source_id, dedupe_key);
+  -- Items of an accepted request that were not turned into messages: invalid ones and duplicates.
+  CREATE TABLE dropped_items (
+    id INTEGER PRIMARY KEY,
+    request_id INTEGER NOT NULL,
+    item_index INTEGER NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('invalid', 'duplicate')),
+    reason TEXT NOT NULL,
+    raw TEXT NOT NULL
+  );
+  CREATE INDEX dropped_items_request ON dropped_items (request_id);
+
+  CREATE TABLE deliveries (
+    id INTEGER PRIMARY KEY,
+    message_id INTEGER REFERENCES messages(id),
+    destination_id INTEGER NOT NULL,
+    payload_type TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'in_flight', 'succeeded', 'retrying', 'failed', 'discarded')),
+    -- The exact bytes signed and sent: mapped once, at the first round, then never re-serialized.
+    body BLOB,
+    -- A replay sent to one URL instead of the destination's entries.
+    target_url TEXT,
+    replay_of INTEGER REFERENCES deliveries(id),
+    edited INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    first_attempt_at INTEGER,
+    next_attempt_at INTEGER,
+    rounds INTEGER NOT NULL DEFAULT 0,
+    -- JSON list of the URLs still to try; NULL means every entry of the destination.
+    pending_urls TEXT,
+    last_http_status INTEGER,
+    last_error TEXT,
+    finished_at INTEGER
+  );
+  CREATE INDEX deliveries_due ON deliveries (next_attempt_at) WHERE status IN ('pending', 'retrying');
+  CREATE INDEX deliveries_message ON deliveries (message_id);
+
+  CREATE TABLE attempts (
+    id INTEGER PRIMARY KEY,
+    delivery_id INTEGER NOT NULL REFERENCES deliveries(id),
+    round INTEGER NOT NULL,
+    url TEXT NOT NULL,
+    started_at INTEGER NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('in_flight', 'done', 'interrupted')),
+    verdict TEXT,
+    http_status INTEGER,
+    request_headers TEXT NOT NULL,
+    timings TEXT,
+    response_headers TEXT,
+    response_body BLOB,
+    response_bytes INTEGER,
+    response_truncated INTEGER,
+    error_kind TEXT,
+    error_text TEXT,
+    retry_after_ms INTEGER
+  );
+  CREATE INDEX attempts_delivery ON attempts (delivery_id);
+  CREATE INDEX attempts_in_flight ON attempts (state) WHERE state = 'in_flight';
+  `,
+];
