@@ -1,0 +1,16 @@
+/** An ingest refusal: the HTTP status, a stable code and a message that names the field and limit. */
+export class IngestError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'IngestError';
+  }
+
+  /** SDKs read different keys for the reason (wire-facts 5), so all three are sent. */
+  toBody(): string {
+    return JSON.stringify({ success: false, code: this.code, message: this.message, error: this.message });
+  }
+}

@@ -1,0 +1,194 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { ManualClock } from '../clock';
+import { startHarness, configWith, WRITE_KEY, type Harness } from '../testing/harness';
+import { Receiver } from '../testing/receiver';
+
+const track = (i: number, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  type: 'track',
+  userId: `user-${i}`,
+  event: 'Order Completed',
+  messageId: `m-${i}`,
+  properties: { total: i },
+  ...extra,
+});
+
+describe('ingest: the HTTP Tracking API', () => {
+  let h: Harness;
+  let receiver: Receiver;
+  let clock: ManualClock;
+
+  before(async () => {
+    receiver = await new Receiver().start();
+    clock = new ManualClock(Date.parse('2026-11-22T12:00:00.000Z'));
+    h = await startHarness(configWith(receiver.url), { clock });
+  });
+  after(async () => {
+    await h.close();
+    await receiver.close();
+  });
+
+  const rows = (sql: string, ...params: unknown[]): Record<string, unknown>[] =>
+    h.engine.db.prepare(sql).all(...params) as Record<string, unknown>[];
+
+  test('a batch is acknowledged with exactly 200 {"success":true} and is in SQLite', async () => {
+    const res = await fetch(`${h.server.url}/v1/batch`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${WRITE_KEY}:`).toString('base64')}` },
+      body: JSON.stringify({ batch: [track(1), track(2)] }),
+    });
+    assert.equal(res.status, 200);
+    assert.equal(await res.text(), '{"success":true}');
+    // A second connection reads the file itself: what was acknowledged is committed.
+    const reader = new Database(join(h.dataDir, 'hookbench.sqlite'), { readonly: true });
+    const ids = reader.prepare("SELECT message_id FROM messages WHERE message_id IN ('m-1','m-2') ORDER BY id").all();
+    reader.close();
+    assert.deepEqual(ids, [{ message_id: 'm-1' }, { message_id: 'm-2' }]);
+  });
+
+  test('the write key is taken from Basic auth with or without the colon, or from the body', async () => {
+    assert.equal((await h.post('/v1/batch', { batch: [track(10)] }, { noColon: true })).status, 200);
+    assert.equal((await h.post('/v1/batch', { writeKey: WRITE_KEY, batch: [track(11)] }, { writeKey: null })).status, 200);
+    const stored = rows("SELECT json FROM messages WHERE message_id = 'm-11'");
+    assert.equal(stored.length, 1);
+    assert.doesNotMatch(String(stored[0]?.json), /writeKey|wk_test/, 'writeKey is stripped from what is stored');
+  });
+
+  test('missing and unknown write keys are refused with clear errors', async () => {
+    const missing = await h.post('/v1/batch', { batch: [track(20)] }, { writeKey: null });
+    assert.equal(missing.status, 400);
+    assert.equal(missing.body.code, 'missing_write_key');
+    assert.equal(missing.body.success, false);
+    assert.equal(missing.body.message, missing.body.error);
+    const unknown = await h.post('/v1/batch', { batch: [track(21)] }, { writeKey: 'wk_nobody' });
+    assert.equal(unknown.status, 401);
+    assert.match(String(unknown.body.message), /wk_nobody/);
+    assert.equal(rows("SELECT 1 FROM messages WHERE message_id IN ('m-20','m-21')").length, 0);
+    assert.ok(rows("SELECT 1 FROM requests WHERE error_code = 'unknown_write_key'").length >= 1, 'refusals are logged');
+  });
+
+  test('gzip bodies, text/plain and a doubled slash all work', async () => {
+    assert.equal((await h.post('/v1/batch', { batch: [track(30)] }, { gzip: true })).status, 200);
+    assert.equal((await h.post('/v1/batch', { batch: [track(31)] }, { contentType: 'text/plain' })).status, 200);
+    assert.equal((await h.post('//v1/batch', { batch: [track(32)] })).status, 200);
+    assert.equal(rows("SELECT 1 FROM messages WHERE message_id IN ('m-30','m-31','m-32')").length, 3);
+  });
+
+  test('invalid JSON and a body that is not an object are 400 with the reason', async () => {
+    const bad = await h.post('/v1/batch', null, { raw: '{"batch": [' });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.code, 'invalid_json');
+    const arr = await h.post('/v1/batch', null, { raw: '[1,2]' });
+    assert.equal(arr.status, 400);
+    assert.equal(arr.body.code, 'invalid_body');
+    const gz = await h.post('/v1/batch', null, { raw: 'not gzip', contentType: 'application/json' });
+    assert.equal(gz.status, 400);
+  });
+
+  test('size limits refuse the request and name the limit and the offending index', async () => {
+    const big = await h.post('/v1/batch', { batch: [track(40), track(41, { properties: { blob: 'x'.repeat(33_000) } })] });
+    assert.equal(big.status, 400);
+    assert.equal(big.body.code, 'message_too_large');
+    assert.match(String(big.body.message), /batch\[1\].*32768/);
+
+    const huge = await h.post('/v1/batch', {
+      batch: Array.from({ length: 20 }, (_, i) => track(1000 + i, { properties: { blob: 'y'.repeat(30_000) } })),
+    });
+    assert.equal(huge.status, 400);
+    assert.match(String(huge.body.message), /500000 bytes/);
+
+    const many = await h.post('/v1/batch', { batch: Array.from({ length: 2501 }, (_, i) => ({ type: 'track', userId: 'u', event: 'E', messageId: `x${i}` })) });
+    assert.equal(many.status, 400);
+    assert.equal(many.body.code, 'batch_too_large');
+    assert.match(String(many.body.message), /2501 .*2500/);
+
+    const longId = await h.post('/v1/batch', { batch: [track(42), track(43, { messageId: 'z'.repeat(101) })] });
+    assert.equal(longId.status, 400);
+    assert.equal(longId.body.code, 'message_id_too_long');
+    assert.match(String(longId.body.message), /batch\[1\].*101 .*100/);
+    assert.equal(rows("SELECT 1 FROM messages WHERE message_id IN ('m-40','m-42')").length, 0, 'nothing of a refused request is kept');
+
+    const single = await h.post('/v1/track', { userId: 'u', event: 'E', properties: { blob: 'x'.repeat(33_000) } });
+    assert.equal(single.status, 400);
+    assert.match(String(single.body.message), /32768/);
+  });
+
+  test('invalid items are dropped with their reason and the rest of the batch is accepted', async () => {
+    const res = await h.post('/v1/batch', {
+      batch: [
+        track(50),
+        { userId: 'u', event: 'no type', messageId: 'd1' },
+        { type: 'track', event: 'E', messageId: 'd2' },
+        { type: 'track', userId: 'u', messageId: 'd3' },
+        { type: 'group', userId: 'u', messageId: 'd4' },
+        { type: 'alias', userId: 'u', messageId: 'd5' },
+        track(51),
+      ],
+    });
+    assert.equal(res.status, 200);
+    assert.equal(rows("SELECT 1 FROM messages WHERE message_id IN ('m-50','m-51')").length, 2);
+    const [request] = rows('SELECT id, items, accepted, dropped FROM requests ORDER BY id DESC LIMIT 1');
+    assert.deepEqual({ ...request, id: undefined }, { id: undefined, items: 7, accepted: 2, dropped: 5 });
+    const reasons = h.engine.log.droppedItemsOf(Number(request?.id)).map((d) => `${d.index}:${d.reason}`);
+    assert.deepEqual(reasons, [
+      '1:type is missing',
+      '2:userId or anonymousId is required',
+      '3:track needs a non-empty event',
+      '4:group needs a groupId',
+      '5:alias needs a previousId',
+    ]);
+  });
+
+  test('duplicates within 24 h are acknowledged and not delivered again; after 24 h they are new', async () => {
+    const before = rows('SELECT COUNT(*) AS n FROM deliveries')[0]?.n as number;
+    assert.equal((await h.post('/v1/batch', { batch: [track(60)] })).status, 200);
+    assert.equal((await h.post('/v1/batch', { batch: [track(60), track(60)] })).status, 200);
+    assert.equal(rows("SELECT 1 FROM messages WHERE message_id = 'm-60'").length, 1);
+    assert.equal(rows("SELECT 1 FROM dropped_items WHERE kind = 'duplicate' AND raw LIKE '%m-60%'").length, 2);
+    assert.equal(rows('SELECT COUNT(*) AS n FROM deliveries')[0]?.n, before + 1);
+    clock.advance(24 * 60 * 60 * 1000 + 1);
+    assert.equal((await h.post('/v1/batch', { batch: [track(60)] })).status, 200);
+    assert.equal(rows("SELECT 1 FROM messages WHERE message_id = 'm-60'").length, 2);
+  });
+
+  test('integrations decide which messages get a delivery', async () => {
+    await h.post('/v1/batch', {
+      batch: [
+        track(70, { integrations: { Webhooks: false } }),
+        track(71, { integrations: { All: false } }),
+        track(72, { integrations: { All: false, Webhooks: true } }),
+        track(73),
+      ],
+    });
+    await h.post('/v1/batch', { integrations: { All: false }, batch: [track(74), track(75, { integrations: { Webhooks: true } })] });
+    const delivered = rows(
+      "SELECT m.message_id FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE m.message_id IN ('m-70','m-71','m-72','m-73','m-74','m-75') ORDER BY m.message_id",
+    ).map((r) => r.message_id);
+    assert.deepEqual(delivered, ['m-72', 'm-73', 'm-75']);
+  });
+
+  test('single-call paths, batch context merge and timestamps reach the stored message', async () => {
+    assert.equal((await h.post('/v1/identify', { userId: 'u-80', traits: { plan: 'pro' }, messageId: 'm-80' })).status, 200);
+    await h.post('/v1/batch', {
+      context: { library: { name: 'analytics-go', version: '2.1.0' } },
+      sentAt: '2026-11-22T12:00:10+0000',
+      batch: [track(81, { timestamp: '2026-11-22T12:00:00+0000', context: { locale: 'fr' } })],
+    });
+    const msg = JSON.parse(String(rows("SELECT json FROM messages WHERE message_id = 'm-81'")[0]?.json)) as Record<string, unknown>;
+    assert.deepEqual(msg.context, { library: { name: 'analytics-go', version: '2.1.0' }, locale: 'fr', ip: '127.0.0.1' });
+    assert.equal(msg.originalTimestamp, '2026-11-22T12:00:00+0000');
+    // receivedAt − (sentAt − timestamp) = receivedAt − 10 s
+    assert.equal(Date.parse(String(msg.receivedAt)) - Date.parse(String(msg.timestamp)), 10_000);
+    assert.equal(JSON.parse(String(rows("SELECT json FROM messages WHERE message_id = 'm-80'")[0]?.json)).type, 'identify');
+  });
+
+  test('anything but POST to a Tracking API path is refused with a reason', async () => {
+    const get = await fetch(`${h.server.url}/v1/batch`);
+    assert.equal(get.status, 405);
+    const other = await fetch(`${h.server.url}/v2/elsewhere`, { method: 'POST', body: '{}' });
+    assert.equal(other.status, 404);
+    assert.match(((await other.json()) as { message: string }).message, /POST \/v1\/batch/);
+  });
+});
