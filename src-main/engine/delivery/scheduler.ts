@@ -1,0 +1,250 @@
+import type { InboundMessage } from '../../../src-shared/events';
+import type { DeliverySettings, Destination } from '../../../src-shared/settings';
+import type { Clock, ClockTimer } from '../clock';
+import type { DeliveryRow, DeliveryUpdate, FinishedAttempt, LogStore, NewAttempt } from '../store/log-store';
+import { serializePayload, toWebhookPayload } from './payloads';
+import { buildRequestHeaders } from './request';
+import { classifyAttempt, decideAfterRound } from './retry-policy';
+import type { AttemptResult } from './types';
+
+export interface Sender {
+  send(req: { url: string; headers: Record<string, string>; body: Uint8Array; timeoutMs: number }): Promise<AttemptResult>;
+  close(): Promise<void>;
+}
+
+export interface SchedulerDeps {
+  log: LogStore;
+  clock: Clock;
+  sender: Sender;
+  destination(id: number): Destination | undefined;
+  settings(): DeliverySettings;
+  random?: () => number;
+  /** Deliveries sent at once; further due ones wait for a free slot. */
+  concurrency?: number;
+  /** Told of every delivery whose state changed, for the live view. */
+  onChange?(deliveryIds: number[]): void;
+}
+
+interface RoundJob {
+  delivery: DeliveryRow;
+  round: number;
+  firstAttemptAt: number;
+  attempts: { id: number; url: string }[];
+}
+
+/**
+ * A thin shell around the pure cores: claims due deliveries from SQLite, maps and signs, sends one
+ * round to every pending URL, and writes attempts and the retry decision back. Woken by ingest
+ * commits and by a clock timer set for the next due delivery; it never polls.
+ */
+export class Scheduler {
+  private readonly concurrency: number;
+  private readonly random: () => number;
+  private inFlight = 0;
+  private running = false;
+  private tickQueued = false;
+  private timer: ClockTimer | null = null;
+  private timerAt: number | null = null;
+  private readonly rounds = new Set<Promise<void>>();
+  private finished: { attempts: FinishedAttempt[]; deliveries: DeliveryUpdate[] } = { attempts: [], deliveries: [] };
+  private flushQueued = false;
+
+  constructor(private readonly deps: SchedulerDeps) {
+    this.concurrency = deps.concurrency ?? 128;
+    this.random = deps.random ?? Math.random;
+  }
+
+  start(): { attempts: number; deliveries: number } {
+    const recovered = this.deps.log.recoverInterrupted(this.deps.clock.now());
+    this.running = true;
+    this.wake();
+    return recovered;
+  }
+
+  /** Stops claiming work and waits for the rounds in flight to finish and be written. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.timer?.cancel();
+    this.timer = null;
+    while (this.rounds.size > 0) await Promise.all([...this.rounds]);
+    this.flushFinished();
+  }
+
+  wake(): void {
+    if (!this.running || this.tickQueued) return;
+    this.tickQueued = true;
+    setImmediate(() => {
+      this.tickQueued = false;
+      this.tick();
+    });
+  }
+
+  private tick(): void {
+    if (!this.running) return;
+    const free = this.concurrency - this.inFlight;
+    // Under load, claim in batches (one transaction per quarter of the slots) rather than one
+    // delivery per completed round; when idle, any free slot is claimed at once for low latency.
+    const worthClaiming = this.inFlight === 0 || free >= Math.max(1, this.concurrency >> 2);
+    if (worthClaiming) {
+      const now = this.deps.clock.now();
+      const due = this.deps.log.dueDeliveries(now, free);
+      if (due.length > 0) this.startRounds(due, now);
+    }
+    this.armTimer();
+  }
+
+  private armTimer(): void {
+    const next = this.deps.log.nextDueAt();
+    if (next === null) return;
+    // Work already due while rounds are in flight is picked up when they complete.
+    if (this.inFlight > 0 && next <= this.deps.clock.now()) return;
+    if (this.timer && this.timerAt === next) return;
+    this.timer?.cancel();
+    this.timerAt = next;
+    this.timer = this.deps.clock.setTimer(() => {
+      this.timer = null;
+      this.timerAt = null;
+      this.wake();
+    }, next - this.deps.clock.now());
+  }
+
+  private startRounds(due: DeliveryRow[], now: number): void {
+    const settings = this.deps.settings();
+    const starts: Parameters<LogStore['startRound']>[0] = [];
+    const jobs: { row: DeliveryRow; body: Uint8Array; urls: string[]; secret: string | null; headersFor: (url: string) => Record<string, string> }[] = [];
+    const updates: DeliveryUpdate[] = [];
+    for (const row of due) {
+      const destination = this.deps.destination(row.destination_id);
+      const body = row.body ?? this.bodyFor(row);
+      const targets = targetsOf(row, destination);
+      if (!destination || body === null || targets.length === 0) {
+        updates.push(discard(row, now, !destination ? 'its destination was removed' : body === null ? 'its message is gone from the log' : 'its destination has no webhook URLs'));
+        continue;
+      }
+      const secret = destination.sharedSecret;
+      const headersFor = (url: string): Record<string, string> => {
+        const entry = destination.webhooks.find((w) => w.url === url) ?? { url, headers: {} };
+        return buildRequestHeaders(entry, body, secret);
+      };
+      const round = row.rounds + 1;
+      const attempts: NewAttempt[] = targets.map((url) => ({ deliveryId: row.id, round, url, startedAt: now, requestHeaders: headersFor(url) }));
+      starts.push({ deliveryId: row.id, body, firstAttemptAt: row.first_attempt_at ?? now, round, attempts });
+      jobs.push({ row, body, urls: targets, secret, headersFor });
+    }
+    if (updates.length > 0) this.deps.log.finishRounds([], updates);
+    if (starts.length === 0) return;
+    const attemptIds = this.deps.log.startRound(starts);
+    this.deps.onChange?.(starts.map((s) => s.deliveryId));
+    jobs.forEach((job, i) => {
+      const start = starts[i];
+      const ids = attemptIds[i];
+      if (!start || !ids) return;
+      const roundJob: RoundJob = {
+        delivery: job.row,
+        round: start.round,
+        firstAttemptAt: start.firstAttemptAt,
+        attempts: ids.map((id, k) => ({ id, url: job.urls[k] as string })),
+      };
+      this.inFlight++;
+      const sending = this.sendRound(roundJob, job.body, start.attempts, settings).finally(() => {
+        this.inFlight--;
+        this.rounds.delete(sending);
+        this.wake();
+      });
+      this.rounds.add(sending);
+    });
+  }
+
+  private bodyFor(row: DeliveryRow): Uint8Array | null {
+    if (row.message_id === null) return null;
+    const json = this.deps.log.messageJson(row.message_id);
+    if (json === null) return null;
+    return serializePayload(toWebhookPayload(JSON.parse(json) as InboundMessage));
+  }
+
+  private async sendRound(job: RoundJob, body: Uint8Array, attempts: NewAttempt[], settings: DeliverySettings): Promise<void> {
+    const results = await Promise.all(
+      attempts.map((a) => this.deps.sender.send({ url: a.url, headers: a.requestHeaders, body, timeoutMs: settings.timeoutMs })),
+    );
+    const now = this.deps.clock.now();
+    const decision = decideAfterRound({
+      results,
+      firstAttemptAt: job.firstAttemptAt,
+      now,
+      round: job.round,
+      schedule: settings,
+      random: this.random,
+    });
+    results.forEach((r, k) => {
+      const attempt = job.attempts[k];
+      if (!attempt) return;
+      this.finished.attempts.push({
+        attemptId: attempt.id,
+        verdict: classifyAttempt(r),
+        httpStatus: r.status,
+        timings: r.timings,
+        responseHeaders: r.responseHeaders,
+        responseBody: r.responseBody,
+        responseBytes: r.responseBytes,
+        responseTruncated: r.responseTruncated,
+        errorKind: r.errorKind,
+        errorText: r.errorText,
+        retryAfterMs: r.retryAfterMs,
+      });
+    });
+    const last = results[results.length - 1];
+    const lastError = results.map((r) => r.errorText).filter((t): t is string => t !== null).join('; ') || null;
+    this.finished.deliveries.push({
+      deliveryId: job.delivery.id,
+      status: decision.outcome === 'succeeded' ? 'succeeded' : decision.outcome === 'retry' ? 'retrying' : 'failed',
+      nextAttemptAt: decision.outcome === 'retry' ? decision.at : null,
+      pendingUrls: decision.outcome === 'retry' ? decision.urls : null,
+      lastHttpStatus: results.find((r) => classifyAttempt(r) === 'success')?.status ?? last?.status ?? null,
+      lastError: decision.outcome === 'succeeded' ? null : decision.outcome === 'failed' ? decision.reason : (lastError ?? decision.reason),
+      finishedAt: decision.outcome === 'retry' ? null : now,
+    });
+    this.queueFlush();
+  }
+
+  /** Rounds finishing close together are written in one transaction. */
+  private queueFlush(): void {
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    setImmediate(() => {
+      this.flushQueued = false;
+      this.flushFinished();
+    });
+  }
+
+  private flushFinished(): void {
+    const batch = this.finished;
+    if (batch.attempts.length === 0 && batch.deliveries.length === 0) return;
+    this.finished = { attempts: [], deliveries: [] };
+    this.deps.log.finishRounds(batch.attempts, batch.deliveries);
+    this.deps.onChange?.(batch.deliveries.map((d) => d.deliveryId));
+    this.armTimer();
+  }
+}
+
+/** A replay aimed at one URL goes there; otherwise the URLs still pending, else every entry. */
+function targetsOf(row: DeliveryRow, destination: Destination | undefined): string[] {
+  if (row.target_url) return [row.target_url];
+  if (!destination) return [];
+  const all = destination.webhooks.map((w) => w.url);
+  if (row.pending_urls === null) return all;
+  const pending = JSON.parse(row.pending_urls) as string[];
+  // An entry removed from the destination since the last round is no longer tried.
+  return pending.filter((url) => all.includes(url));
+}
+
+function discard(row: DeliveryRow, now: number, why: string): DeliveryUpdate {
+  return {
+    deliveryId: row.id,
+    status: 'discarded',
+    nextAttemptAt: null,
+    pendingUrls: null,
+    lastHttpStatus: row.last_http_status,
+    lastError: `not sent: ${why}`,
+    finishedAt: now,
+  };
+}

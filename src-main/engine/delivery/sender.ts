@@ -1,0 +1,327 @@
+/**
+ * The I/O edge of delivery: one POST per AttemptRequest through a keep-alive undici Agent, always
+ * answered with an AttemptResult (never a throw), so the scheduler only ever deals in data.
+ *
+ * Deadlines run on the injected clock, so tests and time-warp move them; durations are measured
+ * with performance.now(), because a warped or manual clock says nothing about how long the network took.
+ */
+import diagnosticsChannel from 'node:diagnostics_channel';
+import { STATUS_CODES } from 'node:http';
+import { Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { rootCertificates } from 'node:tls';
+import { Agent, buildConnector } from 'undici';
+import type { Clock } from '../clock';
+import { RESPONSE_BODY_CAP, type AttemptRequest, type AttemptResult, type AttemptTimings, type ErrorKind } from './types';
+
+/**
+ * Bytes of response body read at most. Beyond RESPONSE_BODY_CAP the bytes are only counted; past this
+ * bound the response is cut off, so a receiver streaming forever cannot hold a connection or memory.
+ */
+export const RESPONSE_READ_LIMIT = 1024 * 1024;
+
+export interface SenderOptions {
+  clock: Clock;
+  /** Extra CA certificate(s) to trust besides the system roots, e.g. a developer's local CA. */
+  ca?: string | Buffer;
+  /** Sockets per origin; unlimited when absent. */
+  maxConnectionsPerOrigin?: number;
+}
+
+export interface AttemptSender {
+  send(req: AttemptRequest): Promise<AttemptResult>;
+  /** Lets attempts in flight finish (each is bounded by its own deadline), then closes every socket. */
+  close(): Promise<void>;
+}
+
+/** Connection phases of one freshly opened socket; handed to the first request written on it only. */
+interface SocketTimings {
+  dnsMs?: number;
+  connectMs?: number;
+  tlsMs?: number;
+  claimed: boolean;
+}
+
+const SEND_HEADERS_CHANNEL = 'undici:client:sendHeaders';
+
+export function createSender(opts: SenderOptions): AttemptSender {
+  const { clock } = opts;
+  const socketTimings = new WeakMap<object, SocketTimings>();
+  // undici keeps the body Buffer it was given as request.body; a fresh Buffer view per attempt is
+  // therefore a key that tells which attempt a socket was used for.
+  const attemptsByBody = new WeakMap<object, AttemptTimings>();
+
+  const connector = buildConnector(
+    // Passing `ca` replaces Node's trust store, so the system roots are passed along with the extra CA.
+    opts.ca !== undefined ? { ca: [...rootCertificates, opts.ca.toString()] } : {},
+  );
+  // buildConnector's function returns the socket it opens (its type says void); the socket is needed
+  // to time its phases before undici sees it.
+  const openSocket = connector as unknown as (o: buildConnector.Options, cb: buildConnector.Callback) => unknown;
+  const connect: buildConnector.connector = (options, callback) => {
+    const t0 = performance.now();
+    const timings: SocketTimings = { claimed: false };
+    const tls = options.protocol === 'https:';
+    let lookedUpAt: number | undefined;
+    let connectedAt: number | undefined;
+    // undici writes the first request from inside this callback, so the last phase is closed here,
+    // before handing the socket over, not in a listener that would run after the request went out.
+    const socket = openSocket(options, (...args: Parameters<buildConnector.Callback>) => {
+      if (args[0] === null) {
+        const now = performance.now();
+        if (!tls) timings.connectMs = now - (lookedUpAt ?? t0);
+        else if (connectedAt !== undefined) timings.tlsMs = now - connectedAt;
+      }
+      callback(...args);
+    });
+    if (!(socket instanceof Socket)) return;
+    socket.prependOnceListener('lookup', () => {
+      lookedUpAt = performance.now();
+      timings.dnsMs = lookedUpAt - t0;
+    });
+    if (tls) {
+      socket.prependOnceListener('connect', () => {
+        connectedAt = performance.now();
+        timings.connectMs = connectedAt - (lookedUpAt ?? t0);
+      });
+    }
+    socketTimings.set(socket, timings);
+  };
+
+  const agent = new Agent({
+    connect,
+    ...(opts.maxConnectionsPerOrigin !== undefined ? { connections: opts.maxConnectionsPerOrigin } : {}),
+  });
+
+  // undici announces, synchronously, which socket a request's headers are written to. A socket's
+  // connection phases belong to the first attempt written on it; later ones reused it for free.
+  const onSendHeaders = (message: unknown): void => {
+    if (!isRecord(message) || !isRecord(message.request)) return;
+    const body = message.request.body;
+    const attempt = isRecord(body) ? attemptsByBody.get(body) : undefined;
+    const socket = message.socket;
+    const phases = attempt && isRecord(socket) ? socketTimings.get(socket) : undefined;
+    if (!attempt || !phases || phases.claimed) return;
+    phases.claimed = true;
+    if (phases.dnsMs !== undefined) attempt.dnsMs = phases.dnsMs;
+    if (phases.connectMs !== undefined) attempt.connectMs = phases.connectMs;
+    if (phases.tlsMs !== undefined) attempt.tlsMs = phases.tlsMs;
+  };
+  diagnosticsChannel.subscribe(SEND_HEADERS_CHANNEL, onSendHeaders);
+
+  async function send(req: AttemptRequest): Promise<AttemptResult> {
+    const startedAt = clock.now();
+    const t0 = performance.now();
+    const timings: AttemptTimings = { totalMs: 0 };
+    let status: number | null = null;
+    let responseHeaders: Record<string, string | string[]> = {};
+    const kept: Buffer[] = [];
+    let keptBytes = 0;
+    let responseBytes = 0;
+    let failure: { kind: ErrorKind; text: string } | null = null;
+    let timedOut = false;
+
+    const aborter = new AbortController();
+    const deadline = clock.setTimer(() => {
+      timedOut = true;
+      aborter.abort(new Error(`deadline of ${req.timeoutMs} ms passed`));
+    }, req.timeoutMs);
+    // A view of the caller's bytes (no copy) that is unique to this attempt; see attemptsByBody.
+    const body = Buffer.from(req.body.buffer, req.body.byteOffset, req.body.byteLength);
+    attemptsByBody.set(body, timings);
+
+    try {
+      const url = parseTarget(req.url);
+      const res = await agent.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: 'POST',
+        headers: req.headers,
+        body,
+        signal: aborter.signal,
+        // The injected clock is the only deadline; undici's own real-time timers would race it.
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      });
+      timings.firstByteMs = performance.now() - t0;
+      status = res.statusCode;
+      responseHeaders = definedHeaders(res.headers);
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        responseBytes += chunk.length;
+        if (keptBytes < RESPONSE_BODY_CAP) {
+          const part = chunk.subarray(0, RESPONSE_BODY_CAP - keptBytes);
+          kept.push(part);
+          keptBytes += part.length;
+        }
+        // Leaving the loop destroys the body and its socket: nothing more is read.
+        if (responseBytes >= RESPONSE_READ_LIMIT) break;
+      }
+    } catch (err) {
+      failure = timedOut ? timeoutFailure(req.timeoutMs, status) : classifyError(err, req.url);
+    } finally {
+      deadline.cancel();
+      attemptsByBody.delete(body);
+    }
+    timings.totalMs = performance.now() - t0;
+
+    if (failure === null && status !== null) failure = statusFailure(status, responseHeaders);
+    const retryAfter = status === 429 || status === 503 ? firstValue(responseHeaders['retry-after']) : undefined;
+    return {
+      url: req.url,
+      startedAt,
+      timings,
+      status,
+      responseHeaders,
+      responseBody: Buffer.concat(kept, keptBytes),
+      responseBytes,
+      responseTruncated: responseBytes > keptBytes,
+      errorKind: failure?.kind ?? null,
+      errorText: failure?.text ?? null,
+      retryAfterMs: retryAfter === undefined ? null : parseRetryAfter(retryAfter, clock.now()),
+    };
+  }
+
+  return {
+    send,
+    async close() {
+      diagnosticsChannel.unsubscribe(SEND_HEADERS_CHANNEL, onSendHeaders);
+      await agent.close();
+    },
+  };
+}
+
+class TargetError extends Error {
+  readonly code = 'HOOKBENCH_BAD_URL';
+}
+
+function parseTarget(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new TargetError(`"${raw}" is not a valid URL; request not sent`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new TargetError(`${url.protocol.replace(':', '')} URLs are not supported, only http and https; request not sent`);
+  }
+  return url;
+}
+
+/**
+ * Retry-After as delay-seconds or an HTTP-date (RFC 9110 10.2.3), in ms from `now`; null when it is
+ * neither. A date in the past means "now" (0).
+ */
+export function parseRetryAfter(value: string, now: number): number | null {
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  // All three HTTP-date forms start with a day name; Date.parse alone would accept "1.5" as a date.
+  if (!/^[A-Za-z]{3}/.test(v)) return null;
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+function statusFailure(status: number, headers: Record<string, string | string[]>): { kind: ErrorKind; text: string } | null {
+  if (status >= 200 && status < 300) return null;
+  const label = `${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''}`;
+  if (status >= 300 && status < 400) {
+    const location = firstValue(headers.location);
+    return {
+      kind: 'redirect',
+      text: location
+        ? `redirect (${label}) to ${location} not followed; webhooks must answer at the configured URL`
+        : `redirect (${label}) without a Location header not followed`,
+    };
+  }
+  return { kind: 'http', text: `HTTP ${label}` };
+}
+
+function timeoutFailure(timeoutMs: number, status: number | null): { kind: ErrorKind; text: string } {
+  const detail = status === null ? '' : ` (status ${status} arrived, the body did not finish)`;
+  return { kind: 'timeout', text: `no complete response within ${timeoutMs} ms${detail}` };
+}
+
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'EHOSTDOWN', 'EADDRNOTAVAIL', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NODATA', 'EAI_NONAME']);
+const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET']);
+const PROTOCOL_CODES = new Set(['UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'UND_ERR_HEADERS_OVERFLOW', 'UND_ERR_INFO']);
+
+/** What a refused certificate means, in words a receiver's developer can act on. */
+const CERT_PROBLEMS: Record<string, string> = {
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'self-signed certificate refused',
+  SELF_SIGNED_CERT_IN_CHAIN: 'certificate chain ends in a self-signed certificate that is not trusted',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'certificate issuer is not trusted (the chain could not be verified)',
+  UNABLE_TO_GET_ISSUER_CERT: 'certificate issuer is unknown',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'certificate issuer is not trusted (not a known CA)',
+  CERT_HAS_EXPIRED: 'certificate has expired',
+  CERT_NOT_YET_VALID: 'certificate is not valid yet',
+  CERT_REVOKED: 'certificate has been revoked',
+  CERT_UNTRUSTED: 'certificate is not trusted',
+  CERT_REJECTED: 'certificate was rejected',
+  CERT_SIGNATURE_FAILURE: 'certificate signature is invalid',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'certificate does not match the host name',
+};
+
+/** The most specific error code on an error, its cause, or the attempts inside an AggregateError. */
+function errorCode(err: unknown, depth = 0): string | undefined {
+  if (!isRecord(err) || depth > 3) return undefined;
+  if (typeof err.code === 'string' && err.code !== 'UND_ERR') return err.code;
+  if (Array.isArray(err.errors)) {
+    for (const inner of err.errors) {
+      const code = errorCode(inner, depth + 1);
+      if (code) return code;
+    }
+  }
+  return errorCode(err.cause, depth + 1);
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error && err.message ? err.message : String(err);
+}
+
+export function classifyError(err: unknown, url: string): { kind: ErrorKind; text: string } {
+  if (err instanceof TargetError) return { kind: 'other', text: err.message };
+  const code = errorCode(err) ?? '';
+  let where = url;
+  try {
+    where = new URL(url).host;
+  } catch {
+    // keep the raw URL in the text
+  }
+  if (CONNECT_CODES.has(code)) {
+    const what = code === 'ECONNREFUSED' ? 'connection refused by' : 'could not connect to';
+    return { kind: 'connect', text: `${what} ${where} (${code})` };
+  }
+  if (DNS_CODES.has(code)) return { kind: 'dns', text: `host name of ${where} could not be resolved (${code})` };
+  if (RESET_CODES.has(code)) {
+    return { kind: 'reset', text: `connection closed by the receiver before a complete response (${code}: ${messageOf(err)})` };
+  }
+  const cert = CERT_PROBLEMS[code];
+  if (cert) return { kind: 'tls', text: `${cert}; request not sent (${code})` };
+  if (code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || code.startsWith('ERR_OSSL_')) {
+    return { kind: 'tls', text: `TLS handshake with ${where} failed; request not sent (${code}: ${messageOf(err)})` };
+  }
+  // undici 7 builds its HTTPParserError without the HPE_ code in places, so the name is checked too.
+  const parserError = err instanceof Error && err.name === 'HTTPParserError';
+  if (code.startsWith('HPE_') || PROTOCOL_CODES.has(code) || parserError) {
+    return { kind: 'protocol', text: `the response is not valid HTTP/1.1 (${code ? `${code}: ` : ''}${messageOf(err)})` };
+  }
+  // undici words a peer hang-up without a code on some paths.
+  if (/other side closed|socket hang up/i.test(messageOf(err))) {
+    return { kind: 'reset', text: `connection closed by the receiver before a complete response (${messageOf(err)})` };
+  }
+  return { kind: 'other', text: code ? `${code}: ${messageOf(err)}` : messageOf(err) };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
+function firstValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function definedHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name] = value;
+  return out;
+}
