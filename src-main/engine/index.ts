@@ -1,0 +1,130 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DEFAULT_DELIVERY_SETTINGS, type DeliverySettings, type Destination } from '../../src-shared/settings';
+import { systemClock, type Clock } from './clock';
+import { deliverySettingsOf, type HookbenchConfig } from './config';
+import { createSender } from './delivery/sender';
+import { Scheduler, type Sender } from './delivery/scheduler';
+import { createIngestHandler, type IngestRouting } from './ingest/handler';
+import { ConfigStore } from './store/config-store';
+import { openDatabase, type Db } from './store/database';
+import { createGroupCommit } from './store/group-commit';
+import { LogStore } from './store/log-store';
+
+export interface EngineOptions {
+  dataDir: string;
+  clock?: Clock;
+  random?: () => number;
+  /** better_sqlite3.node for the running ABI (Electron); tests and headless use the Node build. */
+  nativeBinding?: string;
+  /** Extra CA certificates trusted for https webhooks (e.g. a local development CA). */
+  ca?: string | Buffer;
+  concurrency?: number;
+  /** Live-update coalescing interval (DESIGN.md: batched live events). */
+  liveIntervalMs?: number;
+}
+
+export type LiveListener = (event: { type: 'deliveries'; ids: number[] }) => void;
+
+export interface Engine {
+  readonly db: Db;
+  readonly log: LogStore;
+  readonly config: ConfigStore;
+  readonly clock: Clock;
+  start(): { attempts: number; deliveries: number };
+  stop(): Promise<void>;
+  /** Applies a config file (already validated) by name; running it twice changes nothing. */
+  applyConfig(config: HookbenchConfig): void;
+  deliverySettings(): DeliverySettings;
+  /** Handles one Tracking API request; `path` from ingestPath(). */
+  handleIngest(req: IncomingMessage, res: ServerResponse, path: string): void;
+  onLive(listener: LiveListener): () => void;
+}
+
+export function createEngine(options: EngineOptions): Engine {
+  mkdirSync(options.dataDir, { recursive: true });
+  const clock = options.clock ?? systemClock;
+  const db = openDatabase(join(options.dataDir, 'hookbench.sqlite'), { nativeBinding: options.nativeBinding });
+  const config = new ConfigStore(db);
+  const log = new LogStore(db);
+
+  // Small tables read on every request: cached, rebuilt after each config change.
+  let sourcesByKey = new Map<string, { id: number }>();
+  let destinationsById = new Map<number, Destination>();
+  let routes = new Map<number, number[]>();
+  let settings: DeliverySettings = DEFAULT_DELIVERY_SETTINGS;
+  const reload = (): void => {
+    const sources = config.listSources();
+    const destinations = config.listDestinations();
+    sourcesByKey = new Map(sources.map((s) => [s.writeKey, { id: s.id }]));
+    destinationsById = new Map(destinations.map((d) => [d.id, d]));
+    routes = new Map(
+      sources.map((s) => [s.id, destinations.filter((d) => d.enabled && d.sources.includes(s.name)).map((d) => d.id)]),
+    );
+    settings = config.getDeliverySettings(DEFAULT_DELIVERY_SETTINGS);
+  };
+  reload();
+
+  const listeners = new Set<LiveListener>();
+  let pendingIds = new Set<number>();
+  let liveTimer: NodeJS.Timeout | null = null;
+  const publish = (ids: number[]): void => {
+    if (listeners.size === 0) return;
+    for (const id of ids) pendingIds.add(id);
+    liveTimer ??= setTimeout(() => {
+      liveTimer = null;
+      const batch = [...pendingIds];
+      pendingIds = new Set();
+      for (const l of listeners) l({ type: 'deliveries', ids: batch });
+    }, options.liveIntervalMs ?? 50);
+  };
+
+  const sender: Sender = createSender({ clock, ca: options.ca });
+  const scheduler = new Scheduler({
+    log,
+    clock,
+    sender,
+    destination: (id) => destinationsById.get(id),
+    settings: () => settings,
+    random: options.random,
+    concurrency: options.concurrency,
+    onChange: publish,
+  });
+
+  const routing: IngestRouting = {
+    sourceByWriteKey: (key) => sourcesByKey.get(key),
+    destinationsOf: (sourceId) => routes.get(sourceId) ?? [],
+  };
+  const ingest = createIngestHandler({ log, routing, clock, commit: createGroupCommit(db), onCommitted: () => scheduler.wake() });
+
+  return {
+    db,
+    log,
+    config,
+    clock,
+    start: () => scheduler.start(),
+    async stop() {
+      await scheduler.stop();
+      await sender.close();
+      if (liveTimer) clearTimeout(liveTimer);
+      db.close();
+    },
+    applyConfig(file) {
+      const now = clock.now();
+      db.transaction(() => {
+        for (const s of file.sources) config.upsertSource(s, now);
+        for (const d of file.destinations) config.upsertDestination(d, now);
+        if (file.delivery !== undefined) config.setSetting('delivery', deliverySettingsOf(file.delivery));
+      })();
+      reload();
+      scheduler.wake();
+    },
+    deliverySettings: () => settings,
+    handleIngest: ingest,
+    onLive(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
