@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+// `npm start`: the desktop app when an Electron binary is installed, otherwise headless mode with
+// the browser URL. Electron's binary cannot always be downloaded (build machines, CI), and a clear
+// fallback beats a crash.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
+
+const root = new URL('..', import.meta.url).pathname;
+const require = createRequire(import.meta.url);
+
+// Reads what electron's own index.js would, without its side effect: since Electron 45, requiring
+// the package starts a download of the binary when it is missing.
+function electronBinary() {
+  try {
+    const dir = dirname(require.resolve('electron/package.json'));
+    const pathFile = join(dir, 'path.txt');
+    if (!existsSync(pathFile)) return null;
+    const binary = join(process.env.ELECTRON_OVERRIDE_DIST_PATH ?? join(dir, 'dist'), readFileSync(pathFile, 'utf8'));
+    return existsSync(binary) ? binary : null;
+  } catch {
+    return null;
+  }
+}
+
+const binary = electronBinary();
+const built = existsSync(new URL('../out/main/main.js', import.meta.url));
+let child;
+if (binary && built) {
+  child = spawn(binary, ['.'], { cwd: root, stdio: 'inherit' });
+} else {
+  const why = binary ? 'the desktop build is missing (run npm run build)' : 'no Electron binary is installed on this machine';
+  console.error(`hookbench: ${why}; starting headless mode instead — open the URL below in a browser.`);
+  child = spawn(process.execPath, ['bin/hookbench.mjs', 'serve', ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' });
+}
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -1,0 +1,85 @@
+import { readFileSync } from 'node:fs';
+import { createEngine } from '../engine';
+import { parseConfig } from '../engine/config';
+import { ValidationError } from '../../src-shared/settings';
+import { parseServeArgs, USAGE } from './args';
+import { defaultDataDir } from './data-dir';
+import { listen } from './server';
+
+function fail(message: string): never {
+  process.stderr.write(`hookbench: ${message}\n`);
+  process.exit(2);
+}
+
+function loadConfig(path: string): ReturnType<typeof parseConfig> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    fail(`cannot read config file ${path}: ${(err as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    fail(`config file ${path} is not valid JSON: ${(err as Error).message}`);
+  }
+  try {
+    return parseConfig(json);
+  } catch (err) {
+    if (err instanceof ValidationError) {
+      fail(`config file ${path} has problems:\n${err.errors.map((e) => `  ${e.field}: ${e.message}`).join('\n')}`);
+    }
+    throw err;
+  }
+}
+
+export async function serve(argv: string[]): Promise<void> {
+  let args;
+  try {
+    args = parseServeArgs(argv);
+  } catch (err) {
+    fail((err as Error).message);
+  }
+  const config = args.config ? loadConfig(args.config) : undefined;
+  const dataDir = args.dataDir ?? defaultDataDir();
+  const engine = createEngine({ dataDir });
+  if (config) engine.applyConfig(config);
+  const recovered = engine.start();
+  if (recovered.deliveries > 0) {
+    process.stderr.write(`hookbench: resumed ${recovered.deliveries} deliveries interrupted by the last stop\n`);
+  }
+  let running;
+  try {
+    running = await listen(engine, args.host, args.port);
+  } catch (err) {
+    await engine.stop();
+    fail(`cannot listen on ${args.host}:${args.port}: ${(err as Error).message}`);
+  }
+  process.stdout.write(`Hookbench listening on ${running.url}\n`);
+  process.stderr.write(`hookbench: data in ${dataDir}\n`);
+
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`hookbench: ${signal}, stopping\n`);
+    // Stop taking requests first; every acknowledged message is already committed.
+    void running
+      .close()
+      .then(() => engine.stop())
+      .then(() => process.exit(0));
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  if (command === 'serve') return serve(rest);
+  if (command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  fail(`unknown command "${command ?? ''}"\n${USAGE}`);
+}

@@ -1,0 +1,51 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Engine } from '../engine';
+import { ingestPath } from '../engine/ingest/handler';
+
+export interface RunningServer {
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+function sendJson(res: import('node:http').ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** One port for everything: the Tracking API under /v1/, a health check, and (later) the UI. */
+export function listen(engine: Engine, host: string, port: number): Promise<RunningServer> {
+  const server = createServer((req, res) => {
+    const url = req.url ?? '/';
+    const path = ingestPath(url);
+    if (path) return engine.handleIngest(req, res, path);
+    if (url === '/healthz') return sendJson(res, 200, { ok: true, deliveries: engine.log.countDeliveriesByStatus() });
+    sendJson(res, 404, {
+      success: false,
+      code: 'not_found',
+      message: `${req.method} ${url} is not a Hookbench endpoint; the Tracking API is POST /v1/batch (or /v1/track, /v1/identify, …)`,
+    });
+  });
+  // analytics-go v2 has no client timeout: never let a stalled client hold a socket for ever.
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 10_000;
+  server.keepAliveTimeout = 10_000;
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      const address = server.address() as AddressInfo;
+      const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      resolve({
+        server,
+        url: `http://${shownHost}:${address.port}`,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeIdleConnections();
+          }),
+      });
+    });
+  });
+}
