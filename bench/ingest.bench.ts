@@ -1,0 +1,119 @@
+/**
+ * Ingest throughput: messages/s accepted through POST /v1/batch (batches of 100, acknowledged only
+ * after commit), against the raw rate of inserting the same rows into SQLite alone, in one run.
+ * The scheduler is not started, so this measures the ingest path on its own.
+ */
+import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createEngine } from '../src-main/engine';
+import { openDatabase } from '../src-main/engine/store/database';
+import { listen } from '../src-main/serve/server';
+import { fmt, runWorker } from './support/load';
+
+const require = createRequire(import.meta.url);
+const BATCH = 100;
+const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 200_000);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
+
+function message(i: number): Record<string, unknown> {
+  return {
+    type: 'track',
+    userId: `user-${i % 5000}`,
+    event: 'Order Completed',
+    messageId: `bench-${i}`,
+    timestamp: '2026-11-22T12:00:00.000Z',
+    properties: { orderId: `o-${i}`, total: 42.5, currency: 'EUR', items: 3 },
+    context: { library: { name: 'analytics-node', version: '3.1.0' } },
+  };
+}
+
+/** The same rows the ingest writes (request, messages, deliveries), straight into SQLite. */
+function rawBaseline(dir: string): number {
+  const db = openDatabase(join(dir, 'raw.sqlite'));
+  const req = db.prepare('INSERT INTO requests (source_id, path, received_at, http_status, bytes, items, accepted) VALUES (1, ?, ?, 200, 0, ?, ?)');
+  const msg = db.prepare(
+    'INSERT INTO messages (source_id, request_id, message_id, dedupe_key, type, user_id, anonymous_id, event, received_at, json) VALUES (1, ?, ?, ?, ?, ?, NULL, ?, ?, ?)',
+  );
+  const del = db.prepare("INSERT INTO deliveries (message_id, destination_id, payload_type, status, created_at, next_attempt_at) VALUES (?, 1, 'track', 'pending', ?, ?)");
+  // Rows are built outside the timing, as a driver would have them ready.
+  const rows = Array.from({ length: MESSAGES }, (_, i) => {
+    const m = message(i);
+    return { id: m.messageId as string, user: m.userId as string, json: JSON.stringify({ ...m, receivedAt: '2026-11-22T12:00:00.000Z' }) };
+  });
+  const insertBatch = db.transaction((from: number) => {
+    const now = Date.now();
+    const requestId = req.run('/v1/batch', now, BATCH, BATCH).lastInsertRowid;
+    for (let i = from; i < from + BATCH; i++) {
+      const r = rows[i]!;
+      const id = msg.run(requestId, r.id, r.id, 'track', r.user, 'Order Completed', now, r.json).lastInsertRowid;
+      del.run(id, now, now);
+    }
+  });
+  const t0 = performance.now();
+  for (let i = 0; i < MESSAGES; i += BATCH) insertBatch(i);
+  const seconds = (performance.now() - t0) / 1000;
+  db.close();
+  return MESSAGES / seconds;
+}
+
+const CLIENT = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { Pool } = require(workerData.undici);
+const { url, bodies, connections, auth } = workerData;
+const pool = new Pool(url, { connections, pipelining: 1 });
+let next = 0, failures = 0;
+async function lane() {
+  while (next < bodies.length) {
+    const body = bodies[next++];
+    const res = await pool.request({ path: '/v1/batch', method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body });
+    const text = await res.body.text();
+    if (res.statusCode !== 200 || text !== '{"success":true}') failures++;
+  }
+}
+const t0 = performance.now();
+Promise.all(Array.from({ length: connections * 2 }, lane)).then(async () => {
+  const ms = performance.now() - t0;
+  await pool.close();
+  parentPort.postMessage({ ms, failures });
+});
+`;
+
+async function hookbench(dir: string): Promise<number> {
+  const engine = createEngine({ dataDir: join(dir, 'engine') });
+  engine.applyConfig({
+    sources: [{ name: 'bench', writeKey: 'wk_bench' }],
+    destinations: [{ name: 'sink', enabled: true, sources: ['bench'], sharedSecret: 's', webhooks: [{ url: 'http://127.0.0.1:9/none', headers: {} }] }],
+  });
+  const server = await listen(engine, '127.0.0.1', 0);
+  const bodies: string[] = [];
+  for (let i = 0; i < MESSAGES; i += BATCH) {
+    bodies.push(JSON.stringify({ batch: Array.from({ length: BATCH }, (_, k) => message(i + k)), sentAt: '2026-11-22T12:00:00.000Z' }));
+  }
+  const { result } = runWorker<{ ms: number; failures: number }>(CLIENT, {
+    url: server.url,
+    bodies,
+    connections: CONNECTIONS,
+    auth: `Basic ${Buffer.from('wk_bench:').toString('base64')}`,
+    undici: require.resolve('undici'),
+  });
+  const { ms, failures } = await result;
+  const stored = (engine.db.prepare('SELECT COUNT(*) AS n FROM messages').get() as { n: number }).n;
+  await server.close();
+  await engine.stop();
+  if (failures > 0 || stored !== MESSAGES) throw new Error(`ingest lost data: ${failures} failed requests, ${stored}/${MESSAGES} stored`);
+  return MESSAGES / (ms / 1000);
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'hookbench-bench-ingest-'));
+try {
+  const raw = rawBaseline(dir);
+  const ours = await hookbench(dir);
+  console.log(`ingest  ${fmt(MESSAGES)} messages in batches of ${BATCH}, ${CONNECTIONS} connections, durable (WAL, synchronous=NORMAL)`);
+  console.log(`  raw SQLite insert of the same rows : ${fmt(raw)} messages/s`);
+  console.log(`  Hookbench POST /v1/batch           : ${fmt(ours)} messages/s`);
+  console.log(`  ratio                              : ${fmt(ours / raw, 2)}   (goal ≥ 0.50 and ≥ 40,000 messages/s)`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
