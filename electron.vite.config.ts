@@ -1,0 +1,24 @@
+import { resolve } from 'node:path';
+import { defineConfig } from 'electron-vite';
+
+// Main and preload are bundled for Node/Electron; better-sqlite3 stays external (a native addon,
+// loaded with a build for Electron's ABI through the engine's nativeBinding option).
+export default defineConfig({
+  main: {
+    build: {
+      lib: { entry: resolve(__dirname, 'src-main/electron/main.ts') },
+      rollupOptions: { external: ['better-sqlite3', 'electron'] },
+    },
+  },
+  preload: {
+    build: {
+      lib: { entry: resolve(__dirname, 'src-main/electron/preload.ts') },
+      // A sandboxed preload cannot be an ES module.
+      rollupOptions: { external: ['electron'], output: { format: 'cjs', entryFileNames: '[name].cjs' } },
+    },
+  },
+  renderer: {
+    root: resolve(__dirname, 'src-renderer'),
+    build: { rollupOptions: { input: resolve(__dirname, 'src-renderer/index.html') } },
+  },
+});
