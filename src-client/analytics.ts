@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Agent } from 'undici';
+import { systemClock } from '../src-shared/clock';
 import type { JsonObject } from '../src-shared/json';
 import { AnalyticsClosedError, AnalyticsDeliveryError, AnalyticsValidationError, type DeliveryErrorCode } from './errors';
 import type {
@@ -36,16 +37,6 @@ const BODY_MID = '],"sentAt":"';
 const BODY_TAIL = `","context":${LIBRARY_CONTEXT_JSON}}`;
 /** Body bytes of an empty batch (sentAt is always 24 characters: 2026-01-01T00:00:00.000Z). */
 const ENVELOPE_BYTES = Buffer.byteLength(BODY_HEAD + BODY_MID + BODY_TAIL) + 24;
-
-/** Wall-clock time with unref'd timers: never keeps the process alive. */
-const systemClock: ClientClock = {
-  now: () => Date.now(),
-  setTimer(fn, ms) {
-    const handle = setTimeout(fn, Math.max(0, ms));
-    handle.unref();
-    return { cancel: () => clearTimeout(handle) };
-  },
-};
 
 interface Batch {
   seq: number;

@@ -1,3 +1,4 @@
+import type { Clock, ClockTimer } from '../src-shared/clock';
 import type { JsonObject } from '../src-shared/json';
 import type { AnalyticsDeliveryError } from './errors';
 
@@ -37,17 +38,11 @@ export type ScreenParams = Identity &
 export type GroupParams = Identity & CommonFields & { groupId: string; traits?: Attributes };
 export type AliasParams = CommonFields & { userId: string; previousId: string };
 
-export type MessageType = 'identify' | 'track' | 'page' | 'screen' | 'group' | 'alias';
+export type { MessageType } from '../src-shared/events';
 
-/** Structurally the same as Hookbench's engine Clock: tests pass a ManualClock. */
-export interface ClientTimer {
-  cancel(): void;
-}
-export interface ClientClock {
-  now(): number;
-  /** Calls fn once after ms. Must not keep the process alive on its own. */
-  setTimer(fn: () => void, ms: number): ClientTimer;
-}
+/** The clock the engine uses too (src-shared/clock.ts): tests pass a ManualClock. */
+export type ClientTimer = ClockTimer;
+export type ClientClock = Clock;
 
 /** A batch as it was (or would have been) sent. */
 export interface DeliveryBatch {

@@ -1,26 +1,6 @@
-/**
- * Time as the engine sees it. Everything time-dependent (timeouts, retry schedule, dedupe window,
- * timestamps) reads this instead of Date/setTimeout, so tests move time instead of sleeping and the
- * UI can warp a 4-hour retry life into seconds.
- */
-export interface ClockTimer {
-  cancel(): void;
-}
+import type { Clock, ClockTimer } from '../../src-shared/clock';
 
-export interface Clock {
-  now(): number;
-  /** Calls fn once the clock has advanced by ms. Never keeps the process alive on its own. */
-  setTimer(fn: () => void, ms: number): ClockTimer;
-}
-
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  setTimer(fn, ms) {
-    const handle = setTimeout(fn, Math.max(0, ms));
-    handle.unref();
-    return { cancel: () => clearTimeout(handle) };
-  },
-};
+export { systemClock, type Clock, type ClockTimer } from '../../src-shared/clock';
 
 interface PendingTimer {
   at: number;

@@ -27,8 +27,8 @@ test('analytics-go v2 bytes are accepted whole and forwarded with the documented
     assert.deepEqual(request, { items: 5, accepted: 5, dropped: 0, user_agent: 'analytics-go (version: 2.1.0)' });
     await receiver.waitFor(5);
     const byType = Object.fromEntries(
-      receiver.received.map((r) => JSON.parse(r.body.toString()) as Record<string, unknown>).map((p) => [p.type, p]),
-    );
+      receiver.received.map((r) => JSON.parse(r.body.toString()) as Record<string, unknown>).map((p) => [String(p.type), p]),
+    ) as Record<string, Record<string, unknown>>;
     // sentAt 12:00:00, received 12:00:03: every timestamp moves 3 s later (skew correction).
     assert.equal(byType.identify?.timestamp, '2026-11-22T11:59:53.000Z');
     assert.deepEqual(byType.page?.properties, { path: '/pricing', referrer: 'https://www.google.com/', title: 'Pricing', url: 'https://example.com/pricing' });
@@ -37,7 +37,7 @@ test('analytics-go v2 bytes are accepted whole and forwarded with the documented
     assert.equal(byType.alias?.['Previous ID'], 'anon-7');
     assert.equal(byType.alias?.['User ID'], '019mr8mf4r');
     for (const p of Object.values(byType)) {
-      assert.deepEqual((p?.context as Record<string, unknown>).library, { name: 'analytics-go', version: '2.1.0' });
+      assert.deepEqual((p.context as Record<string, unknown>).library, { name: 'analytics-go', version: '2.1.0' });
     }
   } finally {
     await h.close();
