@@ -199,7 +199,10 @@ export class Scheduler {
       status: decision.outcome === 'succeeded' ? 'succeeded' : decision.outcome === 'retry' ? 'retrying' : 'failed',
       nextAttemptAt: decision.outcome === 'retry' ? decision.at : null,
       pendingUrls: decision.outcome === 'retry' ? decision.urls : null,
-      lastHttpStatus: results.find((r) => classifyAttempt(r) === 'success')?.status ?? last?.status ?? null,
+      // A status counts only when the attempt ended on it: a 200 whose body timed out is a timeout.
+      lastHttpStatus:
+        results.find((r) => classifyAttempt(r) === 'success')?.status ??
+        (last && (last.errorKind === 'http' || last.errorKind === 'redirect') ? last.status : null),
       lastError: decision.outcome === 'succeeded' ? null : decision.outcome === 'failed' ? decision.reason : (lastError ?? decision.reason),
       finishedAt: decision.outcome === 'retry' ? null : now,
     });
