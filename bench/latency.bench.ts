@@ -5,6 +5,7 @@
  * Client and receiver run in worker threads.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -84,8 +85,11 @@ try {
   });
   engine.start();
   const server = await listen(engine, '127.0.0.1', 0);
+  const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+  loopDelay.enable();
   const client = runWorker<{ sent: [string, number][]; failures: number }>(CLIENT, { url: server.url, path: '/v1/batch', ticks, perTick: PER_TICK, auth, raw: false, undici: require.resolve('undici') });
   const { sent, failures } = await client.result;
+  loopDelay.disable();
   const deadline = Date.now() + 30_000;
   while ((engine.log.countDeliveriesByStatus().succeeded ?? 0) < sent.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   const firstAttempt = (
@@ -102,6 +106,7 @@ try {
   console.log(`  ingest → first attempt (log rows)     : p50 ${fmt(percentile(firstAttempt, 50))} ms, p99 ${fmt(percentile(firstAttempt, 99))} ms, max ${fmt(firstAttempt.at(-1) ?? NaN)} ms   (goal p99 < 50 ms)`);
   console.log(`  client → receiver through Hookbench   : p50 ${fmt(percentile(e2e, 50))} ms, p99 ${fmt(percentile(e2e, 99))} ms (${fmt(e2e.length)} arrived)`);
   console.log(`  client → receiver directly (baseline) : p50 ${fmt(percentile(baseLat, 50))} ms, p99 ${fmt(percentile(baseLat, 99))} ms`);
+  console.log(`  engine event-loop delay during load    : p50 ${fmt(loopDelay.percentile(50) / 1e6, 1)} ms, p99 ${fmt(loopDelay.percentile(99) / 1e6, 1)} ms, max ${fmt(loopDelay.max / 1e6, 1)} ms`);
   console.log(`  ratio of p99s (baseline / Hookbench)  : ${fmt(percentile(baseLat, 99) / percentile(e2e, 99), 2)}`);
 } finally {
   await baselineReceiver.worker.terminate();

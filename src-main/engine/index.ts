@@ -9,6 +9,7 @@ import { Scheduler, type Sender } from './delivery/scheduler';
 import { createIngestHandler, type IngestRouting } from './ingest/handler';
 import { ConfigStore } from './store/config-store';
 import { openDatabase, type Db } from './store/database';
+import { startCheckpointer } from './store/checkpointer';
 import { createGroupCommit } from './store/group-commit';
 import { LogStore } from './store/log-store';
 
@@ -45,7 +46,9 @@ export interface Engine {
 export function createEngine(options: EngineOptions): Engine {
   mkdirSync(options.dataDir, { recursive: true });
   const clock = options.clock ?? systemClock;
-  const db = openDatabase(join(options.dataDir, 'hookbench.sqlite'), { nativeBinding: options.nativeBinding });
+  const dbPath = join(options.dataDir, 'hookbench.sqlite');
+  const db = openDatabase(dbPath, { nativeBinding: options.nativeBinding });
+  const checkpointer = startCheckpointer(dbPath, { nativeBinding: options.nativeBinding });
   const config = new ConfigStore(db);
   const log = new LogStore(db);
 
@@ -108,6 +111,7 @@ export function createEngine(options: EngineOptions): Engine {
       await scheduler.stop();
       await sender.close();
       if (liveTimer) clearTimeout(liveTimer);
+      await checkpointer.stop();
       db.close();
     },
     applyConfig(file) {

@@ -7,6 +7,7 @@ import { IngestError } from './errors';
 import { webhooksEnabled } from './integrations';
 import { checkMessageIdLength, normalizeItem, type Envelope } from './normalize';
 import { readBody } from './read-body';
+import { toIso } from './timestamps';
 import { writeKeyFrom } from './write-key';
 
 const SINGLE_CALL_PATHS: Record<string, MessageType> = {
@@ -121,7 +122,7 @@ function accept(
   let envelope: Envelope;
   if (forcedType) {
     rawItems = [parsed];
-    envelope = { context: {}, integrations: {}, sentAt: undefined };
+    envelope = { context: {}, integrations: {}, sentAt: undefined, receivedAtIso: toIso(record.receivedAt) };
   } else {
     if (!Array.isArray(parsed.batch)) throw new IngestError(400, 'invalid_batch', '"batch" must be an array of messages');
     rawItems = parsed.batch;
@@ -129,6 +130,7 @@ function accept(
       context: isJsonObject(parsed.context) ? parsed.context : {},
       integrations: isJsonObject(parsed.integrations) ? parsed.integrations : {},
       sentAt: typeof parsed.sentAt === 'string' ? parsed.sentAt : undefined,
+      receivedAtIso: toIso(record.receivedAt),
     };
   }
   if (rawItems.length > INGEST_LIMITS.maxBatchItems) {

@@ -8,6 +8,8 @@ export interface Envelope {
   context: JsonObject;
   integrations: JsonObject;
   sentAt: string | undefined;
+  /** receivedAt as ISO, computed once per request rather than once per item. */
+  receivedAtIso?: string;
 }
 
 export type NormalizeResult = { ok: true; message: InboundMessage } | { ok: false; reason: string };
@@ -71,7 +73,7 @@ export function normalizeItem(
   if (originalTimestamp !== undefined && clientTime === null) {
     return { ok: false, reason: `timestamp "${originalTimestamp}" is not an ISO 8601 time` };
   }
-  const sentTime = sentAt === undefined ? null : parseTimestamp(sentAt);
+  const sentTime = sentAt === undefined ? null : sentAt === envelope.sentAt ? envelopeSentTime(envelope) : parseTimestamp(sentAt);
   // Segment's skew correction: trust the client's clock only for the interval between its event and its send.
   const timestamp =
     clientTime !== null && sentTime !== null
@@ -88,8 +90,8 @@ export function normalizeItem(
     anonymousId,
     context,
     integrations: merged(envelope.integrations, raw.integrations),
-    timestamp: toIso(timestamp),
-    receivedAt: toIso(receivedAt),
+    timestamp: timestamp === receivedAt && envelope.receivedAtIso ? envelope.receivedAtIso : toIso(timestamp),
+    receivedAt: envelope.receivedAtIso ?? toIso(receivedAt),
   };
   if (originalTimestamp !== undefined) message.originalTimestamp = originalTimestamp;
   if (sentAt !== undefined) message.sentAt = sentAt;
@@ -104,6 +106,18 @@ export function normalizeItem(
   const properties = objectOf(raw.properties);
   if (properties) message.properties = properties;
   return { ok: true, message };
+}
+
+const sentTimes = new WeakMap<Envelope, number | null>();
+
+/** The envelope's sentAt applies to every item without its own: parse it once per request. */
+function envelopeSentTime(envelope: Envelope): number | null {
+  let t = sentTimes.get(envelope);
+  if (t === undefined) {
+    t = envelope.sentAt === undefined ? null : parseTimestamp(envelope.sentAt);
+    sentTimes.set(envelope, t);
+  }
+  return t;
 }
 
 export function checkMessageIdLength(raw: unknown): string | null {

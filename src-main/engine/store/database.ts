@@ -15,9 +15,9 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   // process crash (what "acknowledged" promises) without an fsync per request.
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  // Checkpoints run inline on a commit and fsync; the default (every 1000 pages) costs the ingest
-  // about a quarter of its throughput. A larger WAL (up to ~40 MB) checkpoints ten times less often.
-  db.pragma('wal_autocheckpoint = 10000');
+  // Checkpoints normally run on the checkpointer thread (checkpointer.ts); this inline one is only
+  // a safety net should that thread fall behind, bounding the WAL to about 200 MB.
+  db.pragma('wal_autocheckpoint = 50000');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   migrate(db);

@@ -1,0 +1,53 @@
+import { Worker } from 'node:worker_threads';
+import { createRequire } from 'node:module';
+
+/**
+ * Runs WAL checkpoints on a worker thread with its own connection. A checkpoint copies the WAL
+ * into the database file and fsyncs it; inline (SQLite's autocheckpoint) that stalls whichever
+ * commit crosses the threshold, tens of milliseconds on the ingest's event loop. PASSIVE mode
+ * never blocks the writer, so the main thread only ever appends to the WAL.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.module);
+const db = new Database(workerData.path, workerData.nativeBinding ? { nativeBinding: workerData.nativeBinding } : {});
+db.pragma('busy_timeout = 1000');
+const run = () => {
+  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch (err) { parentPort.postMessage({ error: String(err) }); }
+};
+const timer = setInterval(run, workerData.intervalMs);
+parentPort.on('message', (m) => {
+  if (m !== 'stop') return;
+  clearInterval(timer);
+  run();
+  db.close();
+  parentPort.postMessage({ stopped: true });
+});
+`;
+
+export interface Checkpointer {
+  stop(): Promise<void>;
+}
+
+export function startCheckpointer(path: string, options: { nativeBinding?: string; intervalMs?: number } = {}): Checkpointer {
+  const require = createRequire(import.meta.url);
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { path, module: require.resolve('better-sqlite3'), nativeBinding: options.nativeBinding, intervalMs: options.intervalMs ?? 500 },
+  });
+  worker.unref();
+  worker.on('message', (m: { error?: string }) => {
+    if (m.error) process.stderr.write(`hookbench: WAL checkpoint failed: ${m.error}\n`);
+  });
+  return {
+    stop: () =>
+      new Promise<void>((resolve) => {
+        const done = (): void => {
+          void worker.terminate().then(() => resolve());
+        };
+        worker.once('message', done);
+        worker.once('error', done);
+        worker.postMessage('stop');
+      }),
+  };
+}
