@@ -5,6 +5,7 @@ import { ValidationError } from '../../src-shared/settings';
 import { parseServeArgs, USAGE } from './args';
 import { defaultDataDir } from './data-dir';
 import { listen } from './server';
+import { generateToken, tokenFromEnv } from './auth';
 
 function fail(message: string): never {
   process.stderr.write(`hookbench: ${message}\n`);
@@ -42,6 +43,12 @@ export async function serve(argv: string[]): Promise<void> {
     fail((err as Error).message);
   }
   const config = args.config ? loadConfig(args.config) : undefined;
+  let token: string;
+  try {
+    token = tokenFromEnv(process.env.HOOKBENCH_TOKEN) ?? generateToken();
+  } catch (err) {
+    fail((err as Error).message);
+  }
   const dataDir = args.dataDir ?? defaultDataDir();
   const engine = createEngine({ dataDir });
   if (config) engine.applyConfig(config);
@@ -51,12 +58,14 @@ export async function serve(argv: string[]): Promise<void> {
   }
   let running;
   try {
-    running = await listen(engine, args.host, args.port);
+    running = await listen(engine, args.host, args.port, { token });
   } catch (err) {
     await engine.stop();
     fail(`cannot listen on ${args.host}:${args.port}: ${(err as Error).message}`);
   }
   process.stdout.write(`Hookbench listening on ${running.url}\n`);
+  // stderr, not stdout: the ready line's format is a contract, and the token must not sit in CI logs that parse it.
+  process.stderr.write(`hookbench: open ${running.url}/?token=${running.token} in a browser\n`);
   process.stderr.write(`hookbench: data in ${dataDir}\n`);
 
   let stopping = false;

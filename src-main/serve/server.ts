@@ -2,10 +2,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Engine } from '../engine';
 import { ingestPath } from '../engine/ingest/handler';
+import { generateToken, type AuthContext } from './auth';
+import { createControlApi } from './control-api';
 
 export interface RunningServer {
   server: Server;
   url: string;
+  /** The control API's per-launch token (DESIGN.md: security posture). */
+  token: string;
   close(): Promise<void>;
 }
 
@@ -15,12 +19,22 @@ function sendJson(res: import('node:http').ServerResponse, status: number, body:
   res.end(text);
 }
 
-/** One port for everything: the Tracking API under /v1/, a health check, and (later) the UI. */
-export function listen(engine: Engine, host: string, port: number): Promise<RunningServer> {
+export interface ListenOptions {
+  /** Generated when absent; the control API refuses every call without it. */
+  token?: string;
+}
+
+/** One port for everything: the Tracking API under /v1/, the control API under /api/, a health check, and (later) the UI. */
+export function listen(engine: Engine, host: string, port: number, options: ListenOptions = {}): Promise<RunningServer> {
+  const token = options.token ?? generateToken();
+  const control = createControlApi(engine);
+  // Known once bound (port 0 picks one); before that, /api/ falls through to the 404 below.
+  let auth: AuthContext | null = null;
   const server = createServer((req, res) => {
     const url = req.url ?? '/';
     const path = ingestPath(url);
     if (path) return engine.handleIngest(req, res, path);
+    if ((url === '/api' || url.startsWith('/api/') || url.startsWith('/api?')) && auth) return control.handle(req, res, auth);
     if (url === '/healthz') return sendJson(res, 200, { ok: true, deliveries: engine.log.countDeliveriesByStatus() });
     sendJson(res, 404, {
       success: false,
@@ -37,11 +51,14 @@ export function listen(engine: Engine, host: string, port: number): Promise<Runn
     server.listen(port, host, () => {
       const address = server.address() as AddressInfo;
       const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      auth = { token, listenHosts: [host, address.address], port: address.port };
       resolve({
         server,
         url: `http://${shownHost}:${address.port}`,
+        token,
         close: () =>
           new Promise<void>((done) => {
+            control.close();
             server.close(() => done());
             server.closeIdleConnections();
           }),

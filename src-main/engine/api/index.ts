@@ -1,0 +1,172 @@
+/**
+ * The contract of src-shared/api.ts implemented over the engine. Transports (headless HTTP in
+ * serve/control-api.ts, Electron IPC) differ; this does not (DESIGN.md: one contract, two transports).
+ */
+import type { Engine } from '../index';
+import {
+  DEFAULT_PAGE_LIMIT,
+  DELIVERY_STATUSES,
+  MAX_PAGE_LIMIT,
+  type DeliveryDetail,
+  type DeliveryPage,
+  type DeliveryStatus,
+  type EngineApi,
+  type PageResult,
+} from '../../../src-shared/api';
+import {
+  ValidationError,
+  validateDeliverySettings,
+  validateDestinationInput,
+  validateSourceInput,
+  type DestinationInput,
+  type FieldError,
+  type SourceInput,
+} from '../../../src-shared/settings';
+import { SUMMARY_COLUMNS, toAttempt, toRequest, toSummary, isoOrNull, type DetailRow, type RequestRow, type SummaryRow } from './views';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
+
+function requireValid(errors: FieldError[]): void {
+  if (errors.length > 0) throw new ValidationError(errors);
+}
+
+function requireId(value: unknown, field: string): number {
+  if (!isId(value)) throw new ValidationError([{ field, message: 'must be a positive whole number' }]);
+  return value;
+}
+
+/** Params arrive from a transport, so they are checked here whatever the static types say. */
+function parsePage(input: unknown): { beforeId: number; limit: number; status: DeliveryStatus | null } {
+  if (input === undefined || input === null) return { beforeId: Number.MAX_SAFE_INTEGER, limit: DEFAULT_PAGE_LIMIT, status: null };
+  if (!isObject(input)) throw new ValidationError([{ field: 'page', message: 'must be an object { beforeId?, limit?, status? }' }]);
+  const errors: FieldError[] = [];
+  if (input.beforeId !== undefined && !isId(input.beforeId)) errors.push({ field: 'page.beforeId', message: 'must be a positive whole number' });
+  const limit = input.limit;
+  if (limit !== undefined && !(typeof limit === 'number' && Number.isInteger(limit) && limit >= 1 && limit <= MAX_PAGE_LIMIT)) {
+    errors.push({ field: 'page.limit', message: `must be a whole number from 1 to ${MAX_PAGE_LIMIT}` });
+  }
+  const status = input.status;
+  if (status !== undefined && !(DELIVERY_STATUSES as readonly unknown[]).includes(status)) {
+    errors.push({ field: 'page.status', message: `must be one of ${DELIVERY_STATUSES.join(', ')}` });
+  }
+  requireValid(errors);
+  return {
+    beforeId: (input.beforeId as number | undefined) ?? Number.MAX_SAFE_INTEGER,
+    limit: (limit as number | undefined) ?? DEFAULT_PAGE_LIMIT,
+    status: (status as DeliveryStatus | undefined) ?? null,
+  };
+}
+
+function pageOf<T extends { id: number }>(items: T[], limit: number): PageResult<T> {
+  const last = items[items.length - 1];
+  return { items, nextBeforeId: items.length === limit && last ? last.id : null };
+}
+
+/** Same defaults as a config file, so a destination saved from the UI and one from a file agree. */
+function destinationInputOf(d: Record<string, unknown>): DestinationInput {
+  return {
+    name: d.name as string,
+    enabled: (d.enabled as boolean | undefined) ?? true,
+    sources: (d.sources as string[] | undefined) ?? [],
+    sharedSecret: typeof d.sharedSecret === 'string' && d.sharedSecret !== '' ? d.sharedSecret : null,
+    webhooks: (d.webhooks as { url: string; headers?: Record<string, string> }[]).map((w) => ({ url: w.url, headers: w.headers ?? {} })),
+  };
+}
+
+const DELIVERY_SETTING_KEYS = new Set(['timeoutMs', 'retryWindowMs', 'baseDelayMs', 'maxDelayMs', 'maxRetryAfterMs', 'jitter', 'preset']);
+
+export function createEngineApi(engine: Engine, onConfig: (what: 'sources' | 'destinations' | 'delivery') => void = () => {}): EngineApi {
+  const db = engine.db;
+  const listSummaries = db.prepare(
+    `SELECT ${SUMMARY_COLUMNS} FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id
+     WHERE d.id < ? AND (? IS NULL OR d.status = ?) ORDER BY d.id DESC LIMIT ?`,
+  );
+  const oneDetail = db.prepare(
+    `SELECT ${SUMMARY_COLUMNS}, d.body, d.target_url, d.edited, d.first_attempt_at, d.finished_at
+     FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id WHERE d.id = ?`,
+  );
+  const listRequestRows = db.prepare('SELECT * FROM requests WHERE id < ? ORDER BY id DESC LIMIT ?');
+
+  return {
+    async listDeliveries(page?: DeliveryPage) {
+      const p = parsePage(page);
+      const rows = listSummaries.all(p.beforeId, p.status, p.status, p.limit) as SummaryRow[];
+      return pageOf(rows.map(toSummary), p.limit);
+    },
+    async getDelivery(id) {
+      const row = oneDetail.get(requireId(id, 'id')) as DetailRow | undefined;
+      if (!row) return null;
+      const detail: DeliveryDetail = {
+        ...toSummary(row),
+        body: row.body === null ? null : row.body.toString('utf8'),
+        targetUrl: row.target_url,
+        edited: row.edited === 1,
+        firstAttemptAt: isoOrNull(row.first_attempt_at),
+        finishedAt: isoOrNull(row.finished_at),
+        attempts: engine.log.attemptsOf(row.id).map(toAttempt),
+      };
+      return detail;
+    },
+    async countDeliveriesByStatus() {
+      return engine.log.countDeliveriesByStatus();
+    },
+    async listRequests(page) {
+      if (isObject(page) && page.status !== undefined) {
+        throw new ValidationError([{ field: 'page.status', message: 'requests have no status filter' }]);
+      }
+      const p = parsePage(page);
+      return pageOf((listRequestRows.all(p.beforeId, p.limit) as RequestRow[]).map(toRequest), p.limit);
+    },
+    async droppedItemsOf(requestId) {
+      return engine.log.droppedItemsOf(requireId(requestId, 'requestId'));
+    },
+    async listSources() {
+      return engine.config.listSources();
+    },
+    async saveSource(input) {
+      requireValid(validateSourceInput(input, 'source'));
+      const s: SourceInput = { name: input.name, writeKey: input.writeKey };
+      const holder = engine.config.listSources().find((o) => o.writeKey === s.writeKey && o.name !== s.name);
+      if (holder) throw new ValidationError([{ field: 'source.writeKey', message: `is already the write key of source "${holder.name}"` }]);
+      // Through applyConfig, not the store, so the engine's routing caches are rebuilt.
+      engine.applyConfig({ sources: [s], destinations: [] });
+      onConfig('sources');
+      const saved = engine.config.listSources().find((o) => o.name === s.name);
+      if (!saved) throw new Error(`source "${s.name}" vanished while being saved`);
+      return saved;
+    },
+    async listDestinations() {
+      return engine.config.listDestinations();
+    },
+    async saveDestination(input) {
+      requireValid(validateDestinationInput(input, 'destination'));
+      const d = destinationInputOf(input as unknown as Record<string, unknown>);
+      const known = new Set(engine.config.listSources().map((s) => s.name));
+      requireValid(
+        d.sources.flatMap((name, k) => (known.has(name) ? [] : [{ field: `destination.sources[${k}]`, message: `no source named "${name}"` }])),
+      );
+      engine.applyConfig({ sources: [], destinations: [d] });
+      onConfig('destinations');
+      const saved = engine.config.listDestinations().find((o) => o.name === d.name);
+      if (!saved) throw new Error(`destination "${d.name}" vanished while being saved`);
+      return saved;
+    },
+    async getDeliverySettings() {
+      return engine.deliverySettings();
+    },
+    async saveDeliverySettings(input) {
+      const errors = validateDeliverySettings(input, 'delivery');
+      if (input === undefined || input === null) errors.push({ field: 'delivery', message: 'must be an object' });
+      else if (isObject(input)) {
+        for (const key of Object.keys(input)) {
+          if (!DELIVERY_SETTING_KEYS.has(key)) errors.push({ field: `delivery.${key}`, message: 'is not a delivery setting' });
+        }
+      }
+      requireValid(errors);
+      engine.applyConfig({ sources: [], destinations: [], delivery: { ...input } });
+      onConfig('delivery');
+      return engine.deliverySettings();
+    },
+  };
+}

@@ -1,0 +1,148 @@
+/**
+ * The headless transport of the engine contract: POST /api/call for commands and queries, GET
+ * /api/live for live events as Server-Sent Events, behind the checks of auth.ts.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Engine } from '../engine';
+import { createEngineApi } from '../engine/api';
+import { API_METHODS, isApiMethod, type ApiResponse, type EngineApi, type LiveEvent } from '../../src-shared/api';
+import { isJsonObject } from '../../src-shared/json';
+import { ValidationError, type FieldError } from '../../src-shared/settings';
+import { checkApiRequest, type AuthContext } from './auth';
+
+export { createEngineApi };
+
+const MAX_CALL_BYTES = 1024 * 1024;
+const HEARTBEAT_MS = 15_000;
+
+function sendJson(res: ServerResponse, status: number, body: ApiResponse): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+  res.end(text);
+}
+
+const fail = (res: ServerResponse, status: number, code: string, message: string, fields?: FieldError[]): void =>
+  sendJson(res, status, { ok: false, error: fields ? { code, message, fields } : { code, message } });
+
+function readBody(req: IncomingMessage): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_CALL_BYTES) {
+        resolve(null);
+        req.resume();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+export interface ControlApi {
+  readonly api: EngineApi;
+  /** Handles any /api/* request; auth is checked here, before anything else. */
+  handle(req: IncomingMessage, res: ServerResponse, auth: AuthContext): void;
+  /** Ends open live streams, so that the server can close. */
+  close(): void;
+}
+
+export function createControlApi(engine: Engine): ControlApi {
+  const streams = new Set<(event: LiveEvent) => void>();
+  const closers = new Set<() => void>();
+  const api = createEngineApi(engine, (what) => {
+    for (const send of streams) send({ type: 'config', what });
+  });
+
+  async function call(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // JSON only: a cross-site form post cannot send application/json without a preflight.
+    if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
+      return fail(res, 415, 'unsupported_media_type', 'POST /api/call takes Content-Type: application/json');
+    }
+    const body = await readBody(req);
+    if (body === null) return fail(res, 413, 'too_large', `a call is at most ${MAX_CALL_BYTES} bytes`);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.toString('utf8'));
+    } catch {
+      return fail(res, 400, 'bad_request', 'the body is not valid JSON; send { "method": NAME, "params": … }');
+    }
+    if (!isJsonObject(parsed) || typeof parsed.method !== 'string') {
+      return fail(res, 400, 'bad_request', 'send { "method": NAME, "params": … }');
+    }
+    const method = parsed.method;
+    if (!isApiMethod(method)) {
+      return fail(res, 404, 'unknown_method', `"${method}" is not a Hookbench API method; known: ${API_METHODS.join(', ')}`);
+    }
+    try {
+      const invoke = api[method] as (params: unknown) => Promise<unknown>;
+      sendJson(res, 200, { ok: true, result: await invoke.call(api, parsed.params) });
+    } catch (err) {
+      if (err instanceof ValidationError) return fail(res, 400, err.code, err.message, err.errors);
+      fail(res, 500, 'internal', (err as Error).message);
+    }
+  }
+
+  function live(req: IncomingMessage, res: ServerResponse): void {
+    const send = (event: LiveEvent): void => {
+      res.write(`data: ${JSON.stringify(event)}\n\n`);
+    };
+    const unsubscribe = engine.onLive(send);
+    streams.add(send);
+    // Comments keep proxies and idle timers from closing a quiet stream.
+    const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), HEARTBEAT_MS);
+    heartbeat.unref();
+    const cleanup = (): void => {
+      clearInterval(heartbeat);
+      unsubscribe();
+      streams.delete(send);
+      closers.delete(end);
+    };
+    const end = (): void => {
+      cleanup();
+      res.end();
+    };
+    closers.add(end);
+    req.on('close', cleanup);
+    res.on('close', cleanup);
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    // Subscribed before the first byte, so a client that has the headers misses no event.
+    res.write(': connected\n\n');
+  }
+
+  return {
+    api,
+    handle(req, res, auth) {
+      const verdict = checkApiRequest(auth, {
+        method: req.method ?? 'GET',
+        url: req.url ?? '/',
+        host: req.headers.host,
+        origin: req.headers.origin,
+        authorization: req.headers.authorization,
+      });
+      if (!verdict.ok) return fail(res, verdict.status, verdict.code, verdict.message);
+      const path = (req.url ?? '/').split('?')[0];
+      if (path === '/api/call') {
+        if (req.method !== 'POST') return fail(res, 405, 'method_not_allowed', 'use POST /api/call');
+        call(req, res).catch((err: unknown) => fail(res, 500, 'internal', (err as Error).message));
+        return;
+      }
+      if (path === '/api/live') {
+        if (req.method !== 'GET') return fail(res, 405, 'method_not_allowed', 'use GET /api/live');
+        return live(req, res);
+      }
+      fail(res, 404, 'not_found', `${req.method} ${path} is not a control API endpoint (POST /api/call, GET /api/live)`);
+    },
+    close() {
+      for (const end of [...closers]) end();
+    },
+  };
+}

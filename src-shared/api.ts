@@ -1,0 +1,193 @@
+/**
+ * The renderer ↔ engine contract (DESIGN.md: one contract, two transports). Electron's preload and
+ * headless mode's HTTP control API both carry exactly these calls and live events; the renderer
+ * sees nothing else. Plain data only: no Node, no DOM imports, so both sides compile it.
+ */
+import type { DeliverySettings, Destination, DestinationInput, RETRY_PRESETS, Source, SourceInput } from './settings';
+
+export type DeliveryStatus = 'pending' | 'in_flight' | 'succeeded' | 'retrying' | 'failed' | 'discarded';
+export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'in_flight', 'succeeded', 'retrying', 'failed', 'discarded'];
+
+/** The log is keyset-paged (never loaded whole): pass the previous page's nextBeforeId. */
+export interface Page {
+  beforeId?: number;
+  /** At most MAX_PAGE_LIMIT; DEFAULT_PAGE_LIMIT when absent. */
+  limit?: number;
+}
+export interface DeliveryPage extends Page {
+  status?: DeliveryStatus;
+}
+export interface PageResult<T> {
+  /** Newest first. */
+  items: T[];
+  /** Id to pass as beforeId for the next page; null once the log is exhausted. */
+  nextBeforeId: number | null;
+}
+export const DEFAULT_PAGE_LIMIT = 100;
+export const MAX_PAGE_LIMIT = 500;
+
+/** One delivery as a list row: no body, no attempts, so a page stays small. Times are ISO 8601 UTC. */
+export interface DeliverySummary {
+  id: number;
+  /** The messages row the delivery was made from; null for a delivery not born from a message. */
+  messageRowId: number | null;
+  destinationId: number;
+  /** Payload type: track, identify, … */
+  type: string;
+  status: DeliveryStatus;
+  userId: string | null;
+  anonymousId: string | null;
+  event: string | null;
+  /** The message's own messageId (from the SDK or assigned at ingest). */
+  messageId: string | null;
+  createdAt: string;
+  nextAttemptAt: string | null;
+  rounds: number;
+  lastHttpStatus: number | null;
+  lastError: string | null;
+  replayOf: number | null;
+}
+
+export interface AttemptTimingsView {
+  dnsMs?: number;
+  connectMs?: number;
+  tlsMs?: number;
+  firstByteMs?: number;
+  totalMs: number;
+}
+
+export interface AttemptView {
+  id: number;
+  url: string;
+  startedAt: string;
+  round: number;
+  state: 'in_flight' | 'done' | 'interrupted';
+  /** The retry policy's reading of this attempt (e.g. succeeded, retryable, fatal); null while in flight. */
+  verdict: string | null;
+  httpStatus: number | null;
+  /** Exactly the headers sent, X-Signature included. */
+  requestHeaders: Record<string, string>;
+  timings: AttemptTimingsView | null;
+  responseHeaders: Record<string, string | string[]> | null;
+  /** The kept prefix of the response body as UTF-8 (invalid sequences replaced). */
+  responseBody: string | null;
+  responseBytes: number | null;
+  responseTruncated: boolean;
+  errorKind: string | null;
+  errorText: string | null;
+  retryAfterMs: number | null;
+}
+
+export interface DeliveryDetail extends DeliverySummary {
+  /** The exact bytes signed and sent, as UTF-8; null until the first round mapped them. */
+  body: string | null;
+  /** A replay sent to one URL instead of the destination's entries. */
+  targetUrl: string | null;
+  edited: boolean;
+  firstAttemptAt: string | null;
+  finishedAt: string | null;
+  attempts: AttemptView[];
+}
+
+/** One HTTP call to the Tracking API, accepted or refused. */
+export interface InboundRequest {
+  id: number;
+  sourceId: number | null;
+  path: string;
+  receivedAt: string;
+  httpStatus: number;
+  bytes: number;
+  items: number;
+  accepted: number;
+  dropped: number;
+  duplicates: number;
+  userAgent: string | null;
+  errorCode: string | null;
+  errorText: string | null;
+}
+
+/** An item of an accepted request that did not become a message. */
+export interface DroppedItemView {
+  index: number;
+  kind: 'invalid' | 'duplicate';
+  reason: string;
+  /** The item as received (JSON text). */
+  raw: string;
+}
+
+export type DeliverySettingsInput = Partial<DeliverySettings> & { preset?: keyof typeof RETRY_PRESETS };
+
+/**
+ * Every call takes at most one argument, so a transport carries `{ method, params }` and nothing
+ * positional can be misread. All return promises, whatever the transport.
+ */
+export interface EngineApi {
+  listDeliveries(page?: DeliveryPage): Promise<PageResult<DeliverySummary>>;
+  /** null when no delivery has that id. */
+  getDelivery(id: number): Promise<DeliveryDetail | null>;
+  countDeliveriesByStatus(): Promise<Partial<Record<DeliveryStatus, number>>>;
+  listRequests(page?: Page): Promise<PageResult<InboundRequest>>;
+  droppedItemsOf(requestId: number): Promise<DroppedItemView[]>;
+  listSources(): Promise<Source[]>;
+  /** Creates the source, or updates the write key of the one with that name. */
+  saveSource(input: SourceInput): Promise<Source>;
+  listDestinations(): Promise<Destination[]>;
+  /** Creates or replaces, whole, the destination with that name. */
+  saveDestination(input: DestinationInput): Promise<Destination>;
+  getDeliverySettings(): Promise<DeliverySettings>;
+  /** Replaces the settings: preset first, then explicit fields, over the defaults. */
+  saveDeliverySettings(input: DeliverySettingsInput): Promise<DeliverySettings>;
+}
+
+export type ApiMethod = keyof EngineApi;
+
+/** The names a transport accepts; anything else is refused before it reaches the engine. */
+export const API_METHODS = [
+  'listDeliveries',
+  'getDelivery',
+  'countDeliveriesByStatus',
+  'listRequests',
+  'droppedItemsOf',
+  'listSources',
+  'saveSource',
+  'listDestinations',
+  'saveDestination',
+  'getDeliverySettings',
+  'saveDeliverySettings',
+] as const satisfies readonly ApiMethod[];
+
+// Compile-time proof that API_METHODS lists every method of EngineApi, not just some of them.
+type Missing = Exclude<ApiMethod, (typeof API_METHODS)[number]>;
+const _everyMethodListed: [Missing] extends [never] ? true : Missing = true;
+void _everyMethodListed;
+
+export function isApiMethod(name: unknown): name is ApiMethod {
+  return typeof name === 'string' && (API_METHODS as readonly string[]).includes(name);
+}
+
+export type ApiParams<M extends ApiMethod> = Parameters<EngineApi[M]>[0];
+export type ApiResult<M extends ApiMethod> = Awaited<ReturnType<EngineApi[M]>>;
+
+/** A call as carried by a transport, and its answer. */
+export interface ApiCall<M extends ApiMethod = ApiMethod> {
+  method: M;
+  params?: ApiParams<M>;
+}
+export interface ApiFieldError {
+  field: string;
+  message: string;
+}
+export interface ApiError {
+  /** Stable, machine-readable: validation_failed, unknown_method, bad_request, unauthorized, … */
+  code: string;
+  message: string;
+  fields?: ApiFieldError[];
+}
+export type ApiResponse<T = unknown> = { ok: true; result: T } | { ok: false; error: ApiError };
+
+/** Live events, coalesced by the engine (DESIGN.md: live updates are batched). */
+export type LiveEvent =
+  /** These deliveries changed (created, attempted, finished): refetch the ones on screen. */
+  | { type: 'deliveries'; ids: number[] }
+  /** Sources, destinations or delivery settings were saved through the API. */
+  | { type: 'config'; what: 'sources' | 'destinations' | 'delivery' };
