@@ -205,6 +205,27 @@ describe('delivery: signed webhooks, timeouts and retries', () => {
     }
   });
 
+  test('switching a destination off discards its queued deliveries, with the reason', async () => {
+    const clock = new ManualClock(T0);
+    const receiver = await new Receiver().start();
+    receiver.respond(status(500));
+    const h = await startHarness(configWith(receiver.url), { clock });
+    try {
+      await h.post('/v1/track', { userId: 'u', event: 'E', messageId: 'off-1' });
+      const d = await settled(h, 'off-1', ['retrying']);
+      h.engine.applyConfig(configWith(receiver.url, { enabled: false }));
+      clock.advance(d.next_attempt_at! - clock.now());
+      const off = await settled(h, 'off-1', ['discarded']);
+      assert.match(off.last_error ?? '', /switched off/);
+      assert.equal(receiver.received.length, 1, 'nothing more is sent once it is off');
+      await h.post('/v1/track', { userId: 'u', event: 'E', messageId: 'off-2' });
+      assert.equal(delivery(h, 'off-2'), undefined, 'new messages get no delivery while it is off');
+    } finally {
+      await h.close();
+      await receiver.close();
+    }
+  });
+
   test('429 with Retry-After is honoured; a redirect is not followed and not retried', async () => {
     const clock = new ManualClock(T0);
     const limited = await new Receiver().start();

@@ -117,8 +117,9 @@ export class Scheduler {
       const destination = this.deps.destination(row.destination_id);
       const body = row.body ?? this.bodyFor(row);
       const targets = targetsOf(row, destination);
-      if (!destination || body === null || targets.length === 0) {
-        updates.push(discard(row, now, !destination ? 'its destination was removed' : body === null ? 'its message is gone from the log' : 'its destination has no webhook URLs'));
+      const notSent = whyNotSent(destination, body, targets, row);
+      if (notSent !== null || !destination || body === null) {
+        updates.push(discard(row, now, notSent ?? 'its destination was removed'));
         continue;
       }
       const secret = destination.sharedSecret;
@@ -238,6 +239,16 @@ function targetsOf(row: DeliveryRow, destination: Destination | undefined): stri
   const pending = JSON.parse(row.pending_urls) as string[];
   // An entry removed from the destination since the last round is no longer tried.
   return pending.filter((url) => all.includes(url));
+}
+
+/** Why a due delivery cannot go out at all; it is then discarded, with this reason, and stays replayable. */
+function whyNotSent(destination: Destination | undefined, body: Uint8Array | null, targets: string[], row: DeliveryRow): string | null {
+  if (!destination) return 'its destination was removed';
+  // A replay aimed at one URL was asked for explicitly; the switch governs the live traffic.
+  if (!destination.enabled && row.target_url === null) return 'its destination is switched off';
+  if (body === null) return 'its message is gone from the log';
+  if (targets.length === 0) return 'its destination has no webhook URLs';
+  return null;
 }
 
 function discard(row: DeliveryRow, now: number, why: string): DeliveryUpdate {
