@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';
+import react from '@vitejs/plugin-react';
 
 // Main and preload are bundled for Node/Electron; better-sqlite3 stays external (a native addon,
 // loaded with a build for Electron's ABI through the engine's nativeBinding option).
@@ -19,6 +20,7 @@ export default defineConfig({
   },
   renderer: {
     root: resolve(__dirname, 'src-renderer'),
+    plugins: [react()],
     build: { rollupOptions: { input: resolve(__dirname, 'src-renderer/index.html') } },
   },
 });

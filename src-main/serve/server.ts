@@ -4,6 +4,7 @@ import type { Engine } from '../engine';
 import { ingestPath } from '../engine/ingest/handler';
 import { generateToken, type AuthContext } from './auth';
 import { createControlApi } from './control-api';
+import { DEFAULT_UI_DIR, isUiPath, serveUi } from './static';
 
 export interface RunningServer {
   server: Server;
@@ -22,12 +23,15 @@ function sendJson(res: import('node:http').ServerResponse, status: number, body:
 export interface ListenOptions {
   /** Generated when absent; the control API refuses every call without it. */
   token?: string;
+  /** The built renderer to serve at / and /assets/*; out/renderer/ when absent. */
+  uiDir?: string;
 }
 
-/** One port for everything: the Tracking API under /v1/, the control API under /api/, a health check, and (later) the UI. */
+/** One port for everything: the Tracking API under /v1/, the control API under /api/, a health check, and the built UI. */
 export function listen(engine: Engine, host: string, port: number, options: ListenOptions = {}): Promise<RunningServer> {
   const token = options.token ?? generateToken();
   const control = createControlApi(engine);
+  const uiDir = options.uiDir ?? DEFAULT_UI_DIR;
   // Known once bound (port 0 picks one); before that, /api/ falls through to the 404 below.
   let auth: AuthContext | null = null;
   const server = createServer((req, res) => {
@@ -35,6 +39,13 @@ export function listen(engine: Engine, host: string, port: number, options: List
     const path = ingestPath(url);
     if (path) return engine.handleIngest(req, res, path);
     if ((url === '/api' || url.startsWith('/api/') || url.startsWith('/api?')) && auth) return control.handle(req, res, auth);
+    if (isUiPath(url)) {
+      serveUi(uiDir, req, res).catch(() => {
+        if (!res.headersSent) sendJson(res, 500, { success: false, code: 'internal', message: 'could not read the UI files' });
+        else res.destroy();
+      });
+      return;
+    }
     if (url === '/healthz') return sendJson(res, 200, { ok: true, deliveries: engine.log.countDeliveriesByStatus() });
     sendJson(res, 404, {
       success: false,

@@ -10,9 +10,18 @@ export interface ServeProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+export interface StartServeOptions {
+  /** Added to this process's environment (e.g. HOOKBENCH_TOKEN). */
+  env?: Record<string, string>;
+}
+
 /** Starts `hookbench serve` as a real child process and resolves with the URL it prints. */
-export function startServe(args: string[]): Promise<ServeProcess> {
-  const child = spawn(process.execPath, ['bin/hookbench.mjs', 'serve', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startServe(args: string[], options: StartServeOptions = {}): Promise<ServeProcess> {
+  const child = spawn(process.execPath, ['bin/hookbench.mjs', 'serve', ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...options.env },
+  });
   let stderr = '';
   child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>

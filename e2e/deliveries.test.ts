@@ -1,0 +1,115 @@
+/**
+ * The deliveries view in a real Chromium against a real `hookbench serve` and a real receiver:
+ * empty state, a live row after an ingest, and the detail with the exact signature.
+ */
+import { before, after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { createHmac, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { Receiver } from '../src-main/engine/testing/receiver';
+import { startServe, type ServeProcess } from '../src-main/serve/testing/process';
+
+const root = new URL('../', import.meta.url).pathname;
+const CHROMIUM = process.env.HOOKBENCH_CHROMIUM ?? '/usr/bin/chromium';
+const SECRET = 'e2e-shared-secret';
+const WRITE_KEY = 'wk_e2e';
+const TOKEN = randomBytes(24).toString('base64url');
+
+let dir = '';
+let receiver: Receiver | null = null;
+let serve: ServeProcess | null = null;
+let browser: Browser | null = null;
+
+before(async () => {
+  assert.ok(existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM}: install it (apt-get install chromium) or set HOOKBENCH_CHROMIUM`);
+  // Always build: electron-vite takes about a second, and a stale out/renderer/ would test old code.
+  // The local electron-vite through this Node, the same as `npx electron-vite build` without needing npx on PATH.
+  const cli = join(root, 'node_modules/electron-vite/bin/electron-vite.js');
+  const build = spawnSync(process.execPath, [cli, 'build'], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+  assert.equal(build.status, 0, `electron-vite build failed:\n${build.stdout}\n${build.stderr}`);
+  assert.ok(existsSync(join(root, 'out/renderer/index.html')), 'the build made no out/renderer/index.html');
+
+  dir = mkdtempSync(join(tmpdir(), 'hookbench-e2e-'));
+  receiver = await new Receiver().start();
+  const config = join(dir, 'hookbench.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      sources: [{ name: 'backend', writeKey: WRITE_KEY }],
+      destinations: [{ name: 'Local receiver', enabled: true, sources: ['backend'], sharedSecret: SECRET, webhooks: [{ url: receiver.url }] }],
+    }),
+  );
+  serve = await startServe(['--port', '0', '--data-dir', join(dir, 'data'), '--config', config], { env: { HOOKBENCH_TOKEN: TOKEN } });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--headless=new', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  if (serve) {
+    serve.child.kill('SIGINT');
+    await serve.exited;
+  }
+  await receiver?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+test('a tracked event appears live, and its detail shows the body and the X-Signature the receiver got', async () => {
+  assert.ok(browser && serve && receiver);
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const problems: string[] = [];
+  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
+  });
+
+  await page.goto(`${serve.url}/?token=${TOKEN}`);
+  await page.getByTestId('empty-state').waitFor();
+  const snippet = await page.getByTestId('empty-snippet').textContent();
+  assert.match(snippet ?? '', new RegExp(`${serve.url}/v1/track`));
+  assert.match(snippet ?? '', new RegExp(WRITE_KEY));
+  await page.locator('[data-testid="connection-state"][data-state="connected"]').waitFor();
+  mkdirSync(join(root, 'e2e/screenshots'), { recursive: true });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: join(root, 'e2e/screenshots/empty-dark.png') });
+  await page.emulateMedia({ colorScheme: 'light' });
+
+  const res = await fetch(`${serve.url}/v1/track`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${Buffer.from(`${WRITE_KEY}:`).toString('base64')}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ userId: 'user_e2e', event: 'Order Completed', properties: { total: 42 } }),
+  });
+  assert.equal(res.status, 200);
+
+  // Live: no reload, the row arrives through /api/live and reaches succeeded.
+  const row = page.getByTestId('delivery-row').filter({ has: page.getByTestId('delivery-status').filter({ hasText: 'succeeded' }) });
+  await row.waitFor({ timeout: 15_000 });
+  assert.equal(await page.getByTestId('delivery-row').count(), 1);
+  assert.equal(await row.getByTestId('delivery-type').textContent(), 'track');
+  assert.equal(await row.getByTestId('delivery-user').textContent(), 'user_e2e');
+  assert.equal(await row.getByTestId('delivery-event').textContent(), 'Order Completed');
+  assert.equal(await row.getByTestId('delivery-http').textContent(), '200');
+
+  await row.click();
+  const signatureCell = page.getByTestId('delivery-detail').getByTestId('detail-signature');
+  await signatureCell.waitFor();
+  assert.equal(receiver.received.length, 1);
+  const sent = receiver.received[0]!.body;
+  const expected = createHmac('sha1', SECRET).update(sent).digest('hex');
+  assert.equal(await signatureCell.textContent(), expected);
+  assert.equal(receiver.received[0]!.headers['x-signature'], expected);
+  const shownBody = await page.getByTestId('detail-body').textContent();
+  assert.equal(shownBody, JSON.stringify(JSON.parse(sent.toString('utf8')), null, 2));
+  assert.equal(await page.getByTestId('attempt').count(), 1);
+  assert.equal(await page.getByTestId('attempt-status').first().textContent(), '200');
+
+  await page.screenshot({ path: join(root, 'e2e/screenshots/deliveries.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -1,0 +1,92 @@
+/**
+ * How the renderer reaches the engine (DESIGN.md: one contract, two transports). The views see only
+ * this interface; headless mode carries it over HTTP (/api/call) and Server-Sent Events (/api/live).
+ * An Electron IPC transport will implement the same interface.
+ */
+import type { ApiMethod, ApiParams, ApiResponse, ApiResult, LiveEvent } from '../src-shared/api';
+
+export type ConnectionState = 'connecting' | 'connected' | 'reconnecting';
+
+export interface Transport {
+  call<M extends ApiMethod>(method: M, params?: ApiParams<M>): Promise<ApiResult<M>>;
+  /** Live events until the returned function is called; onState reports the stream's health. */
+  subscribe(onEvent: (event: LiveEvent) => void, onState: (state: ConnectionState) => void): () => void;
+}
+
+export class ApiCallError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const RETRY_MIN_MS = 500;
+const RETRY_MAX_MS = 10_000;
+
+/** Headless mode: same origin as the page, the per-launch token from `?token=`. */
+export function httpTransport(token: string, base = ''): Transport {
+  return {
+    async call(method, params) {
+      const res = await fetch(`${base}/api/call`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ method, params }),
+      });
+      let answer: ApiResponse;
+      try {
+        answer = (await res.json()) as ApiResponse;
+      } catch {
+        throw new ApiCallError('bad_response', `${method}: HTTP ${res.status} without a JSON answer`);
+      }
+      if (!answer.ok) throw new ApiCallError(answer.error.code, answer.error.message);
+      return answer.result as ApiResult<typeof method>;
+    },
+    subscribe(onEvent, onState) {
+      let source: EventSource | null = null;
+      let timer: ReturnType<typeof setTimeout> | null = null;
+      let delay = RETRY_MIN_MS;
+      let stopped = false;
+      const open = (): void => {
+        source = new EventSource(`${base}/api/live?token=${encodeURIComponent(token)}`);
+        source.onopen = () => {
+          delay = RETRY_MIN_MS;
+          onState('connected');
+        };
+        source.onmessage = (message: MessageEvent<string>) => {
+          try {
+            onEvent(JSON.parse(message.data) as LiveEvent);
+          } catch {
+            // A malformed event is ignored; the next refetch corrects the view.
+          }
+        };
+        source.onerror = () => {
+          onState('reconnecting');
+          // EventSource retries by itself unless the server refused the stream; then we retry, slower each time.
+          if (source?.readyState === EventSource.CLOSED && !stopped) {
+            source.close();
+            timer = setTimeout(open, delay);
+            delay = Math.min(delay * 2, RETRY_MAX_MS);
+          }
+        };
+      };
+      onState('connecting');
+      open();
+      return () => {
+        stopped = true;
+        if (timer) clearTimeout(timer);
+        source?.close();
+      };
+    },
+  };
+}
+
+/** The transport for this window, or null with the reason when none can be made. */
+export function pickTransport(search: string): { transport: Transport } | { problem: string } {
+  const token = new URLSearchParams(search).get('token');
+  if (!token) {
+    return { problem: 'No access token in the address. Open the URL that `hookbench serve` prints on stderr (it ends with ?token=…).' };
+  }
+  return { transport: httpTransport(token) };
+}
