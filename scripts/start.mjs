@@ -2,7 +2,7 @@
 // `npm start`: the desktop app when an Electron binary is installed, otherwise headless mode with
 // the browser URL. Electron's binary cannot always be downloaded (build machines, CI), and a clear
 // fallback beats a crash.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -24,8 +24,19 @@ function electronBinary() {
   }
 }
 
+// The UI is served from out/: build it on the first start so `npm install && npm start` is enough.
+function ensureBuilt() {
+  const ready = ['../out/renderer/index.html', '../out/main/main.js'].every((p) => existsSync(new URL(p, import.meta.url)));
+  if (ready) return true;
+  console.error('hookbench: building the app once (electron-vite build)…');
+  const cli = join(root, 'node_modules/electron-vite/bin/electron-vite.js');
+  const r = spawnSync(process.execPath, [cli, 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (r.status !== 0) console.error('hookbench: the build failed; headless mode still serves the Tracking API');
+  return r.status === 0;
+}
+
 const binary = electronBinary();
-const built = existsSync(new URL('../out/main/main.js', import.meta.url));
+const built = ensureBuilt();
 let child;
 if (binary && built) {
   child = spawn(binary, ['.'], { cwd: root, stdio: 'inherit' });
