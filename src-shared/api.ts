@@ -137,6 +137,19 @@ export interface EngineApi {
   getDeliverySettings(): Promise<DeliverySettings>;
   /** Replaces the settings: preset first, then explicit fields, over the defaults. */
   saveDeliverySettings(input: DeliverySettingsInput): Promise<DeliverySettings>;
+  /**
+   * Replays a delivery as a new delivery linked to it (replayOf): the same bytes, or `body` sent
+   * exactly as given and signed anew; to the destination's URLs, or to `targetUrl` alone.
+   */
+  replayDelivery(input: ReplayInput): Promise<DeliveryDetail>;
+}
+
+export interface ReplayInput {
+  id: number;
+  /** An edited body: must be a JSON object; its bytes are sent as given. */
+  body?: string;
+  /** Send to this URL only (e.g. a local receiver) instead of the destination's entries. */
+  targetUrl?: string;
 }
 
 export type ApiMethod = keyof EngineApi;
@@ -154,6 +167,7 @@ export const API_METHODS = [
   'saveDestination',
   'getDeliverySettings',
   'saveDeliverySettings',
+  'replayDelivery',
 ] as const satisfies readonly ApiMethod[];
 
 // Compile-time proof that API_METHODS lists every method of EngineApi, not just some of them.

@@ -41,6 +41,11 @@ export interface Engine {
   /** Handles one Tracking API request; `path` from ingestPath(). */
   handleIngest(req: IncomingMessage, res: ServerResponse, path: string): void;
   onLive(listener: LiveListener): () => void;
+  /**
+   * Queues a replay of a delivery: the same bytes unless `body` is given (sent exactly as given and
+   * signed anew), to the destination's URLs unless `targetUrl` is given. Returns the new delivery's id.
+   */
+  replay(deliveryId: number, options?: { body?: Uint8Array; targetUrl?: string }): number;
 }
 
 export function createEngine(options: EngineOptions): Engine {
@@ -125,6 +130,19 @@ export function createEngine(options: EngineOptions): Engine {
       scheduler.wake();
     },
     deliverySettings: () => settings,
+    replay(deliveryId, replay = {}) {
+      const original = log.getDelivery(deliveryId);
+      if (!original) throw new Error(`no delivery with id ${deliveryId}`);
+      const id = log.createReplay(original, {
+        body: replay.body ?? original.body,
+        edited: replay.body !== undefined,
+        targetUrl: replay.targetUrl ?? original.target_url,
+        now: clock.now(),
+      });
+      publish([id]);
+      scheduler.wake();
+      return id;
+    },
     handleIngest: ingest,
     onLive(listener) {
       listeners.add(listener);

@@ -18,6 +18,7 @@ import {
   validateDeliverySettings,
   validateDestinationInput,
   validateSourceInput,
+  validateWebhookUrl,
   type DestinationInput,
   type FieldError,
   type SourceInput,
@@ -88,7 +89,7 @@ export function createEngineApi(engine: Engine, onConfig: (what: 'sources' | 'de
   );
   const listRequestRows = db.prepare('SELECT * FROM requests WHERE id < ? ORDER BY id DESC LIMIT ?');
 
-  return {
+  const api: EngineApi = {
     async listDeliveries(page?: DeliveryPage) {
       const p = parsePage(page);
       const rows = listSummaries.all(p.beforeId, p.status, p.status, p.limit) as SummaryRow[];
@@ -168,5 +169,34 @@ export function createEngineApi(engine: Engine, onConfig: (what: 'sources' | 'de
       onConfig('delivery');
       return engine.deliverySettings();
     },
+    async replayDelivery(input) {
+      if (!isObject(input)) throw new ValidationError([{ field: 'replay', message: 'must be an object { id, body?, targetUrl? }' }]);
+      const id = requireId(input.id, 'replay.id');
+      const errors: FieldError[] = [];
+      if (!engine.log.getDelivery(id)) errors.push({ field: 'replay.id', message: `no delivery with id ${id}` });
+      let body: Uint8Array | undefined;
+      if (input.body !== undefined) {
+        if (typeof input.body !== 'string') errors.push({ field: 'replay.body', message: 'must be the JSON text to send' });
+        else {
+          try {
+            const parsed: unknown = JSON.parse(input.body);
+            if (!isObject(parsed)) errors.push({ field: 'replay.body', message: 'must be a JSON object' });
+            else body = Buffer.from(input.body, 'utf8');
+          } catch (err) {
+            errors.push({ field: 'replay.body', message: `is not valid JSON: ${(err as Error).message}` });
+          }
+        }
+      }
+      if (input.targetUrl !== undefined) errors.push(...validateWebhookUrl(input.targetUrl, 'replay.targetUrl'));
+      requireValid(errors);
+      const replayId = engine.replay(id, {
+        ...(body !== undefined ? { body } : {}),
+        ...(typeof input.targetUrl === 'string' ? { targetUrl: input.targetUrl } : {}),
+      });
+      const detail = await api.getDelivery(replayId);
+      if (!detail) throw new Error(`replay ${replayId} vanished`);
+      return detail;
+    },
   };
+  return api;
 }

@@ -247,6 +247,31 @@ export class LogStore {
     })();
   }
 
+  /**
+   * A replay is a new delivery linked to its original (replay_of). It carries the original's
+   * bytes, or edited ones (the original row keeps its own), and optionally one target URL.
+   */
+  createReplay(original: DeliveryRow, replay: { body: Uint8Array | null; edited: boolean; targetUrl: string | null; now: number }): number {
+    return Number(
+      this.db
+        .prepare(
+          `INSERT INTO deliveries (message_id, destination_id, payload_type, status, body, target_url, replay_of, edited, created_at, next_attempt_at)
+           VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          original.message_id,
+          original.destination_id,
+          original.payload_type,
+          replay.body === null ? null : Buffer.from(replay.body),
+          replay.targetUrl,
+          original.id,
+          replay.edited ? 1 : 0,
+          replay.now,
+          replay.now,
+        ).lastInsertRowid,
+    );
+  }
+
   /** Deliveries whose time has come, oldest due first. */
   dueDeliveries(now: number, limit: number): DeliveryRow[] {
     return this.selectDue.all(now, limit) as DeliveryRow[];
