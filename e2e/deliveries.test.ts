@@ -113,3 +113,59 @@ test('a tracked event appears live, and its detail shows the body and the X-Sign
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('a receiver answering 500 shows retrying with attempts; once fixed, replay and edit-and-replay succeed, re-signed', async () => {
+  assert.ok(browser && serve && receiver);
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const problems: string[] = [];
+  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+  await page.goto(`${serve.url}/?token=${TOKEN}`);
+  await page.locator('[data-testid="connection-state"][data-state="connected"]').waitFor();
+
+  receiver.respond((_req, res) => {
+    res.writeHead(500);
+    res.end('receiver is broken');
+  });
+  const res = await fetch(`${serve.url}/v1/track`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${Buffer.from(`${WRITE_KEY}:`).toString('base64')}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ userId: 'user_retry', event: 'Checkout Started', messageId: 'e2e-retry-1' }),
+  });
+  assert.equal(res.status, 200);
+  const retrying = page
+    .getByTestId('delivery-row')
+    .filter({ has: page.getByTestId('delivery-user').filter({ hasText: 'user_retry' }) })
+    .filter({ has: page.getByTestId('delivery-status').filter({ hasText: 'retrying' }) });
+  await retrying.first().waitFor({ timeout: 15_000 });
+  await retrying.first().click();
+  await page.getByTestId('attempt-error').first().waitFor();
+  assert.match((await page.getByTestId('attempt-error').first().textContent()) ?? '', /http/);
+  const originalBytes = receiver.received.find((r) => r.body.includes('e2e-retry-1'))!.body;
+
+  // The receiver is fixed: replay as it was.
+  receiver.respond((_req, res) => res.end('ok'));
+  const before = receiver.received.length;
+  await page.getByTestId('replay').click();
+  await page.getByTestId('replay-of').waitFor();
+  await page.getByTestId('delivery-detail').getByTestId('detail-signature').waitFor({ timeout: 15_000 });
+  const replayed = receiver.received.slice(before).find((r) => r.body.equals(originalBytes));
+  assert.ok(replayed, 'the replay sent the same bytes');
+  assert.equal(replayed.headers['x-signature'], createHmac('sha1', SECRET).update(originalBytes).digest('hex'));
+
+  // Edit and replay: the edited bytes are sent exactly as typed and signed anew.
+  await page.getByTestId('replay-edit').click();
+  const edited = JSON.stringify({ ...JSON.parse(originalBytes.toString('utf8')), event: 'Checkout Edited' }, null, 2);
+  await page.getByTestId('replay-body').fill(edited);
+  const beforeEdit = receiver.received.length;
+  await page.getByTestId('replay-edited-send').click();
+  const signature = createHmac('sha1', SECRET).update(Buffer.from(edited)).digest('hex');
+  await page.getByTestId('delivery-detail').getByTestId('detail-signature').filter({ hasText: signature }).waitFor({ timeout: 15_000 });
+  const got = receiver.received.slice(beforeEdit).find((r) => r.body.toString('utf8') === edited);
+  assert.ok(got, 'the receiver got the edited bytes');
+  assert.equal(got.headers['x-signature'], signature);
+  assert.match((await page.getByTestId('replay-of').locator('..').textContent()) ?? '', /edited body, signed anew/);
+
+  await page.screenshot({ path: join(root, 'e2e/screenshots/replay.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -4,7 +4,7 @@
  * (DESIGN.md: live updates are batched).
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { DeliveryDetail, DeliverySummary, LiveEvent } from '../src-shared/api';
+import type { DeliveryDetail, DeliverySummary, LiveEvent, ReplayInput } from '../src-shared/api';
 import type { Source } from '../src-shared/settings';
 import type { ConnectionState, Transport } from './transport';
 
@@ -20,7 +20,11 @@ export interface DeliveriesState {
   sources: Source[];
   selectedId: number | null;
   detail: DeliveryDetail | null;
+  /** The last replay's refusal, in plain words, until the next attempt. */
+  replayError: string | null;
   select(id: number | null): void;
+  /** Replays the selected delivery, then selects the replay so the user watches it go out. */
+  replay(options: Omit<ReplayInput, 'id'>): Promise<void>;
 }
 
 export type Schedule = (flush: () => void) => void;
@@ -63,9 +67,20 @@ export function createDeliveriesStore(transport: Transport, schedule: Schedule =
     sources: [],
     selectedId: null,
     detail: null,
+    replayError: null,
     select(id) {
-      set({ selectedId: id, detail: id === get().detail?.id ? get().detail : null });
+      set({ selectedId: id, detail: id === get().detail?.id ? get().detail : null, replayError: null });
       if (id !== null) void loadDetail(id);
+    },
+    async replay(options) {
+      const id = get().selectedId;
+      if (id === null) return;
+      try {
+        const replay = await transport.call('replayDelivery', { id, ...options });
+        set({ rows: merge(get().rows, [summaryOf(replay)]), selectedId: replay.id, detail: replay, replayError: null });
+      } catch (err) {
+        set({ replayError: err instanceof Error ? err.message : String(err) });
+      }
     },
   }));
 

@@ -2,6 +2,7 @@ import type { AttemptView, DeliveryDetail } from '../../src-shared/api';
 import { useDeliveries } from './context';
 import { StatusPill } from './DeliveryList';
 import { prettyJson, timeOf } from './format';
+import { ReplayControls } from './ReplayControls';
 
 export function DeliveryDetailPanel() {
   const selectedId = useDeliveries((s) => s.selectedId);
@@ -41,6 +42,7 @@ function DetailBody({ detail }: { detail: DeliveryDetail }) {
           </>
         )}
       </dl>
+      <ReplayControls detail={detail} />
       <h3>Body</h3>
       <pre className="code" data-testid="detail-body">
         {detail.body === null ? '(not mapped yet)' : prettyJson(detail.body)}
