@@ -108,6 +108,10 @@ test('a tracked event appears live, and its detail shows the body and the X-Sign
   assert.equal(shownBody, JSON.stringify(JSON.parse(sent.toString('utf8')), null, 2));
   assert.equal(await page.getByTestId('attempt').count(), 1);
   assert.equal(await page.getByTestId('attempt-status').first().textContent(), '200');
+  await page.getByTestId('copy-curl').click();
+  const curl = (await page.getByTestId('curl-command').textContent()) ?? '';
+  assert.match(curl, new RegExp(`^curl -X POST '${receiver.url}'`));
+  assert.ok(curl.includes(`-H 'X-Signature: ${expected}'`), 'the cURL command carries the signature');
 
   await page.screenshot({ path: join(root, 'e2e/screenshots/deliveries.png'), fullPage: true });
   assert.deepEqual(problems, []);

@@ -2,6 +2,7 @@ import type { AttemptView, DeliveryDetail } from '../../src-shared/api';
 import { useDeliveries } from './context';
 import { StatusPill } from './DeliveryList';
 import { prettyJson, timeOf } from './format';
+import { CurlCommand } from './CurlCommand';
 import { ReplayControls } from './ReplayControls';
 
 export function DeliveryDetailPanel() {
@@ -49,6 +50,7 @@ function DetailBody({ detail }: { detail: DeliveryDetail }) {
       </pre>
       <h3>Request headers</h3>
       {lastAttempt ? <Headers headers={lastAttempt.requestHeaders} /> : <p className="muted">No attempt yet.</p>}
+      {lastAttempt && detail.body !== null && <CurlCommand attempt={lastAttempt} body={detail.body} />}
       <h3>Attempts</h3>
       <Attempts attempts={detail.attempts} />
     </>
