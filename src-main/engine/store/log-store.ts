@@ -376,12 +376,6 @@ export class LogStore {
       .all(page.beforeId ?? Number.MAX_SAFE_INTEGER, page.status ?? null, page.status ?? null, limit) as DeliveryRow[];
   }
 
-  listRequests(page: { beforeId?: number; limit?: number } = {}): unknown[] {
-    return this.db
-      .prepare('SELECT * FROM requests WHERE id < ? ORDER BY id DESC LIMIT ?')
-      .all(page.beforeId ?? Number.MAX_SAFE_INTEGER, Math.min(page.limit ?? 100, 1000));
-  }
-
   droppedItemsOf(requestId: number): DroppedItem[] {
     return (
       this.db.prepare('SELECT item_index, kind, reason, raw FROM dropped_items WHERE request_id = ? ORDER BY id').all(requestId) as {
