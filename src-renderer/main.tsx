@@ -1,9 +1,15 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App, NoTransport } from './components/App';
+import { sharedTransport } from './live';
 import { createDeliveriesStore } from './store';
 import { pickTransport } from './transport';
 import './styles.css';
+import './components/inbound/inbound.css';
+import './components/compose/compose.css';
+import './components/configure/configure.css';
+import './components/inspect.css';
+import './components/watch.css';
 
 const element = document.getElementById('root');
 if (!element) throw new Error('index.html has no #root');
@@ -12,11 +18,12 @@ const root = createRoot(element);
 if ('problem' in picked) {
   root.render(<NoTransport problem={picked.problem} />);
 } else {
-  const deliveries = createDeliveriesStore(picked.transport);
+  const transport = sharedTransport(picked.transport);
+  const deliveries = createDeliveriesStore(transport);
   deliveries.start();
   root.render(
     <StrictMode>
-      <App store={deliveries.store} />
+      <App store={deliveries.store} transport={transport} />
     </StrictMode>,
   );
 }

@@ -21,11 +21,20 @@ function summary(id: number, status: DeliverySummary['status'] = 'pending'): Del
     lastHttpStatus: null,
     lastError: null,
     replayOf: null,
+    entries: 1,
+    latencyMs: null,
+    replays: [],
   };
 }
 
 function detail(s: DeliverySummary): DeliveryDetail {
-  return { ...s, body: '{}', targetUrl: null, edited: false, firstAttemptAt: null, finishedAt: null, attempts: [] };
+  return { ...s, body: '{}', targetUrl: null, edited: false, firstAttemptAt: null, finishedAt: null,
+    attempts: [],
+    signature: { state: 'no_secret', expected: null, sent: null, explanation: '' },
+    nextStep: '',
+    originalBody: null,
+    destinationName: null,
+  };
 }
 
 /** A transport over an in-memory log that records every call and lets the test push live events. */

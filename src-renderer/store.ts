@@ -130,7 +130,7 @@ export function createDeliveriesStore(transport: Transport, schedule: Schedule =
 
   function queue(event: LiveEvent): void {
     if (event.type === 'deliveries') for (const id of event.ids) pending.add(id);
-    else if (event.what === 'sources') void transport.call('listSources').then((sources) => store.setState({ sources }), fail);
+    else if (event.type === 'config' && event.what === 'sources') void transport.call('listSources').then((sources) => store.setState({ sources }), fail);
     if (!scheduled && (pending.size > 0 || refetchAll)) {
       scheduled = true;
       schedule(() => {

@@ -14,8 +14,29 @@ export interface Page {
   /** At most MAX_PAGE_LIMIT; DEFAULT_PAGE_LIMIT when absent. */
   limit?: number;
 }
-export interface DeliveryPage extends Page {
-  status?: DeliveryStatus;
+/**
+ * What the Deliveries view filters on. Every field narrows; absent fields do not. Shared by
+ * listDeliveries, countDeliveries and the bulk replay, so "the current filter" means one thing.
+ */
+export interface DeliveryFilter {
+  /** One status, or any of several. */
+  status?: DeliveryStatus | DeliveryStatus[];
+  /** Payload type: track, identify, page, screen, group, alias. */
+  type?: string;
+  /** Substring of a URL the delivery was (or will be) sent to: an entry of its destination, its replay target, or an attempt's URL. */
+  url?: string;
+  /** Substring of the userId or anonymousId, the event name, or the messageId (case-insensitive). */
+  text?: string;
+}
+export interface DeliveryPage extends Page, DeliveryFilter {
+  /** Only rows newer than this id (the live tail catching up); still newest first. */
+  afterId?: number;
+}
+export interface DeliveryCounts {
+  /** Every delivery in the log. */
+  total: number;
+  /** Those the filter lets through (equal to total without a filter). */
+  matching: number;
 }
 export interface PageResult<T> {
   /** Newest first. */
@@ -46,6 +67,12 @@ export interface DeliverySummary {
   lastHttpStatus: number | null;
   lastError: string | null;
   replayOf: number | null;
+  /** Webhook URLs this delivery goes to (its destination's entries, or its replay target). */
+  entries: number;
+  /** Total time of the last finished attempt, in ms; null before any. */
+  latencyMs: number | null;
+  /** Replays made of this delivery (newest first, ids only). */
+  replays: number[];
 }
 
 export interface AttemptTimingsView {
@@ -87,6 +114,24 @@ export interface DeliveryDetail extends DeliverySummary {
   firstAttemptAt: string | null;
   finishedAt: string | null;
   attempts: AttemptView[];
+  /** X-Signature recomputed from the stored bytes and the destination's current secret. */
+  signature: SignatureCheck;
+  /** When the next round is due, or why there will be none, in plain words. */
+  nextStep: string;
+  /** The original body when this is an edited replay (the edit is kept beside it). */
+  originalBody: string | null;
+  destinationName: string | null;
+}
+
+export interface SignatureCheck {
+  /** no_secret: the destination has no shared secret, so nothing is signed. */
+  state: 'valid' | 'mismatch' | 'no_secret' | 'not_sent';
+  /** Lowercase hex HMAC-SHA1 of the stored body with the current secret; null without a secret or a body. */
+  expected: string | null;
+  /** The X-Signature of the last attempt, as sent. */
+  sent: string | null;
+  /** A sentence for the UI, e.g. "matches the body and the current secret". */
+  explanation: string;
 }
 
 /** One HTTP call to the Tracking API, accepted or refused. */
@@ -115,6 +160,51 @@ export interface DroppedItemView {
   raw: string;
 }
 
+/** A message the request produced, as stored (enriched; writeKey stripped). */
+export interface InboundMessageView {
+  id: number;
+  messageId: string;
+  type: string;
+  userId: string | null;
+  anonymousId: string | null;
+  event: string | null;
+  receivedAt: string;
+  /** The stored message as JSON text. */
+  json: string;
+  /** Deliveries made from it. */
+  deliveryIds: number[];
+}
+
+/** What the Compose view sends through the client library to the running ingest. */
+export type ComposeType = 'track' | 'identify' | 'page' | 'screen' | 'group' | 'alias';
+export const COMPOSE_TYPES: readonly ComposeType[] = ['track', 'identify', 'page', 'screen', 'group', 'alias'];
+export interface ComposeInput {
+  /** Name of the source whose write key the client library uses. */
+  source: string;
+  type: ComposeType;
+  /**
+   * The call's fields as the client library takes them (userId, anonymousId, event, name, category,
+   * groupId, previousId, properties, traits, context, integrations, timestamp, messageId).
+   */
+  message: Record<string, unknown>;
+  /** Send this many copies (1 to MAX_COMPOSE_COPIES); each gets its own messageId unless one is given. */
+  copies?: number;
+}
+export const MAX_COMPOSE_COPIES = 1000;
+export interface ComposeResult {
+  /** Messages the ingest acknowledged. */
+  sent: number;
+  /** The messageIds the client library gave them. */
+  messageIds: string[];
+  /** The ingest address the client library posted to. */
+  endpoint: string;
+}
+export interface ComposeTemplate {
+  name: string;
+  input: Omit<ComposeInput, 'copies'> & { copies?: number };
+  savedAt: string;
+}
+
 export type DeliverySettingsInput = Partial<DeliverySettings> & { preset?: keyof typeof RETRY_PRESETS };
 
 /**
@@ -123,11 +213,15 @@ export type DeliverySettingsInput = Partial<DeliverySettings> & { preset?: keyof
  */
 export interface EngineApi {
   listDeliveries(page?: DeliveryPage): Promise<PageResult<DeliverySummary>>;
+  /** Summaries of these deliveries (at most MAX_PAGE_LIMIT ids), for refreshing rows on screen. */
+  getDeliverySummaries(ids: number[]): Promise<DeliverySummary[]>;
+  countDeliveries(filter?: DeliveryFilter): Promise<DeliveryCounts>;
   /** null when no delivery has that id. */
   getDelivery(id: number): Promise<DeliveryDetail | null>;
   countDeliveriesByStatus(): Promise<Partial<Record<DeliveryStatus, number>>>;
   listRequests(page?: Page): Promise<PageResult<InboundRequest>>;
   droppedItemsOf(requestId: number): Promise<DroppedItemView[]>;
+  messagesOf(requestId: number): Promise<InboundMessageView[]>;
   listSources(): Promise<Source[]>;
   /** Creates the source, or updates the write key of the one with that name. */
   saveSource(input: SourceInput): Promise<Source>;
@@ -142,6 +236,16 @@ export interface EngineApi {
    * exactly as given and signed anew; to the destination's URLs, or to `targetUrl` alone.
    */
   replayDelivery(input: ReplayInput): Promise<DeliveryDetail>;
+  /** Sends composed calls through the client library to this engine's own ingest, as an SDK would. */
+  composeEvents(input: ComposeInput): Promise<ComposeResult>;
+  listTemplates(): Promise<ComposeTemplate[]>;
+  /** Creates or replaces the template with that name. */
+  saveTemplate(input: { name: string; input: ComposeTemplate['input'] }): Promise<ComposeTemplate>;
+  deleteTemplate(name: string): Promise<void>;
+  /** Removes a source; refused while a destination is attached to it. */
+  deleteSource(name: string): Promise<void>;
+  /** Removes a destination; its deliveries stay in the log, queued ones are discarded. */
+  deleteDestination(name: string): Promise<void>;
 }
 
 export interface ReplayInput {
@@ -157,10 +261,13 @@ export type ApiMethod = keyof EngineApi;
 /** The names a transport accepts; anything else is refused before it reaches the engine. */
 export const API_METHODS = [
   'listDeliveries',
+  'getDeliverySummaries',
+  'countDeliveries',
   'getDelivery',
   'countDeliveriesByStatus',
   'listRequests',
   'droppedItemsOf',
+  'messagesOf',
   'listSources',
   'saveSource',
   'listDestinations',
@@ -168,6 +275,12 @@ export const API_METHODS = [
   'getDeliverySettings',
   'saveDeliverySettings',
   'replayDelivery',
+  'composeEvents',
+  'listTemplates',
+  'saveTemplate',
+  'deleteTemplate',
+  'deleteSource',
+  'deleteDestination',
 ] as const satisfies readonly ApiMethod[];
 
 // Compile-time proof that API_METHODS lists every method of EngineApi, not just some of them.
@@ -204,4 +317,6 @@ export type LiveEvent =
   /** These deliveries changed (created, attempted, finished): refetch the ones on screen. */
   | { type: 'deliveries'; ids: number[] }
   /** Sources, destinations or delivery settings were saved through the API. */
-  | { type: 'config'; what: 'sources' | 'destinations' | 'delivery' };
+  | { type: 'config'; what: 'sources' | 'destinations' | 'delivery' | 'templates' }
+  /** Tracking API requests were logged (accepted or refused): the Inbound view refetches. */
+  | { type: 'requests'; ids: number[] };

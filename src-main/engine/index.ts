@@ -26,7 +26,9 @@ export interface EngineOptions {
   liveIntervalMs?: number;
 }
 
-export type LiveListener = (event: { type: 'deliveries'; ids: number[] }) => void;
+/** What the engine itself reports live; config events come from the API layer that saved them. */
+export type EngineLiveEvent = { type: 'deliveries'; ids: number[] } | { type: 'requests'; ids: number[] };
+export type LiveListener = (event: EngineLiveEvent) => void;
 
 export interface Engine {
   readonly db: Db;
@@ -75,18 +77,23 @@ export function createEngine(options: EngineOptions): Engine {
   reload();
 
   const listeners = new Set<LiveListener>();
-  let pendingIds = new Set<number>();
+  const pending = { deliveries: new Set<number>(), requests: new Set<number>() };
   let liveTimer: NodeJS.Timeout | null = null;
-  const publish = (ids: number[]): void => {
-    if (listeners.size === 0) return;
-    for (const id of ids) pendingIds.add(id);
-    liveTimer ??= setTimeout(() => {
-      liveTimer = null;
-      const batch = [...pendingIds];
-      pendingIds = new Set();
-      for (const l of listeners) l({ type: 'deliveries', ids: batch });
-    }, options.liveIntervalMs ?? 50);
+  const flushLive = (): void => {
+    liveTimer = null;
+    for (const type of ['requests', 'deliveries'] as const) {
+      if (pending[type].size === 0) continue;
+      const event: EngineLiveEvent = { type, ids: [...pending[type]] };
+      pending[type].clear();
+      for (const l of listeners) l(event);
+    }
   };
+  const publishTo = (type: EngineLiveEvent['type'], ids: number[]): void => {
+    if (listeners.size === 0) return;
+    for (const id of ids) pending[type].add(id);
+    liveTimer ??= setTimeout(flushLive, options.liveIntervalMs ?? 50);
+  };
+  const publish = (ids: number[]): void => publishTo('deliveries', ids);
 
   const sender: Sender = createSender({ clock, ca: options.ca });
   const scheduler = new Scheduler({
@@ -104,7 +111,14 @@ export function createEngine(options: EngineOptions): Engine {
     sourceByWriteKey: (key) => sourcesByKey.get(key),
     destinationsOf: (sourceId) => routes.get(sourceId) ?? [],
   };
-  const ingest = createIngestHandler({ log, routing, clock, commit: createGroupCommit(db), onCommitted: () => scheduler.wake() });
+  const ingest = createIngestHandler({
+    log,
+    routing,
+    clock,
+    commit: createGroupCommit(db),
+    onCommitted: () => scheduler.wake(),
+    onRequest: (id) => publishTo('requests', [id]),
+  });
 
   return {
     db,

@@ -50,11 +50,14 @@ export interface ControlApi {
   close(): void;
 }
 
-export function createControlApi(engine: Engine): ControlApi {
+export function createControlApi(engine: Engine, options: { ingestUrl?: () => string | null } = {}): ControlApi {
   const streams = new Set<(event: LiveEvent) => void>();
   const closers = new Set<() => void>();
-  const api = createEngineApi(engine, (what) => {
-    for (const send of streams) send({ type: 'config', what });
+  const api = createEngineApi(engine, {
+    ...options,
+    onConfig: (what) => {
+      for (const send of streams) send({ type: 'config', what });
+    },
   });
 
   async function call(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -30,7 +30,8 @@ export interface ListenOptions {
 /** One port for everything: the Tracking API under /v1/, the control API under /api/, a health check, and the built UI. */
 export function listen(engine: Engine, host: string, port: number, options: ListenOptions = {}): Promise<RunningServer> {
   const token = options.token ?? generateToken();
-  const control = createControlApi(engine);
+  let ingestUrl: string | null = null;
+  const control = createControlApi(engine, { ingestUrl: () => ingestUrl });
   const uiDir = options.uiDir ?? DEFAULT_UI_DIR;
   // Known once bound (port 0 picks one); before that, /api/ falls through to the 404 below.
   let auth: AuthContext | null = null;
@@ -63,6 +64,9 @@ export function listen(engine: Engine, host: string, port: number, options: List
       const address = server.address() as AddressInfo;
       const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       auth = { token, listenHosts: [host, address.address], port: address.port };
+      // The client library posts to the bound address; a wildcard host is reached through loopback.
+      const wildcard = address.address === '0.0.0.0' || address.address === '::';
+      ingestUrl = `http://${wildcard ? '127.0.0.1' : shownHost}:${address.port}`;
       resolve({
         server,
         url: `http://${shownHost}:${address.port}`,

@@ -1,25 +1,80 @@
+import { useEffect, useState } from 'react';
 import type { StoreApi } from 'zustand';
 import type { DeliveriesState } from '../store';
+import type { Transport } from '../transport';
+import { ComposeView } from './compose/ComposeView';
+import { ConfigureView } from './configure/ConfigureView';
 import { ConnectionBadge } from './ConnectionBadge';
 import { DeliveriesContext, useDeliveries } from './context';
 import { DeliveryDetailPanel } from './DeliveryDetailPanel';
 import { DeliveryList } from './DeliveryList';
+import { InboundView } from './inbound/InboundView';
+import { TransportContext } from './transport-context';
 
-export function App({ store }: { store: StoreApi<DeliveriesState> }) {
+export const VIEWS = [
+  { id: 'deliveries', label: 'Deliveries' },
+  { id: 'inbound', label: 'Inbound' },
+  { id: 'compose', label: 'Compose' },
+  { id: 'configure', label: 'Configure' },
+] as const;
+export type ViewId = (typeof VIEWS)[number]['id'];
+
+/** The view named in the address (#/compose), so a reload or a shared link keeps it. */
+function viewFromHash(hash: string): ViewId {
+  const id = hash.replace(/^#\/?/, '').split(/[/?]/)[0];
+  return VIEWS.find((v) => v.id === id)?.id ?? 'deliveries';
+}
+
+export function useView(): [ViewId, (view: ViewId) => void] {
+  const [view, setView] = useState<ViewId>(() => viewFromHash(location.hash));
+  useEffect(() => {
+    const onHash = (): void => setView(viewFromHash(location.hash));
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
+  return [view, (next) => (location.hash = `#/${next}`)];
+}
+
+export function App({ store, transport }: { store: StoreApi<DeliveriesState>; transport: Transport }) {
+  const [view, go] = useView();
   return (
-    <DeliveriesContext.Provider value={store}>
-      <div className="app">
-        <header className="topbar">
-          <h1>Hookbench</h1>
-          <ConnectionBadge />
-        </header>
-        <ErrorBanner />
-        <div className="panes">
-          <DeliveryList />
-          <DeliveryDetailPanel />
+    <TransportContext.Provider value={transport}>
+      <DeliveriesContext.Provider value={store}>
+        <div className="app">
+          <header className="topbar">
+            <h1>Hookbench</h1>
+            <nav className="tabs" aria-label="Views">
+              {VIEWS.map((v) => (
+                <a
+                  key={v.id}
+                  href={`#/${v.id}`}
+                  className={v.id === view ? 'tab active' : 'tab'}
+                  aria-current={v.id === view ? 'page' : undefined}
+                  data-testid={`nav-${v.id}`}
+                  onClick={(e) => {
+                    e.preventDefault();
+                    go(v.id);
+                  }}
+                >
+                  {v.label}
+                </a>
+              ))}
+            </nav>
+            <ConnectionBadge />
+          </header>
+          <ErrorBanner />
+          {view === 'deliveries' && (
+            <div className="panes" data-testid="deliveries-view">
+              <DeliveryList />
+              <DeliveryDetailPanel />
+            </div>
+          )}
+          {view === 'inbound' && <InboundView />}
+          {view === 'compose' && <ComposeView />}
+          {view === 'configure' && <ConfigureView />}
         </div>
-      </div>
-    </DeliveriesContext.Provider>
+      </DeliveriesContext.Provider>
+    </TransportContext.Provider>
   );
 }
 

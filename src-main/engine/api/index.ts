@@ -11,8 +11,10 @@ import {
   type DeliveryPage,
   type DeliveryStatus,
   type EngineApi,
+  type LiveEvent,
   type PageResult,
 } from '../../../src-shared/api';
+import { createComposeApi } from './compose';
 import {
   ValidationError,
   validateDeliverySettings,
@@ -77,8 +79,19 @@ function destinationInputOf(d: Record<string, unknown>): DestinationInput {
 
 const DELIVERY_SETTING_KEYS = new Set(['timeoutMs', 'retryWindowMs', 'baseDelayMs', 'maxDelayMs', 'maxRetryAfterMs', 'jitter', 'preset']);
 
-export function createEngineApi(engine: Engine, onConfig: (what: 'sources' | 'destinations' | 'delivery') => void = () => {}): EngineApi {
+export type ConfigWhat = Extract<LiveEvent, { type: 'config' }>['what'];
+
+export interface EngineApiOptions {
+  /** Told after each successful save, so a transport can send a `config` live event. */
+  onConfig?: (what: ConfigWhat) => void;
+  /** Where the client library reaches this engine's Tracking API; null until the server listens. */
+  ingestUrl?: () => string | null;
+}
+
+export function createEngineApi(engine: Engine, options: EngineApiOptions = {}): EngineApi {
+  const onConfig = options.onConfig ?? ((): void => {});
   const db = engine.db;
+  const compose = createComposeApi(engine, { ingestUrl: options.ingestUrl ?? (() => null), onConfig });
   const listSummaries = db.prepare(
     `SELECT ${SUMMARY_COLUMNS} FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id
      WHERE d.id < ? AND (? IS NULL OR d.status = ?) ORDER BY d.id DESC LIMIT ?`,
@@ -106,9 +119,30 @@ export function createEngineApi(engine: Engine, onConfig: (what: 'sources' | 'de
         firstAttemptAt: isoOrNull(row.first_attempt_at),
         finishedAt: isoOrNull(row.finished_at),
         attempts: engine.log.attemptsOf(row.id).map(toAttempt),
+        // Filled by the Inspect work (issue 4 item 4); placeholders keep the contract's shape.
+        signature: { state: 'not_sent', expected: null, sent: null, explanation: '' },
+        nextStep: '',
+        originalBody: null,
+        destinationName: null,
       };
       return detail;
     },
+    async getDeliverySummaries() {
+      throw new Error('getDeliverySummaries: not implemented yet');
+    },
+    async countDeliveries() {
+      throw new Error('countDeliveries: not implemented yet');
+    },
+    async messagesOf() {
+      throw new Error('messagesOf: not implemented yet');
+    },
+    async deleteSource() {
+      throw new Error('deleteSource: not implemented yet');
+    },
+    async deleteDestination() {
+      throw new Error('deleteDestination: not implemented yet');
+    },
+    ...compose,
     async countDeliveriesByStatus() {
       return engine.log.countDeliveriesByStatus();
     },

@@ -73,6 +73,10 @@ export function toSummary(r: SummaryRow): DeliverySummary {
     lastHttpStatus: r.last_http_status,
     lastError: r.last_error,
     replayOf: r.replay_of,
+    // Filled from SQL by the Watch work (issue 4 item 3); placeholders keep the contract's shape.
+    entries: 0,
+    latencyMs: null,
+    replays: [],
   };
 }
 

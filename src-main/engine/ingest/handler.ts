@@ -34,6 +34,8 @@ export interface IngestDeps {
   commit<T>(write: () => T): Promise<T>;
   /** Called after each commit that created deliveries, so the scheduler wakes without polling. */
   onCommitted(result: { accepted: number; deliveries: number }): void;
+  /** Called once per logged request, accepted or refused (the Inbound view's live feed). */
+  onRequest?(requestId: number): void;
 }
 
 /** The Tracking API's path for a request URL, or null when it is not one: `//v1/batch` counts. */
@@ -66,7 +68,7 @@ export function createIngestHandler(deps: IngestDeps): (req: IncomingMessage, re
       record.errorCode = err.code;
       record.errorText = err.message;
       try {
-        deps.log.recordRefused(record);
+        deps.onRequest?.(deps.log.recordRefused(record));
       } finally {
         send(res, err.status, err.toBody());
       }
@@ -86,6 +88,7 @@ export function createIngestHandler(deps: IngestDeps): (req: IncomingMessage, re
       .then((committed) => {
         send(res, 200, OK_BODY);
         if (committed.deliveries > 0) deps.onCommitted(committed);
+        deps.onRequest?.(committed.requestId);
       })
       .catch((err: unknown) => {
         if (err instanceof IngestError) refuse(err);
@@ -100,7 +103,7 @@ function accept(
   body: Buffer,
   record: RequestRecord,
   forcedType: MessageType | undefined,
-): Promise<{ accepted: number; deliveries: number }> {
+): Promise<{ requestId: number; accepted: number; deliveries: number }> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));

@@ -1,0 +1,3 @@
+export function ComposeView() {
+  return <section className="view" data-testid="compose-view" />;
+}

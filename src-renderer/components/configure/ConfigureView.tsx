@@ -1,0 +1,3 @@
+export function ConfigureView() {
+  return <section className="view" data-testid="configure-view" />;
+}

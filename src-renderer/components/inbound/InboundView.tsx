@@ -1,0 +1,3 @@
+export function InboundView() {
+  return <section className="view" data-testid="inbound-view" />;
+}
