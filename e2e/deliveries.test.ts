@@ -4,7 +4,6 @@
  */
 import { before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,9 +11,9 @@ import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { Receiver } from '../src-main/engine/testing/receiver';
 import { startServe, type ServeProcess } from '../src-main/serve/testing/process';
+import { buildUi, CHROMIUM, CHROMIUM_ARGS } from './support/build';
 
 const root = new URL('../', import.meta.url).pathname;
-const CHROMIUM = process.env.HOOKBENCH_CHROMIUM ?? '/usr/bin/chromium';
 const SECRET = 'e2e-shared-secret';
 const WRITE_KEY = 'wk_e2e';
 const TOKEN = randomBytes(24).toString('base64url');
@@ -26,12 +25,8 @@ let browser: Browser | null = null;
 
 before(async () => {
   assert.ok(existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM}: install it (apt-get install chromium) or set HOOKBENCH_CHROMIUM`);
-  // Always build: electron-vite takes about a second, and a stale out/renderer/ would test old code.
-  // The local electron-vite through this Node, the same as `npx electron-vite build` without needing npx on PATH.
-  const cli = join(root, 'node_modules/electron-vite/bin/electron-vite.js');
-  const build = spawnSync(process.execPath, [cli, 'build'], { cwd: root, encoding: 'utf8', timeout: 120_000 });
-  assert.equal(build.status, 0, `electron-vite build failed:\n${build.stdout}\n${build.stderr}`);
-  assert.ok(existsSync(join(root, 'out/renderer/index.html')), 'the build made no out/renderer/index.html');
+  // Always build: a stale out/renderer/ would test old code.
+  const uiDir = buildUi();
 
   dir = mkdtempSync(join(tmpdir(), 'hookbench-e2e-'));
   receiver = await new Receiver().start();
@@ -43,11 +38,8 @@ before(async () => {
       destinations: [{ name: 'Local receiver', enabled: true, sources: ['backend'], sharedSecret: SECRET, webhooks: [{ url: receiver.url }] }],
     }),
   );
-  serve = await startServe(['--port', '0', '--data-dir', join(dir, 'data'), '--config', config], { env: { HOOKBENCH_TOKEN: TOKEN } });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--headless=new', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  serve = await startServe(['--port', '0', '--data-dir', join(dir, 'data'), '--config', config], { env: { HOOKBENCH_TOKEN: TOKEN, HOOKBENCH_UI_DIR: uiDir } });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 });
 
 after(async () => {

@@ -58,7 +58,8 @@ export async function serve(argv: string[]): Promise<void> {
   }
   let running;
   try {
-    running = await listen(engine, args.host, args.port, { token });
+    // HOOKBENCH_UI_DIR serves another build of the renderer (tests and development build into temp dirs).
+    running = await listen(engine, args.host, args.port, { token, uiDir: process.env.HOOKBENCH_UI_DIR || undefined });
   } catch (err) {
     await engine.stop();
     fail(`cannot listen on ${args.host}:${args.port}: ${(err as Error).message}`);
