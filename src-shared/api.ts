@@ -198,6 +198,8 @@ export interface ComposeResult {
   messageIds: string[];
   /** The ingest address the client library posted to. */
   endpoint: string;
+  /** Something worth knowing about what was sent, e.g. that copies sharing one messageId were deduped. */
+  notice?: string;
 }
 export interface ComposeTemplate {
   name: string;

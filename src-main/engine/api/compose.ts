@@ -2,8 +2,30 @@
  * The Compose view's calls: composed events go through the client library (src-client) to this
  * engine's own Tracking API, the same path a real SDK takes; templates are kept in the settings table.
  */
+import { randomUUID } from 'node:crypto';
+import {
+  Analytics,
+  AnalyticsValidationError,
+  MAX_MESSAGE_BYTES,
+  type AliasParams,
+  type AnalyticsDeliveryError,
+  type GroupParams,
+  type IdentifyParams,
+  type PageParams,
+  type ScreenParams,
+  type TrackParams,
+} from '../../../src-client';
+import {
+  COMPOSE_TYPES,
+  MAX_COMPOSE_COPIES,
+  type ComposeResult,
+  type ComposeTemplate,
+  type ComposeType,
+  type EngineApi,
+} from '../../../src-shared/api';
+import { systemClock, type Clock } from '../../../src-shared/clock';
+import { ValidationError, type FieldError } from '../../../src-shared/settings';
 import type { Engine } from '../index';
-import type { EngineApi } from '../../../src-shared/api';
 import type { ConfigWhat } from './index';
 
 export interface ComposeDeps {
@@ -11,22 +33,241 @@ export interface ComposeDeps {
   onConfig: (what: ConfigWhat) => void;
 }
 
+export const MAX_TEMPLATES = 200;
+export const MAX_TEMPLATE_NAME_LENGTH = 100;
+/** A template holds one call (at most 32 KB) plus its form around it; more is a mistake, not a template. */
+export const MAX_TEMPLATE_BYTES = 64 * 1024;
+const TEMPLATES_SETTING = 'compose.templates';
+
+const COMMON_FIELDS = ['userId', 'anonymousId', 'context', 'integrations', 'timestamp', 'messageId'] as const;
+/** The fields each call of the client library takes (src-client/types.ts); anything else it would silently ignore. */
+export const COMPOSE_FIELDS: Record<ComposeType, readonly string[]> = {
+  track: ['event', 'properties', ...COMMON_FIELDS],
+  identify: ['traits', ...COMMON_FIELDS],
+  page: ['name', 'category', 'properties', 'traits', ...COMMON_FIELDS],
+  screen: ['name', 'category', 'properties', ...COMMON_FIELDS],
+  group: ['groupId', 'traits', ...COMMON_FIELDS],
+  // An alias has no anonymousId: it links previousId to userId.
+  alias: ['previousId', 'userId', 'context', 'integrations', 'timestamp', 'messageId'],
+};
+/** The object fields a too-large call is most likely to owe its size to. */
+const BULKY_FIELDS = ['properties', 'traits', 'context', 'integrations'] as const;
+
+const article = (word: string): string => (/^[aeiou]/.test(word) ? 'an' : 'a');
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export interface ValidCompose {
+  source: string;
+  type: ComposeType;
+  message: Record<string, unknown>;
+  copies: number;
+}
+
+/**
+ * The shape of a compose input, checked before anything is sent (params arrive from a transport).
+ * Field values themselves (strings, objects, the 32 KB limit) are the client library's to judge.
+ */
+export function validateComposeShape(input: unknown, field: string): { value: ValidCompose | null; errors: FieldError[] } {
+  if (!isObject(input)) return { value: null, errors: [{ field, message: 'must be an object { source, type, message, copies? }' }] };
+  const errors: FieldError[] = [];
+  const { source, type, message, copies } = input;
+  if (typeof source !== 'string' || source.trim() === '') errors.push({ field: `${field}.source`, message: 'is required: the name of a source' });
+  const knownType = (COMPOSE_TYPES as readonly unknown[]).includes(type);
+  if (!knownType) errors.push({ field: `${field}.type`, message: `must be one of ${COMPOSE_TYPES.join(', ')}` });
+  if (!isObject(message)) errors.push({ field: `${field}.message`, message: 'must be an object of the call’s fields' });
+  else if (knownType) {
+    const allowed = COMPOSE_FIELDS[type as ComposeType];
+    for (const key of Object.keys(message)) {
+      if (!allowed.includes(key)) {
+        errors.push({ field: `${field}.message.${key}`, message: `is not a field of ${article(String(type))} ${String(type)} call (fields: ${allowed.join(', ')})` });
+      }
+    }
+  }
+  for (const key of Object.keys(input)) {
+    if (!['source', 'type', 'message', 'copies'].includes(key)) errors.push({ field: `${field}.${key}`, message: 'is not a compose field' });
+  }
+  if (copies !== undefined && !(typeof copies === 'number' && Number.isInteger(copies) && copies >= 1 && copies <= MAX_COMPOSE_COPIES)) {
+    errors.push({ field: `${field}.copies`, message: `must be a whole number from 1 to ${MAX_COMPOSE_COPIES}` });
+  }
+  if (errors.length > 0) return { value: null, errors };
+  return {
+    value: { source: source as string, type: type as ComposeType, message: message as Record<string, unknown>, copies: (copies as number | undefined) ?? 1 },
+    errors,
+  };
+}
+
+/**
+ * The client library's refusal as a field error under `compose.message`. Its field is a call field
+ * (`event`, `userId`…) or `message` for the size limit; a too-large call is pinned on its largest
+ * object field, so the UI can show the limit next to the editor that broke it.
+ */
+export function fieldErrorOf(err: AnalyticsValidationError, message: Record<string, unknown>, field: string): FieldError {
+  const text = err.message.replace(/^analytics: /, '');
+  if (err.code === 'message_too_large') {
+    const bytes = /is (\d+) bytes/.exec(text)?.[1];
+    const limit = err.limit ?? MAX_MESSAGE_BYTES;
+    const size = bytes ? `${bytes} bytes of JSON` : 'too large';
+    const sizes = BULKY_FIELDS.map((k) => ({ k, n: isObject(message[k]) ? Buffer.byteLength(JSON.stringify(message[k])) : 0 }));
+    const biggest = sizes.reduce((a, b) => (b.n > a.n ? b : a));
+    const where = biggest.n > 0 ? `${field}.${biggest.k}` : field;
+    return { field: where, message: `makes the call ${size}, over the limit of ${limit} bytes (32 KB) for one call; nothing was sent` };
+  }
+  const name = err.field === 'message' ? null : err.field;
+  // "event is required" reads as "compose.message.event: is required"; "userId or anonymousId is required" stays whole.
+  const rest = name && /^(is|must) /.test(text.slice(name.length + 1)) && text.startsWith(`${name} `) ? text.slice(name.length + 1) : text;
+  return { field: name ? `${field}.${name}` : field, message: rest };
+}
+
+/** One sentence for the UI when a given messageId makes every copy the same message. */
+export function duplicateNotice(messageId: string, copies: number): string {
+  return (
+    `all ${copies} copies carry messageId "${messageId}": the ingest keeps one message per messageId ` +
+    `(24 hours per source) and logs the other ${copies - 1} as duplicates; see Inbound`
+  );
+}
+
+function templatesOf(engine: Engine): ComposeTemplate[] {
+  return engine.config.getSetting<ComposeTemplate[]>(TEMPLATES_SETTING) ?? [];
+}
+
+const byName = (a: ComposeTemplate, b: ComposeTemplate): number =>
+  a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }) || a.name.localeCompare(b.name);
+
+export function validateTemplate(input: unknown, existing: readonly ComposeTemplate[]): { name: string; input: ComposeTemplate['input'] } {
+  if (!isObject(input)) throw new ValidationError([{ field: 'template', message: 'must be an object { name, input }' }]);
+  const errors: FieldError[] = [];
+  const name = typeof input.name === 'string' ? input.name.trim() : '';
+  if (name === '') errors.push({ field: 'template.name', message: 'is required' });
+  else if (name.length > MAX_TEMPLATE_NAME_LENGTH) {
+    errors.push({ field: 'template.name', message: `is ${name.length} characters; the limit is ${MAX_TEMPLATE_NAME_LENGTH}` });
+  } else if (existing.length >= MAX_TEMPLATES && !existing.some((t) => t.name === name)) {
+    errors.push({ field: 'template.name', message: `there are already ${MAX_TEMPLATES} templates (the limit); delete one first` });
+  }
+  const shape = validateComposeShape(input.input, 'template.input');
+  errors.push(...shape.errors);
+  if (shape.value) {
+    const bytes = Buffer.byteLength(JSON.stringify(input.input));
+    if (bytes > MAX_TEMPLATE_BYTES) {
+      errors.push({ field: 'template.input', message: `is ${bytes} bytes of JSON; a template holds at most ${MAX_TEMPLATE_BYTES} bytes` });
+    }
+  }
+  for (const key of Object.keys(input)) {
+    if (key !== 'name' && key !== 'input') errors.push({ field: `template.${key}`, message: 'is not a template field' });
+  }
+  if (errors.length > 0 || !shape.value) throw new ValidationError(errors);
+  const { source, type, message, copies } = shape.value;
+  return { name, input: { source, type, message, ...(copies !== 1 ? { copies } : {}) } };
+}
+
+/**
+ * Timestamps follow the engine's clock (so they agree with receivedAt, even when time is warped);
+ * the client's own waits stay on real time, since nothing moves an injected clock for it.
+ */
+function clientClock(engine: Engine): Clock {
+  return { now: () => engine.clock.now(), setTimer: systemClock.setTimer };
+}
+
+type Params = Record<string, unknown>;
+/** The client checks every field at run time (that is the point: the SDK's own validation); the casts only pick the call. */
+function callOf(client: Analytics, type: ComposeType): (params: Params) => void {
+  switch (type) {
+    case 'track':
+      return (p) => client.track(p as unknown as TrackParams);
+    case 'identify':
+      return (p) => client.identify(p as unknown as IdentifyParams);
+    case 'page':
+      return (p) => client.page(p as unknown as PageParams);
+    case 'screen':
+      return (p) => client.screen(p as unknown as ScreenParams);
+    case 'group':
+      return (p) => client.group(p as unknown as GroupParams);
+    case 'alias':
+      return (p) => client.alias(p as unknown as AliasParams);
+  }
+}
+
+async function send(engine: Engine, url: string, writeKey: string, c: ValidCompose): Promise<ComposeResult> {
+  const given = typeof c.message.messageId === 'string' && c.message.messageId !== '' ? c.message.messageId : null;
+  const messageIds = Array.from({ length: c.copies }, () => given ?? randomUUID());
+  const failures: AnalyticsDeliveryError[] = [];
+  const client = new Analytics({
+    writeKey,
+    endpoint: url,
+    // One drain at close(), split by the client into batches within the request limits.
+    flushAt: c.copies,
+    flushAfter: 60_000,
+    maxQueueSize: c.copies,
+    // Our own ingest on loopback: a short retry is enough to ride out a busy moment, and the UI is waiting.
+    maxRetries: 2,
+    retryBaseMs: 100,
+    timeoutMs: 10_000,
+    clock: clientClock(engine),
+    onError: (e) => failures.push(e),
+  });
+  const call = callOf(client, c.type);
+  try {
+    // Copies differ only in messageId (same length), so the first call alone can be refused.
+    messageIds.forEach((messageId) => call({ ...c.message, messageId }));
+  } catch (err) {
+    await client.close();
+    if (err instanceof AnalyticsValidationError) throw new ValidationError([fieldErrorOf(err, c.message, 'compose.message')]);
+    throw err;
+  }
+  await client.close();
+  const sent = client.stats().sent;
+  if (failures.length > 0) {
+    const first = failures[0] as AnalyticsDeliveryError;
+    const lost = c.copies - sent;
+    if (first.status === 401) {
+      throw new ValidationError([{ field: 'compose.source', message: `the ingest refused this source’s write key (${first.reason})` }]);
+    }
+    throw new Error(`the ingest at ${client.endpoint} did not take ${lost} of ${c.copies} messages: ${first.reason}`);
+  }
+  return {
+    sent,
+    messageIds,
+    endpoint: client.endpoint,
+    ...(given !== null && c.copies > 1 ? { notice: duplicateNotice(given, c.copies) } : {}),
+  };
+}
+
 export function createComposeApi(
-  _engine: Engine,
-  _deps: ComposeDeps,
+  engine: Engine,
+  deps: ComposeDeps,
 ): Pick<EngineApi, 'composeEvents' | 'listTemplates' | 'saveTemplate' | 'deleteTemplate'> {
   return {
-    async composeEvents() {
-      throw new Error('composeEvents: not implemented yet');
+    async composeEvents(input) {
+      const shape = validateComposeShape(input, 'compose');
+      if (!shape.value) throw new ValidationError(shape.errors);
+      const c = shape.value;
+      const sources = engine.config.listSources();
+      const source = sources.find((s) => s.name === c.source);
+      if (!source) {
+        const known = sources.length > 0 ? `; sources: ${sources.map((s) => `"${s.name}"`).join(', ')}` : '; create one in Configure first';
+        throw new ValidationError([{ field: 'compose.source', message: `no source named "${c.source}"${known}` }]);
+      }
+      const url = deps.ingestUrl();
+      if (url === null) throw new Error('the Tracking API is not listening yet; try again once Hookbench has started');
+      return send(engine, url, source.writeKey, c);
     },
     async listTemplates() {
-      return [];
+      return [...templatesOf(engine)].sort(byName);
     },
-    async saveTemplate() {
-      throw new Error('saveTemplate: not implemented yet');
+    async saveTemplate(input) {
+      const existing = templatesOf(engine);
+      const valid = validateTemplate(input, existing);
+      const saved: ComposeTemplate = { ...valid, savedAt: new Date(engine.clock.now()).toISOString() };
+      engine.config.setSetting(TEMPLATES_SETTING, [...existing.filter((t) => t.name !== saved.name), saved]);
+      deps.onConfig('templates');
+      return saved;
     },
-    async deleteTemplate() {
-      throw new Error('deleteTemplate: not implemented yet');
+    async deleteTemplate(name) {
+      const existing = templatesOf(engine);
+      if (typeof name !== 'string' || !existing.some((t) => t.name === name)) {
+        throw new ValidationError([{ field: 'name', message: `no template named ${JSON.stringify(name)}` }]);
+      }
+      engine.config.setSetting(TEMPLATES_SETTING, existing.filter((t) => t.name !== name));
+      deps.onConfig('templates');
     },
   };
 }
