@@ -7,7 +7,6 @@ import {
   DEFAULT_PAGE_LIMIT,
   DELIVERY_STATUSES,
   MAX_PAGE_LIMIT,
-  type DeliveryDetail,
   type DeliveryPage,
   type DeliveryStatus,
   type EngineApi,
@@ -15,6 +14,7 @@ import {
   type PageResult,
 } from '../../../src-shared/api';
 import { createComposeApi } from './compose';
+import { createDetailQuery } from './detail';
 import {
   ValidationError,
   validateDeliverySettings,
@@ -25,7 +25,7 @@ import {
   type FieldError,
   type SourceInput,
 } from '../../../src-shared/settings';
-import { SUMMARY_COLUMNS, toAttempt, toRequest, toSummary, isoOrNull, type DetailRow, type RequestRow, type SummaryRow } from './views';
+import { SUMMARY_COLUMNS, toRequest, toSummary, type RequestRow, type SummaryRow } from './views';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
@@ -96,10 +96,7 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
     `SELECT ${SUMMARY_COLUMNS} FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id
      WHERE d.id < ? AND (? IS NULL OR d.status = ?) ORDER BY d.id DESC LIMIT ?`,
   );
-  const oneDetail = db.prepare(
-    `SELECT ${SUMMARY_COLUMNS}, d.body, d.target_url, d.edited, d.first_attempt_at, d.finished_at
-     FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id WHERE d.id = ?`,
-  );
+  const detailOf = createDetailQuery(engine);
   const listRequestRows = db.prepare('SELECT * FROM requests WHERE id < ? ORDER BY id DESC LIMIT ?');
 
   const api: EngineApi = {
@@ -109,23 +106,7 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
       return pageOf(rows.map(toSummary), p.limit);
     },
     async getDelivery(id) {
-      const row = oneDetail.get(requireId(id, 'id')) as DetailRow | undefined;
-      if (!row) return null;
-      const detail: DeliveryDetail = {
-        ...toSummary(row),
-        body: row.body === null ? null : row.body.toString('utf8'),
-        targetUrl: row.target_url,
-        edited: row.edited === 1,
-        firstAttemptAt: isoOrNull(row.first_attempt_at),
-        finishedAt: isoOrNull(row.finished_at),
-        attempts: engine.log.attemptsOf(row.id).map(toAttempt),
-        // Filled by the Inspect work (issue 4 item 4); placeholders keep the contract's shape.
-        signature: { state: 'not_sent', expected: null, sent: null, explanation: '' },
-        nextStep: '',
-        originalBody: null,
-        destinationName: null,
-      };
-      return detail;
+      return detailOf(requireId(id, 'id'));
     },
     async getDeliverySummaries() {
       throw new Error('getDeliverySummaries: not implemented yet');

@@ -1,0 +1,251 @@
+/**
+ * A delivery's detail (issue 4, Inspect): the stored row and its attempts, plus what a person needs
+ * to read them: the X-Signature recomputed from the stored bytes, the next step in plain words, and
+ * the original body beside an edited replay. checkSignature and nextStepOf are pure; the query at
+ * the bottom is the thin shell that reads the rows.
+ */
+import type { DeliveryDetail, SignatureCheck } from '../../../src-shared/api';
+import type { DeliverySettings } from '../../../src-shared/settings';
+import type { Engine } from '../index';
+import { formatDuration } from '../delivery/retry-policy';
+import { signBody, verifySignature } from '../delivery/signature';
+import type { AttemptRow, DeliveryRow } from '../store/log-store';
+import { SUMMARY_COLUMNS, isoOrNull, parseOr, toAttempt, toSummary, type DetailRow } from './views';
+
+/** Header names are case-insensitive on the wire, so they are here too. */
+export function headerValue(headers: Record<string, string>, name: string): string | null {
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === wanted) return value;
+  return null;
+}
+
+export interface SignatureInput {
+  /** The stored body: exactly the bytes signed and sent. */
+  body: Uint8Array | null;
+  /** The destination's shared secret now; null when it has none (or is gone). */
+  secret: string | null;
+  /** Request headers of the last attempt, as sent; null before any attempt. */
+  sentHeaders: Record<string, string> | null;
+}
+
+export function checkSignature(input: SignatureInput): SignatureCheck {
+  // An empty secret signs nothing (buildRequestHeaders treats it as unset), so it is read the same way.
+  const secret = input.secret ? input.secret : null;
+  const expected = secret !== null && input.body !== null ? signBody(input.body, secret) : null;
+  if (input.sentHeaders === null) {
+    return {
+      state: 'not_sent',
+      expected,
+      sent: null,
+      explanation:
+        secret === null
+          ? 'nothing sent yet; the destination has no shared secret, so it will go out unsigned'
+          : 'nothing sent yet; the first attempt will carry an X-Signature made with the current shared secret',
+    };
+  }
+  const sent = headerValue(input.sentHeaders, 'x-signature');
+  if (secret === null) {
+    return sent === null
+      ? { state: 'no_secret', expected: null, sent: null, explanation: 'unsigned: the destination has no shared secret, so no X-Signature was sent' }
+      : {
+          state: 'no_secret',
+          expected: null,
+          sent,
+          explanation: 'cannot be checked: an X-Signature was sent, but the destination has no shared secret now (it was removed after sending)',
+        };
+  }
+  if (sent === null) {
+    return {
+      state: 'mismatch',
+      expected,
+      sent: null,
+      explanation: 'sent without X-Signature: the destination had no shared secret then; the secret it has now was set after sending',
+    };
+  }
+  if (input.body === null) {
+    return { state: 'mismatch', expected: null, sent, explanation: 'cannot be recomputed: the stored body is missing' };
+  }
+  if (verifySignature(input.body, secret, sent)) {
+    return { state: 'valid', expected, sent, explanation: 'valid: the HMAC-SHA1 of the stored body with the current shared secret matches the X-Signature sent' };
+  }
+  return {
+    state: 'mismatch',
+    expected,
+    sent,
+    explanation:
+      'mismatch: the X-Signature sent is not the HMAC-SHA1 of the stored body with the current shared secret. ' +
+      'Either the secret was changed after sending or the body differs from the bytes signed; Hookbench stores the exact bytes it signs, so a changed secret is the likely cause',
+  };
+}
+
+/** The columns of a delivery row the next-step sentence reads. */
+export type NextStepRow = Pick<
+  DeliveryRow,
+  'status' | 'next_attempt_at' | 'rounds' | 'first_attempt_at' | 'last_error' | 'last_http_status' | 'pending_urls'
+>;
+export type NextStepAttempt = Pick<AttemptRow, 'round' | 'url' | 'started_at' | 'state' | 'verdict' | 'http_status' | 'error_kind' | 'error_text'>;
+
+export interface NextStepContext {
+  /** The engine clock's now (time-warp included), for "in 12 s". */
+  now: number;
+  /** The settings the next round will be decided with: the scheduler reads them anew each round. */
+  settings: DeliverySettings;
+  /** IANA zone for clock times; the process's local zone when absent (the UI shows local times too). */
+  timeZone?: string;
+}
+
+function clockTime(ms: number, ctx: NextStepContext): string {
+  const parts = (at: number): Record<string, string> =>
+    Object.fromEntries(
+      new Intl.DateTimeFormat('en-CA', {
+        timeZone: ctx.timeZone,
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+        hourCycle: 'h23',
+      })
+        .formatToParts(at)
+        .map((p) => [p.type, p.value]),
+    );
+  const p = parts(ms);
+  const today = parts(ctx.now);
+  const time = `${p.hour}:${p.minute}:${p.second}`;
+  // A time on another day than today would be misread without its date (4 h windows cross midnight).
+  return p.year === today.year && p.month === today.month && p.day === today.day ? time : `${p.year}-${p.month}-${p.day} ${time}`;
+}
+
+function due(at: number, ctx: NextStepContext): string {
+  const wait = at - ctx.now;
+  return wait > 0 ? `at ${clockTime(at, ctx)} (in ${formatDuration(wait)})` : `now (due since ${clockTime(at, ctx)})`;
+}
+
+/** The attempts of the delivery's last finished round. */
+function lastRound(attempts: NextStepAttempt[]): NextStepAttempt[] {
+  const done = attempts.filter((a) => a.state !== 'in_flight');
+  const round = Math.max(0, ...done.map((a) => a.round));
+  return done.filter((a) => a.round === round);
+}
+
+/** One failed attempt in a few words, e.g. "HTTP 500 Internal Server Error", "timeout: no complete response within 300 ms". */
+function failureOf(a: NextStepAttempt): string {
+  if (a.error_kind === 'http' || a.error_kind === 'redirect') return a.error_text ?? `HTTP ${a.http_status}`;
+  if (a.error_kind === null) return a.http_status === null ? 'no response' : `HTTP ${a.http_status}`;
+  return `${a.error_kind}: ${a.error_text ?? 'no details'}`;
+}
+
+/** Why retry-policy.ts's classifyAttempt called this attempt permanent, in its words. */
+function permanentReason(a: NextStepAttempt): string {
+  const status = a.http_status;
+  if (a.error_kind === 'tls') {
+    // The sender words certificate problems as "<what>; request not sent (<CODE>)".
+    const what = (a.error_text ?? 'certificate refused').split(';')[0]?.trim();
+    return `TLS certificate error (${what}), so no request was sent`;
+  }
+  if (a.error_kind === 'redirect') return `${status ?? 'the answer'} is a redirect, and redirects are not followed (a webhook must answer at its configured URL)`;
+  if (status !== null && status >= 400 && status < 500) return `${status} is a client error (of the 4xx statuses only 408 and 429 are retried)`;
+  if (status !== null) return `HTTP ${status} is not retried`;
+  return failureOf(a);
+}
+
+function withUrls(attempts: NextStepAttempt[], say: (a: NextStepAttempt) => string): string {
+  return attempts.map((a) => (attempts.length > 1 ? `${a.url}: ${say(a)}` : say(a))).join('; ');
+}
+
+/** decideAfterRound writes the window it used into the reason: "the retry window of 4 h (14400000 ms)". */
+function windowFromReason(reason: string | null): number | null {
+  const m = /retry window of [^()]*\((\d+) ms\)/.exec(reason ?? '');
+  return m?.[1] === undefined ? null : Number(m[1]);
+}
+
+/** When the next round is due, or why there will be none, in one sentence. Pure. */
+export function nextStepOf(row: NextStepRow, attempts: NextStepAttempt[], ctx: NextStepContext): string {
+  const next = row.rounds + 1;
+  switch (row.status) {
+    case 'pending':
+      if (row.next_attempt_at === null) return `waiting to be scheduled, round ${next}`;
+      return `next attempt ${due(row.next_attempt_at, ctx)}, round ${next}`;
+    case 'retrying': {
+      if (row.next_attempt_at === null) return `waiting to be scheduled, round ${next}`;
+      let sentence = `next attempt ${due(row.next_attempt_at, ctx)}, round ${next}`;
+      const pending = parseOr<string[] | null>(row.pending_urls, null);
+      const tried = new Set(lastRound(attempts).map((a) => a.url));
+      if (pending && pending.length < tried.size) sentence += `, only to ${pending.join(', ')} (the other URLs failed permanently)`;
+      if (row.first_attempt_at !== null) {
+        const end = row.first_attempt_at + ctx.settings.retryWindowMs;
+        sentence += `; no retry after ${clockTime(end, ctx)} (${formatDuration(ctx.settings.retryWindowMs)} after the first attempt)`;
+      }
+      return sentence;
+    }
+    case 'in_flight': {
+      const flying = attempts.filter((a) => a.state === 'in_flight');
+      const since = flying.length > 0 ? ` since ${clockTime(Math.min(...flying.map((a) => a.started_at)), ctx)}` : '';
+      return `round ${row.rounds} in flight${since}, waiting up to ${formatDuration(ctx.settings.timeoutMs)} for the receiver`;
+    }
+    case 'succeeded': {
+      const round = lastRound(attempts);
+      const won = round.find((a) => a.verdict === 'success');
+      if (!won) return `delivered${row.last_http_status === null ? '' : `: ${row.last_http_status}`}`;
+      const inRound = won.round > 1 ? ` in round ${won.round}` : '';
+      const others = round.length > 1 ? '; the other URLs are not retried once one succeeds' : '';
+      return `delivered: ${won.http_status} from ${won.url}${inRound}${others}`;
+    }
+    case 'failed': {
+      const round = lastRound(attempts);
+      if (round.length === 0) return `failed: ${row.last_error ?? 'no webhook URL was tried'}`;
+      const retryable = round.filter((a) => a.verdict === 'retryable');
+      if (retryable.length === 0) return `not retried: ${withUrls(round, permanentReason)}`;
+      // Something was still worth retrying, so the retry window is what ended it; its length is read
+      // from the recorded decision, since the settings may have changed since.
+      const windowMs = windowFromReason(row.last_error);
+      if (windowMs === null || row.first_attempt_at === null) return `failed: ${row.last_error ?? withUrls(round, failureOf)}`;
+      const end = row.first_attempt_at + windowMs;
+      return (
+        `retries stopped: the ${formatDuration(windowMs)} retry window since the first attempt (${clockTime(row.first_attempt_at, ctx)}) ` +
+        `ends at ${clockTime(end, ctx)}, before the next retry would have been due; round ${round[0]?.round} ended with ${withUrls(retryable, failureOf)}`
+      );
+    }
+    case 'discarded': {
+      const why = (row.last_error ?? '').replace(/^not sent: /, '');
+      return why ? `discarded without sending: ${why}` : 'discarded without sending';
+    }
+  }
+}
+
+interface FullDetailRow extends DetailRow {
+  pending_urls: string | null;
+}
+
+/** Reads one delivery's detail; null when there is no delivery with that id. */
+export function createDetailQuery(engine: Engine): (id: number) => DeliveryDetail | null {
+  const oneDetail = engine.db.prepare(
+    `SELECT ${SUMMARY_COLUMNS}, d.body, d.target_url, d.edited, d.first_attempt_at, d.finished_at, d.pending_urls
+     FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id WHERE d.id = ?`,
+  );
+  const bodyOf = engine.db.prepare('SELECT body FROM deliveries WHERE id = ?');
+  return (id) => {
+    const row = oneDetail.get(id) as FullDetailRow | undefined;
+    if (!row) return null;
+    const attempts = engine.log.attemptsOf(row.id);
+    const views = attempts.map(toAttempt);
+    const destination = engine.config.listDestinations().find((d) => d.id === row.destination_id);
+    const last = views[views.length - 1];
+    const original =
+      row.edited === 1 && row.replay_of !== null ? (bodyOf.get(row.replay_of) as { body: Buffer | null } | undefined)?.body ?? null : null;
+    return {
+      ...toSummary(row),
+      body: row.body === null ? null : row.body.toString('utf8'),
+      targetUrl: row.target_url,
+      edited: row.edited === 1,
+      firstAttemptAt: isoOrNull(row.first_attempt_at),
+      finishedAt: isoOrNull(row.finished_at),
+      attempts: views,
+      signature: checkSignature({ body: row.body, secret: destination?.sharedSecret ?? null, sentHeaders: last ? last.requestHeaders : null }),
+      nextStep: nextStepOf(row, attempts, { now: engine.clock.now(), settings: engine.deliverySettings() }),
+      originalBody: original === null ? null : original.toString('utf8'),
+      destinationName: destination?.name ?? null,
+    };
+  };
+}
