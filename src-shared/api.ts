@@ -248,6 +248,17 @@ export interface EngineApi {
   deleteSource(name: string): Promise<void>;
   /** Removes a destination; its deliveries stay in the log, queued ones are discarded. */
   deleteDestination(name: string): Promise<void>;
+  /**
+   * Where this engine listens for the Tracking API (null until it does) and where it keeps its data.
+   * The renderer cannot guess the ingest address: in Electron the page's origin is not the ingest.
+   */
+  getEnvironment(): Promise<EngineEnvironment>;
+}
+
+export interface EngineEnvironment {
+  /** The Tracking API's base address, e.g. http://127.0.0.1:4545 (SDKs post to /v1/batch under it). */
+  ingestUrl: string | null;
+  dataDir: string | null;
 }
 
 export interface ReplayInput {
@@ -283,6 +294,7 @@ export const API_METHODS = [
   'deleteTemplate',
   'deleteSource',
   'deleteDestination',
+  'getEnvironment',
 ] as const satisfies readonly ApiMethod[];
 
 // Compile-time proof that API_METHODS lists every method of EngineApi, not just some of them.

@@ -31,6 +31,8 @@ export type EngineLiveEvent = { type: 'deliveries'; ids: number[] } | { type: 'r
 export type LiveListener = (event: EngineLiveEvent) => void;
 
 export interface Engine {
+  /** Where the database lives (the user data folder in Electron, --data-dir in headless mode). */
+  readonly dataDir: string;
   readonly db: Db;
   readonly log: LogStore;
   readonly config: ConfigStore;
@@ -40,6 +42,13 @@ export interface Engine {
   /** Applies a config file (already validated) by name; running it twice changes nothing. */
   applyConfig(config: HookbenchConfig): void;
   deliverySettings(): DeliverySettings;
+  /**
+   * Removes a source by name, unless a destination is attached to it: then nothing changes and
+   * attachedTo names them. removed is false with attachedTo empty when there is no such source.
+   */
+  deleteSource(name: string): { removed: boolean; attachedTo: string[] };
+  /** Removes a destination by name; its deliveries stay in the log and the queued ones are discarded. False when there is none. */
+  deleteDestination(name: string): boolean;
   /** Handles one Tracking API request; `path` from ingestPath(). */
   handleIngest(req: IncomingMessage, res: ServerResponse, path: string): void;
   onLive(listener: LiveListener): () => void;
@@ -121,6 +130,7 @@ export function createEngine(options: EngineOptions): Engine {
   });
 
   return {
+    dataDir: options.dataDir,
     db,
     log,
     config,
@@ -144,6 +154,23 @@ export function createEngine(options: EngineOptions): Engine {
       scheduler.wake();
     },
     deliverySettings: () => settings,
+    deleteSource(name) {
+      const outcome = db.transaction(() => {
+        const attachedTo = config.destinationsAttachedTo(name);
+        if (attachedTo.length > 0) return { removed: false, attachedTo };
+        return { removed: config.deleteSource(name) !== null, attachedTo };
+      })();
+      if (outcome.removed) reload();
+      return outcome;
+    },
+    deleteDestination(name) {
+      const removed = config.deleteDestination(name, clock.now()) !== null;
+      if (removed) {
+        reload();
+        scheduler.wake();
+      }
+      return removed;
+    },
     replay(deliveryId, replay = {}) {
       const original = log.getDelivery(deliveryId);
       if (!original) throw new Error(`no delivery with id ${deliveryId}`);

@@ -14,6 +14,8 @@ import {
   type PageResult,
 } from '../../../src-shared/api';
 import { createComposeApi } from './compose';
+import { createConfigApi } from './config';
+import { createInboundApi } from './inbound';
 import { createDetailQuery } from './detail';
 import {
   ValidationError,
@@ -114,15 +116,8 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
     async countDeliveries() {
       throw new Error('countDeliveries: not implemented yet');
     },
-    async messagesOf() {
-      throw new Error('messagesOf: not implemented yet');
-    },
-    async deleteSource() {
-      throw new Error('deleteSource: not implemented yet');
-    },
-    async deleteDestination() {
-      throw new Error('deleteDestination: not implemented yet');
-    },
+    ...createInboundApi(engine),
+    ...createConfigApi(engine, { onConfig, ingestUrl: options.ingestUrl ?? (() => null) }),
     ...compose,
     async countDeliveriesByStatus() {
       return engine.log.countDeliveriesByStatus();

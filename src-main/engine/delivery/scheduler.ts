@@ -132,7 +132,10 @@ export class Scheduler {
       starts.push({ deliveryId: row.id, body, firstAttemptAt: row.first_attempt_at ?? now, round, attempts });
       jobs.push({ row, body, urls: targets, secret, headersFor });
     }
-    if (updates.length > 0) this.deps.log.finishRounds([], updates);
+    if (updates.length > 0) {
+      this.deps.log.finishRounds([], updates);
+      this.deps.onChange?.(updates.map((u) => u.deliveryId));
+    }
     if (starts.length === 0) return;
     const attemptIds = this.deps.log.startRound(starts);
     this.deps.onChange?.(starts.map((s) => s.deliveryId));
@@ -195,18 +198,24 @@ export class Scheduler {
     });
     const last = results[results.length - 1];
     const lastError = results.map((r) => r.errorText).filter((t): t is string => t !== null).join('; ') || null;
-    this.finished.deliveries.push({
-      deliveryId: job.delivery.id,
-      status: decision.outcome === 'succeeded' ? 'succeeded' : decision.outcome === 'retry' ? 'retrying' : 'failed',
-      nextAttemptAt: decision.outcome === 'retry' ? decision.at : null,
-      pendingUrls: decision.outcome === 'retry' ? decision.urls : null,
-      // A status counts only when the attempt ended on it: a 200 whose body timed out is a timeout.
-      lastHttpStatus:
-        results.find((r) => classifyAttempt(r) === 'success')?.status ??
-        (last && (last.errorKind === 'http' || last.errorKind === 'redirect') ? last.status : null),
-      lastError: decision.outcome === 'succeeded' ? null : decision.outcome === 'failed' ? decision.reason : (lastError ?? decision.reason),
-      finishedAt: decision.outcome === 'retry' ? null : now,
-    });
+    // A status counts only when the attempt ended on it: a 200 whose body timed out is a timeout.
+    const lastHttpStatus =
+      results.find((r) => classifyAttempt(r) === 'success')?.status ??
+      (last && (last.errorKind === 'http' || last.errorKind === 'redirect') ? last.status : null);
+    if (decision.outcome === 'retry' && !this.deps.destination(job.delivery.destination_id)) {
+      // Removed while this round was out: no retry will ever be sent, so the delivery ends here.
+      this.finished.deliveries.push({ ...discard(job.delivery, now, 'its destination was removed'), lastHttpStatus });
+    } else {
+      this.finished.deliveries.push({
+        deliveryId: job.delivery.id,
+        status: decision.outcome === 'succeeded' ? 'succeeded' : decision.outcome === 'retry' ? 'retrying' : 'failed',
+        nextAttemptAt: decision.outcome === 'retry' ? decision.at : null,
+        pendingUrls: decision.outcome === 'retry' ? decision.urls : null,
+        lastHttpStatus,
+        lastError: decision.outcome === 'succeeded' ? null : decision.outcome === 'failed' ? decision.reason : (lastError ?? decision.reason),
+        finishedAt: decision.outcome === 'retry' ? null : now,
+      });
+    }
     this.queueFlush();
   }
 

@@ -17,6 +17,14 @@ interface DestinationRow {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
+/**
+ * The id a new row gets: above every id in the table and every id a removed row had. The schema has
+ * no AUTOINCREMENT, and log rows (messages, requests, deliveries) keep naming removed sources and
+ * destinations, so a reused id would hand their history, dedupe window and replays to a newcomer.
+ */
+const nextIdOf = (table: 'sources' | 'destinations'): string =>
+  `(SELECT MAX(COALESCE(MAX(id), 0), COALESCE((SELECT CAST(value AS INTEGER) FROM settings WHERE key = 'retired.${table}'), 0)) + 1 FROM ${table})`;
+
 /** Sources, destinations and settings: small tables, read whole, written by name (idempotent). */
 export class ConfigStore {
   constructor(private readonly db: Db) {}
@@ -30,7 +38,7 @@ export class ConfigStore {
   upsertSource(input: SourceInput, now: number): Source {
     this.db
       .prepare(
-        `INSERT INTO sources (name, write_key, created_at) VALUES (?, ?, ?)
+        `INSERT INTO sources (id, name, write_key, created_at) VALUES (${nextIdOf('sources')}, ?, ?, ?)
          ON CONFLICT(name) DO UPDATE SET write_key = excluded.write_key`,
       )
       .run(input.name, input.writeKey, now);
@@ -62,7 +70,7 @@ export class ConfigStore {
     const write = this.db.transaction(() => {
       this.db
         .prepare(
-          `INSERT INTO destinations (name, enabled, shared_secret, created_at) VALUES (?, ?, ?, ?)
+          `INSERT INTO destinations (id, name, enabled, shared_secret, created_at) VALUES (${nextIdOf('destinations')}, ?, ?, ?, ?)
            ON CONFLICT(name) DO UPDATE SET enabled = excluded.enabled, shared_secret = excluded.shared_secret`,
         )
         .run(input.name, input.enabled ? 1 : 0, input.sharedSecret, now);
@@ -83,6 +91,49 @@ export class ConfigStore {
     const saved = this.listDestinations().find((d) => d.id === id);
     if (!saved) throw new Error(`destination ${id} vanished while being saved`);
     return saved;
+  }
+
+  /** Names of the destinations attached to this source (what stops it from being removed). */
+  destinationsAttachedTo(sourceName: string): string[] {
+    const rows = this.db
+      .prepare(
+        `SELECT d.name FROM destination_sources ds JOIN destinations d ON d.id = ds.destination_id
+         JOIN sources s ON s.id = ds.source_id WHERE s.name = ? ORDER BY d.id`,
+      )
+      .all(sourceName) as { name: string }[];
+    return rows.map((r) => r.name);
+  }
+
+  /** Removes the source with that name; its id is never given out again. Returns the id, or null if there was none. */
+  deleteSource(name: string): number | null {
+    return this.retire('sources', name);
+  }
+
+  /**
+   * Removes the destination with that name (its entries and attachments go with it); its id is
+   * never given out again. Returns the id, or null if there was none.
+   */
+  deleteDestination(name: string, now: number): number | null {
+    return this.db.transaction((): number | null => {
+      const id = this.retire('destinations', name);
+      // Its queued deliveries fall due now, so the scheduler discards them at once, with the reason,
+      // instead of showing them as retrying for hours towards a destination that no longer exists.
+      if (id !== null) {
+        this.db.prepare(`UPDATE deliveries SET next_attempt_at = ? WHERE destination_id = ? AND status IN ('pending', 'retrying')`).run(now, id);
+      }
+      return id;
+    })();
+  }
+
+  private retire(table: 'sources' | 'destinations', name: string): number | null {
+    return this.db.transaction((): number | null => {
+      const row = this.db.prepare(`SELECT id FROM ${table} WHERE name = ?`).get(name) as { id: number } | undefined;
+      if (!row) return null;
+      this.db.prepare(`DELETE FROM ${table} WHERE id = ?`).run(row.id);
+      const retired = this.getSetting<number>(`retired.${table}`) ?? 0;
+      this.setSetting(`retired.${table}`, Math.max(retired, row.id));
+      return row.id;
+    })();
   }
 
   getSetting<T>(key: string): T | undefined {

@@ -1,0 +1,50 @@
+/**
+ * Removing sources and destinations, and what the Configure view needs to know about the running
+ * engine (where its Tracking API listens). Saving lives in index.ts with the rest of the settings.
+ */
+import type { EngineApi } from '../../../src-shared/api';
+import { ValidationError } from '../../../src-shared/settings';
+import type { Engine } from '../index';
+import type { ConfigWhat } from './index';
+
+export interface ConfigDeps {
+  onConfig: (what: ConfigWhat) => void;
+  ingestUrl: () => string | null;
+}
+
+function requireName(name: unknown, field: string): string {
+  if (typeof name !== 'string' || name.trim() === '') throw new ValidationError([{ field, message: 'is required: the name to remove' }]);
+  return name;
+}
+
+const quoted = (names: string[]): string => names.map((n) => `"${n}"`).join(', ');
+
+export function createConfigApi(engine: Engine, deps: ConfigDeps): Pick<EngineApi, 'deleteSource' | 'deleteDestination' | 'getEnvironment'> {
+  return {
+    async deleteSource(name) {
+      const source = requireName(name, 'source.name');
+      const outcome = engine.deleteSource(source);
+      if (outcome.attachedTo.length > 0) {
+        const several = outcome.attachedTo.length > 1;
+        throw new ValidationError([
+          {
+            field: 'source.name',
+            message: `cannot be removed while ${several ? 'destinations' : 'destination'} ${quoted(outcome.attachedTo)} ${several ? 'are' : 'is'} attached to it; detach it there first`,
+          },
+        ]);
+      }
+      if (!outcome.removed) throw new ValidationError([{ field: 'source.name', message: `no source named "${source}"` }]);
+      deps.onConfig('sources');
+    },
+    async deleteDestination(name) {
+      const destination = requireName(name, 'destination.name');
+      if (!engine.deleteDestination(destination)) {
+        throw new ValidationError([{ field: 'destination.name', message: `no destination named "${destination}"` }]);
+      }
+      deps.onConfig('destinations');
+    },
+    async getEnvironment() {
+      return { ingestUrl: deps.ingestUrl(), dataDir: engine.dataDir };
+    },
+  };
+}
