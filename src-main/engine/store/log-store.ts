@@ -23,6 +23,8 @@ export interface DroppedItem {
 }
 
 export interface AcceptedItem {
+  /** Position in the request's batch, so a duplicate's dropped-item row names the right item; else its position among the accepted. */
+  index?: number;
   message: InboundMessage;
   json: string;
   /** Destinations this message is routed to (integrations already applied). */
@@ -223,7 +225,7 @@ export class LogStore {
           const existing = this.findDuplicate.get(sourceId, m.messageId) as { id: number; received_at: number };
           if (record.receivedAt - existing.received_at < dedupeWindowMs) {
             duplicates.push({
-              index,
+              index: item.index ?? index,
               kind: 'duplicate',
               reason: `duplicate of message ${existing.id}: messageId "${m.messageId}" was received ${Math.round((record.receivedAt - existing.received_at) / 1000)} s ago (window 24 h); acknowledged, not delivered again`,
               raw: item.json,
