@@ -7,7 +7,7 @@ import { deliverySettingsOf, type HookbenchConfig } from './config';
 import { createSender } from './delivery/sender';
 import { Scheduler, type Sender } from './delivery/scheduler';
 import { createIngestHandler, type IngestRouting } from './ingest/handler';
-import { ConfigStore } from './store/config-store';
+import { ConfigStore, type SecretSealer } from './store/config-store';
 import { openDatabase, type Db } from './store/database';
 import { startCheckpointer } from './store/checkpointer';
 import { createGroupCommit } from './store/group-commit';
@@ -24,6 +24,8 @@ export interface EngineOptions {
   concurrency?: number;
   /** Live-update coalescing interval (DESIGN.md: batched live events). */
   liveIntervalMs?: number;
+  /** Seals destinations' shared secrets at rest (Electron: safeStorage); plain text when absent. */
+  secrets?: SecretSealer;
 }
 
 /** What the engine itself reports live; config events come from the API layer that saved them. */
@@ -65,7 +67,7 @@ export function createEngine(options: EngineOptions): Engine {
   const dbPath = join(options.dataDir, 'hookbench.sqlite');
   const db = openDatabase(dbPath, { nativeBinding: options.nativeBinding });
   const checkpointer = startCheckpointer(dbPath, { nativeBinding: options.nativeBinding });
-  const config = new ConfigStore(db);
+  const config = new ConfigStore(db, options.secrets);
   const log = new LogStore(db);
 
   // Small tables read on every request: cached, rebuilt after each config change.

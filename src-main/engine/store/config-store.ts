@@ -25,9 +25,43 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 const nextIdOf = (table: 'sources' | 'destinations'): string =>
   `(SELECT MAX(COALESCE(MAX(id), 0), COALESCE((SELECT CAST(value AS INTEGER) FROM settings WHERE key = 'retired.${table}'), 0)) + 1 FROM ${table})`;
 
+/**
+ * Seals a shared secret at rest (Electron passes one over safeStorage); secrets are plain without
+ * one, as in headless mode. `seal` returns text (e.g. base64 of the ciphertext); `open` reverses it.
+ */
+export interface SecretSealer {
+  seal(plain: string): string;
+  open(sealed: string): string;
+}
+
+/** Marks a sealed value, so plain rows written without a sealer still read as they are. */
+export const SEALED_PREFIX = 'sealed:v1:';
+
 /** Sources, destinations and settings: small tables, read whole, written by name (idempotent). */
 export class ConfigStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly secrets?: SecretSealer,
+  ) {}
+
+  private sealSecret(plain: string | null): string | null {
+    return plain === null || !this.secrets ? plain : SEALED_PREFIX + this.secrets.seal(plain);
+  }
+
+  /**
+   * A secret sealed elsewhere (another machine's keychain) or by a sealer this run lacks cannot be
+   * opened: it reads as no secret, so the destination shows none and can be given one again,
+   * rather than signing with bytes nobody knows or refusing to start.
+   */
+  private openSecret(stored: string | null): string | null {
+    if (stored === null || !stored.startsWith(SEALED_PREFIX)) return stored;
+    if (!this.secrets) return null;
+    try {
+      return this.secrets.open(stored.slice(SEALED_PREFIX.length));
+    } catch {
+      return null;
+    }
+  }
 
   listSources(): Source[] {
     const rows = this.db.prepare('SELECT * FROM sources ORDER BY id').all() as SourceRow[];
@@ -56,7 +90,7 @@ export class ConfigStore {
       id: r.id,
       name: r.name,
       enabled: r.enabled === 1,
-      sharedSecret: r.shared_secret,
+      sharedSecret: this.openSecret(r.shared_secret),
       createdAt: iso(r.created_at),
       sources: (sources.all(r.id) as { name: string }[]).map((s) => s.name),
       webhooks: (entries.all(r.id) as { url: string; headers: string }[]).map(
@@ -73,7 +107,7 @@ export class ConfigStore {
           `INSERT INTO destinations (id, name, enabled, shared_secret, created_at) VALUES (${nextIdOf('destinations')}, ?, ?, ?, ?)
            ON CONFLICT(name) DO UPDATE SET enabled = excluded.enabled, shared_secret = excluded.shared_secret`,
         )
-        .run(input.name, input.enabled ? 1 : 0, input.sharedSecret, now);
+        .run(input.name, input.enabled ? 1 : 0, this.sealSecret(input.sharedSecret), now);
       const { id } = this.db.prepare('SELECT id FROM destinations WHERE name = ?').get(input.name) as { id: number };
       this.db.prepare('DELETE FROM webhook_entries WHERE destination_id = ?').run(id);
       const addEntry = this.db.prepare('INSERT INTO webhook_entries (destination_id, position, url, headers) VALUES (?, ?, ?, ?)');
