@@ -3,7 +3,8 @@
  * this interface; headless mode carries it over HTTP (/api/call) and Server-Sent Events (/api/live).
  * An Electron IPC transport will implement the same interface.
  */
-import type { ApiMethod, ApiParams, ApiResponse, ApiResult, LiveEvent } from '../src-shared/api';
+import type { ApiFieldError, ApiMethod, ApiParams, ApiResponse, ApiResult, LiveEvent } from '../src-shared/api';
+import { bridgeFrom, ipcTransport } from './transport-ipc';
 
 export type ConnectionState = 'connecting' | 'connected' | 'reconnecting';
 
@@ -17,6 +18,8 @@ export class ApiCallError extends Error {
   constructor(
     readonly code: string,
     message: string,
+    /** For validation_failed: each refused field by its path (e.g. `destination.webhooks[5]`) and why. */
+    readonly fields?: ApiFieldError[],
   ) {
     super(message);
   }
@@ -40,7 +43,7 @@ export function httpTransport(token: string, base = ''): Transport {
       } catch {
         throw new ApiCallError('bad_response', `${method}: HTTP ${res.status} without a JSON answer`);
       }
-      if (!answer.ok) throw new ApiCallError(answer.error.code, answer.error.message);
+      if (!answer.ok) throw new ApiCallError(answer.error.code, answer.error.message, answer.error.fields);
       return answer.result as ApiResult<typeof method>;
     },
     subscribe(onEvent, onState) {
@@ -82,8 +85,16 @@ export function httpTransport(token: string, base = ''): Transport {
   };
 }
 
-/** The transport for this window, or null with the reason when none can be made. */
-export function pickTransport(search: string): { transport: Transport } | { problem: string } {
+/**
+ * The transport for this window, or the reason none can be made: the desktop bridge when the
+ * preload put one on the window, else headless mode's HTTP with the token from the address.
+ */
+export function pickTransport(
+  search: string,
+  bridge: unknown = (globalThis as { hookbench?: unknown }).hookbench,
+): { transport: Transport } | { problem: string } {
+  const desktop = bridgeFrom(bridge);
+  if (desktop) return { transport: ipcTransport(desktop) };
   const token = new URLSearchParams(search).get('token');
   if (!token) {
     return { problem: 'No access token in the address. Open the URL that `hookbench serve` prints on stderr (it ends with ?token=…).' };
