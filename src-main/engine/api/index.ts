@@ -14,6 +14,7 @@ import {
   type PageResult,
 } from '../../../src-shared/api';
 import { createComposeApi } from './compose';
+import { createDeliveryQueries } from './deliveries';
 import { createConfigApi } from './config';
 import { createInboundApi } from './inbound';
 import { createDetailQuery } from './detail';
@@ -27,7 +28,7 @@ import {
   type FieldError,
   type SourceInput,
 } from '../../../src-shared/settings';
-import { SUMMARY_COLUMNS, toRequest, toSummary, type RequestRow, type SummaryRow } from './views';
+import { toRequest, type RequestRow } from './views';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
@@ -94,27 +95,22 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
   const onConfig = options.onConfig ?? ((): void => {});
   const db = engine.db;
   const compose = createComposeApi(engine, { ingestUrl: options.ingestUrl ?? (() => null), onConfig });
-  const listSummaries = db.prepare(
-    `SELECT ${SUMMARY_COLUMNS} FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id
-     WHERE d.id < ? AND (? IS NULL OR d.status = ?) ORDER BY d.id DESC LIMIT ?`,
-  );
+  const deliveries = createDeliveryQueries(db);
   const detailOf = createDetailQuery(engine);
   const listRequestRows = db.prepare('SELECT * FROM requests WHERE id < ? ORDER BY id DESC LIMIT ?');
 
   const api: EngineApi = {
     async listDeliveries(page?: DeliveryPage) {
-      const p = parsePage(page);
-      const rows = listSummaries.all(p.beforeId, p.status, p.status, p.limit) as SummaryRow[];
-      return pageOf(rows.map(toSummary), p.limit);
+      return deliveries.list(page);
     },
     async getDelivery(id) {
       return detailOf(requireId(id, 'id'));
     },
-    async getDeliverySummaries() {
-      throw new Error('getDeliverySummaries: not implemented yet');
+    async getDeliverySummaries(ids) {
+      return deliveries.summaries(ids);
     },
-    async countDeliveries() {
-      throw new Error('countDeliveries: not implemented yet');
+    async countDeliveries(filter) {
+      return deliveries.count(filter);
     },
     ...createInboundApi(engine),
     ...createConfigApi(engine, { onConfig, ingestUrl: options.ingestUrl ?? (() => null) }),

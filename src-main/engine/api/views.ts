@@ -27,6 +27,11 @@ export interface SummaryRow {
   anonymous_id: string | null;
   event: string | null;
   message_uid: string | null;
+  /** The summary's computed columns (SUMMARY_COLUMNS); absent from rows selected without them. */
+  entries?: number;
+  latency_ms?: number | null;
+  /** Comma-separated ids of the replays made of this delivery, in no particular order. */
+  replay_ids?: string | null;
 }
 export interface DetailRow extends SummaryRow {
   body: Buffer | null;
@@ -52,9 +57,34 @@ export interface RequestRow {
 }
 
 // The body is left out of list rows: a page of summaries must not drag every payload along.
-export const SUMMARY_COLUMNS = `d.id, d.message_id AS message_row_id, d.destination_id, d.payload_type, d.status, d.created_at,
+export const BASE_SUMMARY_COLUMNS = `d.id, d.message_id AS message_row_id, d.destination_id, d.payload_type, d.status, d.created_at,
   d.next_attempt_at, d.rounds, d.last_http_status, d.last_error, d.replay_of,
   m.user_id, m.anonymous_id, m.event, m.message_id AS message_uid`;
+
+/**
+ * Entries, latency and replays as correlated subqueries: each is one index seek per row
+ * (webhook_entries_destination, attempts_delivery, deliveries_replay_of), so a statement that
+ * selects them must bound its rows first (a page's LIMIT, a list of ids), never compute them
+ * for rows a sort or a filter will throw away.
+ */
+export const COMPUTED_SUMMARY_COLUMNS = `
+  CASE WHEN d.target_url IS NOT NULL THEN 1
+       ELSE (SELECT COUNT(*) FROM webhook_entries w WHERE w.destination_id = d.destination_id) END AS entries,
+  (SELECT json_extract(a.timings, '$.totalMs') FROM attempts a
+     WHERE a.delivery_id = d.id AND a.state = 'done' ORDER BY a.id DESC LIMIT 1) AS latency_ms,
+  (SELECT group_concat(r.id) FROM deliveries r WHERE r.replay_of = d.id) AS replay_ids`;
+
+export const SUMMARY_COLUMNS = `${BASE_SUMMARY_COLUMNS},${COMPUTED_SUMMARY_COLUMNS}`;
+
+/** "12,9,15" → [15, 12, 9]: newest first, as the contract promises. */
+export function replayIdsOf(text: string | null | undefined): number[] {
+  if (!text) return [];
+  return text
+    .split(',')
+    .map(Number)
+    .filter((n) => Number.isSafeInteger(n) && n > 0)
+    .sort((a, b) => b - a);
+}
 
 export function toSummary(r: SummaryRow): DeliverySummary {
   return {
@@ -73,10 +103,9 @@ export function toSummary(r: SummaryRow): DeliverySummary {
     lastHttpStatus: r.last_http_status,
     lastError: r.last_error,
     replayOf: r.replay_of,
-    // Filled from SQL by the Watch work (issue 4 item 3); placeholders keep the contract's shape.
-    entries: 0,
-    latencyMs: null,
-    replays: [],
+    entries: r.entries ?? 0,
+    latencyMs: typeof r.latency_ms === 'number' ? r.latency_ms : null,
+    replays: replayIdsOf(r.replay_ids),
   };
 }
 
