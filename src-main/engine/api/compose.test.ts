@@ -117,7 +117,7 @@ test('compose refuses what it cannot send, naming the field and the limit', asyn
     ]);
     const big = { blob: 'x'.repeat(33_000) };
     const [tooBig] = await compose({ source: 'backend', type: 'track', message: { userId: 'u', event: 'E', properties: big } });
-    assert.match(tooBig ?? '', /^compose\.message\.properties: makes the call \d+ bytes of JSON, over the limit of 32768 bytes \(32 KB\) for one call/);
+    assert.match(tooBig ?? '', /^compose\.message\.properties: is too large: the call is \d+ bytes of JSON, over the limit of 32768 bytes \(32 KB\) for one call; nothing was sent$/);
     assert.deepEqual(await compose({ source: 'backend', type: 'track', message: { userId: 'u' } }), ['compose.message.event: is required']);
     assert.deepEqual(await compose({ source: 'backend', type: 'identify', message: { traits: {} } }), [
       'compose.message.userId: userId or anonymousId is required',

@@ -106,11 +106,11 @@ export function fieldErrorOf(err: AnalyticsValidationError, message: Record<stri
   if (err.code === 'message_too_large') {
     const bytes = /is (\d+) bytes/.exec(text)?.[1];
     const limit = err.limit ?? MAX_MESSAGE_BYTES;
-    const size = bytes ? `${bytes} bytes of JSON` : 'too large';
+    const size = bytes ? `${bytes} bytes of JSON` : 'larger';
     const sizes = BULKY_FIELDS.map((k) => ({ k, n: isObject(message[k]) ? Buffer.byteLength(JSON.stringify(message[k])) : 0 }));
     const biggest = sizes.reduce((a, b) => (b.n > a.n ? b : a));
     const where = biggest.n > 0 ? `${field}.${biggest.k}` : field;
-    return { field: where, message: `makes the call ${size}, over the limit of ${limit} bytes (32 KB) for one call; nothing was sent` };
+    return { field: where, message: `is too large: the call is ${size}, over the limit of ${limit} bytes (32 KB) for one call; nothing was sent` };
   }
   const name = err.field === 'message' ? null : err.field;
   // "event is required" reads as "compose.message.event: is required"; "userId or anonymousId is required" stays whole.
