@@ -46,7 +46,7 @@ export function checkSignature(input: SignatureInput): SignatureCheck {
   const sent = headerValue(input.sentHeaders, 'x-signature');
   if (secret === null) {
     return sent === null
-      ? { state: 'no_secret', expected: null, sent: null, explanation: 'unsigned: the destination has no shared secret, so no X-Signature was sent' }
+      ? { state: 'no_secret', expected: null, sent: null, explanation: 'the destination has no shared secret, so no X-Signature was sent' }
       : {
           state: 'no_secret',
           expected: null,
@@ -66,14 +66,14 @@ export function checkSignature(input: SignatureInput): SignatureCheck {
     return { state: 'mismatch', expected: null, sent, explanation: 'cannot be recomputed: the stored body is missing' };
   }
   if (verifySignature(input.body, secret, sent)) {
-    return { state: 'valid', expected, sent, explanation: 'valid: the HMAC-SHA1 of the stored body with the current shared secret matches the X-Signature sent' };
+    return { state: 'valid', expected, sent, explanation: 'the HMAC-SHA1 of the stored body with the current shared secret matches the X-Signature sent' };
   }
   return {
     state: 'mismatch',
     expected,
     sent,
     explanation:
-      'mismatch: the X-Signature sent is not the HMAC-SHA1 of the stored body with the current shared secret. ' +
+      'the X-Signature sent is not the HMAC-SHA1 of the stored body with the current shared secret. ' +
       'Either the secret was changed after sending or the body differs from the bytes signed; Hookbench stores the exact bytes it signs, so a changed secret is the likely cause',
   };
 }
