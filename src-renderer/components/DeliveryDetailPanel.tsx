@@ -1,9 +1,13 @@
-import type { AttemptView, DeliveryDetail } from '../../src-shared/api';
+import type { DeliveryDetail } from '../../src-shared/api';
 import { useDeliveries } from './context';
 import { StatusPill } from './DeliveryList';
-import { prettyJson, timeOf } from './format';
+import { timeOf } from './format';
 import { CurlCommand } from './CurlCommand';
 import { ReplayControls } from './ReplayControls';
+import { AttemptTimeline } from './inspect/AttemptTimeline';
+import { BodyView } from './inspect/BodyView';
+import { DeliveryLinks } from './inspect/DeliveryLinks';
+import { RequestHeaders } from './inspect/RequestHeaders';
 
 export function DeliveryDetailPanel() {
   const selectedId = useDeliveries((s) => s.selectedId);
@@ -11,14 +15,15 @@ export function DeliveryDetailPanel() {
   const select = useDeliveries((s) => s.select);
   if (selectedId === null) return null;
   return (
-    <aside className="detail" data-testid="delivery-detail" aria-label="Delivery detail">
+    <aside className="detail ins-panel" data-testid="delivery-detail" aria-label="Delivery detail">
       <div className="detail-head">
         <h2>Delivery #{selectedId}</h2>
         <button type="button" onClick={() => select(null)} aria-label="Close detail">
           ×
         </button>
       </div>
-      {detail && detail.id === selectedId ? <DetailBody detail={detail} /> : <p className="muted">Loading…</p>}
+      {/* Keyed by id: an open editor or toggle belongs to the delivery it was opened on. */}
+      {detail && detail.id === selectedId ? <DetailBody key={detail.id} detail={detail} /> : <p className="muted">Loading…</p>}
     </aside>
   );
 }
@@ -27,73 +32,38 @@ function DetailBody({ detail }: { detail: DeliveryDetail }) {
   const lastAttempt = detail.attempts[detail.attempts.length - 1];
   return (
     <>
-      <dl className="facts">
-        <dt>Status</dt>
-        <dd>
-          <StatusPill status={detail.status} />
-        </dd>
+      <div className={`ins-next ins-next-${detail.status}`}>
+        <StatusPill status={detail.status} />
+        <span data-testid="next-step">{detail.nextStep}</span>
+      </div>
+      <dl className="facts ins-facts">
         <dt>Type</dt>
-        <dd>{detail.type}</dd>
+        <dd>
+          {detail.type}
+          {detail.event ? <span className="muted"> · {detail.event}</span> : null}
+        </dd>
+        <dt>User</dt>
+        <dd className="mono">{detail.userId ?? detail.anonymousId ?? '—'}</dd>
+        <dt>Destination</dt>
+        <dd data-testid="detail-destination">
+          {detail.destinationName ?? <span className="muted">removed (id {detail.destinationId})</span>}
+          {detail.targetUrl !== null && <span className="muted"> · this replay goes only to {detail.targetUrl}</span>}
+        </dd>
         <dt>Message</dt>
         <dd className="mono">{detail.messageId ?? '—'}</dd>
-        {detail.nextAttemptAt && (
-          <>
-            <dt>Next attempt</dt>
-            <dd>{timeOf(detail.nextAttemptAt)}</dd>
-          </>
-        )}
+        <dt>Created</dt>
+        <dd>
+          <time dateTime={detail.createdAt}>{timeOf(detail.createdAt)}</time>
+          {detail.firstAttemptAt && <span className="muted"> · first attempt {timeOf(detail.firstAttemptAt)}</span>}
+          {detail.finishedAt && <span className="muted"> · finished {timeOf(detail.finishedAt)}</span>}
+        </dd>
       </dl>
+      <DeliveryLinks detail={detail} />
       <ReplayControls detail={detail} />
-      <h3>Body</h3>
-      <pre className="code" data-testid="detail-body">
-        {detail.body === null ? '(not mapped yet)' : prettyJson(detail.body)}
-      </pre>
-      <h3>Request headers</h3>
-      {lastAttempt ? <Headers headers={lastAttempt.requestHeaders} /> : <p className="muted">No attempt yet.</p>}
+      <BodyView body={detail.body} originalBody={detail.originalBody} replayOf={detail.replayOf} />
+      <RequestHeaders attempt={lastAttempt} signature={detail.signature} />
       {lastAttempt && detail.body !== null && <CurlCommand attempt={lastAttempt} body={detail.body} />}
-      <h3>Attempts</h3>
-      <Attempts attempts={detail.attempts} />
+      <AttemptTimeline attempts={detail.attempts} />
     </>
-  );
-}
-
-function Headers({ headers }: { headers: Record<string, string> }) {
-  return (
-    <table className="headers" data-testid="detail-headers">
-      <tbody>
-        {Object.entries(headers).map(([name, value]) => (
-          <tr key={name} data-testid={`header-${name.toLowerCase()}`}>
-            <th scope="row">{name}</th>
-            <td className="mono" data-testid={name.toLowerCase() === 'x-signature' ? 'detail-signature' : undefined}>
-              {value}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
-
-function Attempts({ attempts }: { attempts: AttemptView[] }) {
-  if (attempts.length === 0) return <p className="muted">No attempt yet.</p>;
-  return (
-    <ol className="attempts" data-testid="detail-attempts">
-      {attempts.map((a) => (
-        <li key={a.id} data-testid="attempt" className={a.errorKind ? 'attempt failed' : 'attempt'}>
-          <div className="attempt-line">
-            <time dateTime={a.startedAt}>{timeOf(a.startedAt)}</time>
-            <span className="mono">round {a.round}</span>
-            <span data-testid="attempt-status">{a.httpStatus ?? (a.state === 'in_flight' ? 'in flight' : a.state)}</span>
-            {a.timings && <span data-testid="attempt-duration">{Math.round(a.timings.totalMs)} ms</span>}
-          </div>
-          <div className="mono url">{a.url}</div>
-          {a.errorKind && (
-            <div className="error" data-testid="attempt-error">
-              {a.errorKind}: {a.errorText}
-            </div>
-          )}
-        </li>
-      ))}
-    </ol>
   );
 }
