@@ -28,12 +28,13 @@ const TEXT_FIELDS: Record<TextField, { label: string; placeholder: string }> = {
   messageId: { label: 'messageId', placeholder: 'empty: one per copy, generated' },
 };
 
+// One line each, starting "e.g.", so an empty editor never looks filled in.
 const JSON_PLACEHOLDERS = {
-  properties: '{\n  "total": 42.5,\n  "currency": "EUR"\n}',
-  traits: '{\n  "email": "ada@example.com",\n  "plan": "pro"\n}',
-  context: '{\n  "ip": "203.0.113.7",\n  "locale": "en-GB"\n}',
+  properties: 'e.g. {"total": 42.5, "currency": "EUR"}',
+  traits: 'e.g. {"email": "ada@example.com", "plan": "pro"}',
+  context: 'e.g. {"ip": "203.0.113.7", "locale": "en-GB"}',
 };
-const PAGE_PLACEHOLDER = '{\n  "url": "https://example.com/pricing",\n  "title": "Pricing",\n  "referrer": "https://example.com/",\n  "path": "/pricing"\n}';
+const PAGE_PLACEHOLDER = 'e.g. {"url": "https://example.com/pricing", "title": "Pricing", "referrer": "https://example.com/", "path": "/pricing"}';
 
 export function ComposeView() {
   const transport = useTransport();

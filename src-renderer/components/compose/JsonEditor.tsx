@@ -9,6 +9,7 @@ const LABELS: Record<JsonField, string> = { properties: 'Properties', traits: 'T
 export function JsonEditor({ field, placeholder, hint }: { field: JsonField; placeholder: string; hint?: React.ReactNode }) {
   const text = useCompose((s) => s.form[field]);
   const update = useCompose((s) => s.update);
+  const refused = useCompose((s) => s.fieldErrors[field] !== undefined);
   const parsed = useMemo(() => parseJsonObject(text), [text]);
   const keys = parsed.ok && parsed.value ? Object.keys(parsed.value).length : 0;
   const id = `compose-${field}`;
@@ -39,13 +40,13 @@ export function JsonEditor({ field, placeholder, hint }: { field: JsonField; pla
       </div>
       <textarea
         id={id}
-        className={parsed.ok ? 'code' : 'code invalid'}
+        className={parsed.ok && !refused ? 'code' : 'code invalid'}
         data-testid={id}
         value={text}
         placeholder={placeholder}
-        rows={Math.min(14, Math.max(4, text.split('\n').length + 1))}
+        rows={Math.min(14, Math.max(3, text.split('\n').length + 1))}
         spellCheck={false}
-        aria-invalid={!parsed.ok}
+        aria-invalid={!parsed.ok || refused}
         onChange={(e) => update({ [field]: e.target.value })}
       />
       {!parsed.ok && (
