@@ -1,6 +1,5 @@
 import type { DeliveryDetail } from '../../src-shared/api';
 import { useDeliveries } from './context';
-import { StatusPill } from './DeliveryList';
 import { timeOf } from './format';
 import { CurlCommand } from './CurlCommand';
 import { ReplayControls } from './ReplayControls';
@@ -33,7 +32,9 @@ function DetailBody({ detail }: { detail: DeliveryDetail }) {
   return (
     <>
       <div className={`ins-next ins-next-${detail.status}`}>
-        <StatusPill status={detail.status} />
+        <span className={`status status-${detail.status}`} data-testid="detail-status">
+          {detail.status.replace('_', ' ')}
+        </span>
         <span data-testid="next-step">{detail.nextStep}</span>
       </div>
       <dl className="facts ins-facts">
