@@ -99,7 +99,7 @@ function SourceForm() {
           <span>Write key</span>
           <span className="cfg-inline">
             <input
-              className="mono"
+              className="mono grow"
               value={draft.writeKey}
               onChange={(e) => set({ writeKey: e.target.value })}
               spellCheck={false}
@@ -111,7 +111,7 @@ function SourceForm() {
               New key
             </button>
           </span>
-          <FieldErrors errors={errors} fields={['source.writeKey']} label="The write key" />
+          <FieldErrors errors={errors} fields={['source.writeKey']} label="This key" />
         </label>
       </div>
       <FieldErrors errors={unplaced} fields={unplaced.map((e) => e.field)} />

@@ -93,6 +93,7 @@ test('destinations: a 6th URL is refused before sending; the engine\'s refusal l
 
     // A source removed elsewhere after the form was filled: only the engine knows; its refusal names the field.
     s.getState().updateDraft((d) => edit.removeWebhook(d, 5));
+    assert.deepEqual(s.getState().draftErrors, [], 'a shown refusal goes as soon as the draft is fixed');
     s.getState().updateDraft((d) => edit.toggleSource(d, 'gone', true));
     assert.equal(await s.getState().saveDestination(), false);
     assert.deepEqual(s.getState().draftErrors, [{ field: 'destination.sources[1]', message: 'no source named "gone"' }]);

@@ -148,7 +148,12 @@ export function createConfigureStore(transport: Transport, newKey: () => string 
     },
     updateDraft(change) {
       const draft = get().draft;
-      if (draft) set({ draft: change(draft), destinationSaved: null });
+      if (!draft) return;
+      const next = change(draft);
+      // While refusals are shown, they follow the edits, so a fixed field stops being marked at once.
+      // (The engine's own refusals go too; it repeats them on the next save if they still hold.)
+      const draftErrors = get().draftErrors.length > 0 ? toDestinationInput(next).errors : [];
+      set({ draft: next, draftErrors, destinationSaved: null });
     },
     async saveDestination() {
       const draft = get().draft;

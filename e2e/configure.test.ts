@@ -1,0 +1,281 @@
+/**
+ * Configure and Inbound in a real Chromium against a real `hookbench serve` (no config file: the
+ * UI does all the configuring) and two real receivers: a source and a destination with two URLs,
+ * static headers and a secret are made in the UI; a track sent with the generated write key
+ * reaches both receivers signed; invalid input is refused inline and nothing is saved; Inbound
+ * shows the raw calls with their dropped items and reasons.
+ */
+import { before, after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHmac, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Destination } from '../src-shared/settings';
+import { Receiver } from '../src-main/engine/testing/receiver';
+import { startServe, type ServeProcess } from '../src-main/serve/testing/process';
+import { buildUi, CHROMIUM, CHROMIUM_ARGS } from './support/build';
+
+const root = new URL('../', import.meta.url).pathname;
+const TOKEN = randomBytes(24).toString('base64url');
+const SECRET = 'e2e-configure-secret';
+
+let dir = '';
+let first: Receiver | null = null;
+let second: Receiver | null = null;
+let serve: ServeProcess | null = null;
+let browser: Browser | null = null;
+/** Set by the first test: the write key the UI generated. */
+let writeKey = '';
+
+before(async () => {
+  assert.ok(existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM}: install it (apt-get install chromium) or set HOOKBENCH_CHROMIUM`);
+  const uiDir = buildUi();
+  dir = mkdtempSync(join(tmpdir(), 'hookbench-e2e-configure-'));
+  first = await new Receiver().start('/first');
+  second = await new Receiver().start('/second');
+  serve = await startServe(['--port', '0', '--data-dir', join(dir, 'data')], { env: { HOOKBENCH_TOKEN: TOKEN, HOOKBENCH_UI_DIR: uiDir } });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+});
+
+after(async () => {
+  await browser?.close();
+  if (serve) {
+    serve.child.kill('SIGINT');
+    await serve.exited;
+  }
+  await first?.close();
+  await second?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+async function call<T>(method: string, params?: unknown): Promise<T> {
+  assert.ok(serve);
+  const res = await fetch(`${serve.url}/api/call`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ method, params }),
+  });
+  const answer = (await res.json()) as { ok: boolean; result: T };
+  assert.ok(answer.ok, JSON.stringify(answer));
+  return answer.result;
+}
+
+async function openPage(view: string): Promise<{ page: Page; problems: string[] }> {
+  assert.ok(browser && serve);
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, permissions: ['clipboard-read', 'clipboard-write'] });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+  page.on('console', (msg) => {
+    // A refused call answers 400, which Chromium logs as a failed resource: that is the test's point, not a problem.
+    if (msg.type() === 'error' && !/status of 400/.test(msg.text())) problems.push(`console: ${msg.text()}`);
+  });
+  await page.goto(`${serve.url}/?token=${TOKEN}#/${view}`);
+  await page.locator('[data-testid="connection-state"][data-state="connected"]').waitFor();
+  return { page, problems };
+}
+
+const fieldError = (page: Page, field: string) => page.locator(`[data-testid="field-error"][data-field="${field}"]`);
+
+test('configure in the UI: a source with a generated write key, a destination with two URLs, headers and a secret; a track reaches both, signed', async () => {
+  assert.ok(serve && first && second);
+  const { page, problems } = await openPage('configure');
+  await page.getByTestId('configure-ready').waitFor();
+  await page.getByTestId('sources-empty').waitFor();
+  await page.getByTestId('destinations-empty').waitFor();
+
+  // A source: the write key is generated in the browser, and can be copied.
+  await page.getByTestId('source-name').fill('web-app');
+  writeKey = await page.getByTestId('source-writekey').inputValue();
+  assert.match(writeKey, /^wk_[A-Za-z0-9]{24}$/);
+  await page.getByTestId('source-save').click();
+  await page.getByTestId('source-saved').waitFor();
+  const row = page.locator('[data-testid="source-row"][data-name="web-app"]');
+  assert.equal(await row.getByTestId('source-row-writekey').textContent(), writeKey);
+  await row.getByTestId('source-row-copy').click();
+  await page.locator('[data-testid="source-row-copy"][data-state="copied"]').waitFor();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), writeKey);
+
+  // The ingest address comes from the engine, and the snippets carry it and the key.
+  assert.equal(await page.getByTestId('ingest-url').textContent(), serve.url);
+  const node = (await page.getByTestId('snippet-node').textContent()) ?? '';
+  assert.ok(node.includes(`new Analytics({ writeKey: "${writeKey}", host: "${serve.url}" })`), node);
+  const go = (await page.getByTestId('snippet-go').textContent()) ?? '';
+  assert.ok(go.includes(`analytics.NewWithConfig("${writeKey}", analytics.Config{Endpoint: "${serve.url}"})`), go);
+  const curl = (await page.getByTestId('snippet-curl').textContent()) ?? '';
+  assert.ok(curl.startsWith(`curl '${serve.url}/v1/track' \\\n  -u '${writeKey}:'`), curl);
+
+  // The engine's own refusal, shown by the field it names: a write key already in use.
+  await page.getByTestId('source-name').fill('copycat');
+  await page.getByTestId('source-writekey').fill(writeKey);
+  await page.getByTestId('source-save').click();
+  await fieldError(page, 'source.writeKey').filter({ hasText: 'is already the write key of source "web-app"' }).waitFor();
+  assert.equal((await call<unknown[]>('listSources')).length, 1, 'the refused source was not saved');
+
+  // A destination with two URLs, a static header on each, and a secret (masked until revealed).
+  await page.getByTestId('destination-new').click();
+  await page.getByTestId('destination-name').fill('Two receivers');
+  assert.equal(await page.getByTestId('destination-source-web-app').isChecked(), true, 'the only source is attached from the start');
+  assert.equal(await page.getByTestId('destination-enabled').isChecked(), true);
+  await page.getByTestId('webhook-url-0').fill(first.url);
+  await page.getByTestId('webhook-add-url').click();
+  await page.getByTestId('webhook-url-1').fill(second.url);
+  for (const i of [0, 1]) {
+    await page.getByTestId(`webhook-add-header-${i}`).click();
+    await page.getByTestId(`webhook-header-name-${i}-0`).fill('X-Env');
+    await page.getByTestId(`webhook-header-value-${i}-0`).fill(`e2e-${i}`);
+  }
+  await page.getByTestId('destination-secret').fill(SECRET);
+  assert.equal(await page.getByTestId('destination-secret').getAttribute('type'), 'password');
+  await page.getByTestId('destination-secret-reveal').click();
+  assert.equal(await page.getByTestId('destination-secret').getAttribute('type'), 'text');
+  await page.getByTestId('destination-save').click();
+  await page.getByTestId('destination-saved').waitFor();
+  await page.locator('[data-testid="destination-row"][data-name="Two receivers"]').waitFor();
+  const [saved] = await call<Destination[]>('listDestinations');
+  assert.deepEqual(
+    { name: saved?.name, enabled: saved?.enabled, sources: saved?.sources, sharedSecret: saved?.sharedSecret, webhooks: saved?.webhooks },
+    {
+      name: 'Two receivers',
+      enabled: true,
+      sources: ['web-app'],
+      sharedSecret: SECRET,
+      webhooks: [
+        { url: first.url, headers: { 'X-Env': 'e2e-0' } },
+        { url: second.url, headers: { 'X-Env': 'e2e-1' } },
+      ],
+    },
+  );
+  mkdirSync(join(root, 'e2e/screenshots'), { recursive: true });
+  await page.screenshot({ path: join(root, 'e2e/screenshots/configure.png'), fullPage: true });
+
+  // A track with the generated write key, as curl would send it, reaches both receivers, signed.
+  const res = await fetch(`${serve.url}/v1/track`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ userId: 'user_cfg', event: 'Signed Up', messageId: 'e2e-cfg-1', properties: { plan: 'pro' } }),
+  });
+  assert.equal(res.status, 200);
+  await Promise.all([first.waitFor(1), second.waitFor(1)]);
+  for (const [i, receiver] of [first, second].entries()) {
+    const got = receiver.received[0]!;
+    assert.equal(got.headers['x-env'], `e2e-${i}`);
+    assert.equal(got.headers['x-signature'], createHmac('sha1', SECRET).update(got.body).digest('hex'));
+    assert.equal((JSON.parse(got.body.toString('utf8')) as { event: string }).event, 'Signed Up');
+  }
+
+  // Invalid input is refused inline, by field, with the reason; nothing is saved.
+  const before = JSON.stringify(await call('listDestinations'));
+  await page.getByTestId('webhook-url-1').fill('not a url');
+  await page.getByTestId('webhook-header-name-0-0').fill('Bad Header');
+  await page.getByTestId('destination-save').click();
+  await fieldError(page, 'destination.webhooks[1].url').filter({ hasText: '"not a url" is not a valid URL' }).waitFor();
+  await fieldError(page, 'destination.webhooks[0].headers.Bad Header').filter({ hasText: 'header name must be a token' }).waitFor();
+  await page.getByTestId('destination-not-saved').waitFor();
+  await page.getByTestId('webhook-header-name-0-0').fill('User-Agent');
+  await page.getByTestId('destination-save').click();
+  await fieldError(page, 'destination.webhooks[0].headers.User-Agent').filter({ hasText: 'User-Agent is set by Hookbench and cannot be overridden' }).waitFor();
+  assert.equal(JSON.stringify(await call('listDestinations')), before, 'nothing was saved');
+  await page.getByTestId('destination-form').screenshot({ path: join(root, 'e2e/screenshots/configure-refusals.png') });
+
+  // Up to five URLs: at five, "Add URL" is refused with the reason, and no sixth can be sent.
+  await page.getByTestId('webhook-url-1').fill(second.url);
+  await page.getByTestId('webhook-header-name-0-0').fill('X-Env');
+  for (const i of [2, 3, 4]) {
+    await page.getByTestId('webhook-add-url').click();
+    await page.getByTestId(`webhook-url-${i}`).fill(`${second.url}?n=${i}`);
+  }
+  assert.equal(await page.getByTestId('webhook-add-url').isDisabled(), true);
+  assert.match((await page.getByTestId('webhook-add-url-reason').textContent()) ?? '', /at most 5 webhook URLs/);
+  await page.getByTestId('webhook-add-url').click({ force: true });
+  assert.equal(await page.getByTestId('webhook-url-5').count(), 0, 'a disabled button adds nothing');
+  assert.equal(JSON.stringify(await call('listDestinations')), before, 'nothing was saved');
+  // The engine refuses a sixth sent by any other way, naming the field the UI shows it by.
+  const sixth = await fetch(`${serve.url}/api/call`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      method: 'saveDestination',
+      params: { ...saved, webhooks: [1, 2, 3, 4, 5, 6].map((n) => ({ url: `${second.url}?n=${n}`, headers: {} })) },
+    }),
+  });
+  const refusal = (await sixth.json()) as { error: { fields: { field: string }[] } };
+  assert.equal(sixth.status, 400);
+  assert.deepEqual(refusal.error.fields.map((f) => f.field), ['destination.webhooks[5]']);
+  assert.equal(JSON.stringify(await call('listDestinations')), before, 'nothing was saved');
+
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: join(root, 'e2e/screenshots/configure-limit-dark.png'), fullPage: true });
+  await page.emulateMedia({ colorScheme: 'light' });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('Inbound shows each call live, newest first, with its messages and its dropped items and their reasons', async () => {
+  assert.ok(serve && writeKey, 'runs after the configure test, with its write key');
+  const { page, problems } = await openPage('inbound');
+  await page.getByTestId('inbound-row').first().waitFor();
+  const before = await page.getByTestId('inbound-row').count();
+
+  const res = await fetch(`${serve.url}/v1/batch`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}`, 'content-type': 'application/json', 'user-agent': 'e2e-agent/1.0' },
+    body: JSON.stringify({
+      batch: [
+        { type: 'track', userId: 'user_cfg', event: 'Order Completed', messageId: 'e2e-cfg-2', properties: { total: 42 } },
+        { type: 'track', userId: 'user_cfg', messageId: 'e2e-cfg-bad' },
+        { type: 'track', userId: 'user_cfg', event: 'Signed Up', messageId: 'e2e-cfg-1' },
+      ],
+    }),
+  });
+  assert.equal(res.status, 200);
+
+  // Live: the new call arrives on top without a reload.
+  await page.locator('[data-testid="inbound-row"]').nth(before).waitFor();
+  const batchId = await page.getByTestId('inbound-row').first().getAttribute('data-id');
+  const newest = page.locator(`[data-testid="inbound-row"][data-id="${batchId}"]`);
+  assert.equal(await newest.getByTestId('inbound-path').textContent(), '/v1/batch');
+  assert.equal(await newest.getByTestId('inbound-source').textContent(), 'web-app');
+  assert.equal(await newest.getByTestId('inbound-status').textContent(), '200');
+  assert.equal(await newest.getByTestId('inbound-dropped').textContent(), '1');
+  assert.equal(await newest.getByTestId('inbound-duplicates').textContent(), '1');
+
+  await newest.click();
+  const detail = page.getByTestId('inbound-detail');
+  await detail.getByTestId('inbound-message').first().waitFor();
+  assert.equal(await detail.getByTestId('inbound-message').count(), 1);
+  assert.equal(await detail.getByTestId('inbound-message').getAttribute('data-message-id'), 'e2e-cfg-2');
+  const json = JSON.parse((await detail.getByTestId('inbound-message-json').textContent()) ?? '{}') as { properties?: unknown };
+  assert.deepEqual(json.properties, { total: 42 });
+  const dropped = detail.getByTestId('dropped-item');
+  assert.equal(await dropped.count(), 2);
+  assert.equal(await dropped.nth(0).getAttribute('data-kind'), 'invalid');
+  assert.equal(await dropped.nth(0).getByTestId('dropped-reason').textContent(), 'track needs a non-empty event');
+  assert.equal(await dropped.nth(1).getAttribute('data-kind'), 'duplicate');
+  assert.match((await dropped.nth(1).getByTestId('dropped-reason').textContent()) ?? '', /messageId "e2e-cfg-1"/);
+
+  // A refused call shows its error code and text.
+  const bad = await fetch(`${serve.url}/v1/track`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${Buffer.from('wk_nobody:').toString('base64')}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ userId: 'u', event: 'E' }),
+  });
+  assert.equal(bad.status, 401);
+  await page.locator('[data-testid="inbound-row"]').first().getByTestId('inbound-status').filter({ hasText: '401' }).waitFor();
+  await page.getByTestId('inbound-refusal').first().waitFor();
+
+  await page.screenshot({ path: join(root, 'e2e/screenshots/inbound.png'), fullPage: true });
+
+  // The delivery link opens it in the Deliveries view.
+  await newest.click();
+  const link = detail.getByTestId('inbound-delivery-link').first();
+  const deliveryId = ((await link.textContent()) ?? '').replace('#', '');
+  await link.click();
+  await page.getByTestId('deliveries-view').waitFor();
+  await page.locator(`[data-testid="delivery-row"][data-id="${deliveryId}"][aria-selected="true"]`).waitFor();
+  await page.getByTestId('delivery-detail').waitFor();
+  assert.deepEqual(problems, []);
+  await page.close();
+});
