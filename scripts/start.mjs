@@ -6,6 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
+import { BINDING, STAMP, targetOf } from './rebuild-electron-sqlite.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const require = createRequire(import.meta.url);
@@ -35,13 +36,34 @@ function ensureBuilt() {
   return r.status === 0;
 }
 
+// The app loads better-sqlite3 built for Electron's ABI (node_modules keeps the Node build for the
+// tests): build it once, and again after an Electron upgrade.
+function ensureElectronSqlite() {
+  let wanted;
+  try {
+    wanted = targetOf(require('electron/package.json').version);
+  } catch {
+    return false;
+  }
+  const current = existsSync(BINDING) && existsSync(STAMP) ? readFileSync(STAMP, 'utf8').trim() : null;
+  if (current === wanted) return true;
+  const script = join(root, 'scripts/rebuild-electron-sqlite.mjs');
+  const r = spawnSync(process.execPath, [script], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  return r.status === 0;
+}
+
 const binary = electronBinary();
 const built = ensureBuilt();
+const sqlite = Boolean(binary && built && ensureElectronSqlite());
 let child;
-if (binary && built) {
+if (binary && built && sqlite) {
   child = spawn(binary, ['.'], { cwd: root, stdio: 'inherit' });
 } else {
-  const why = binary ? 'the desktop build is missing (run npm run build)' : 'no Electron binary is installed on this machine';
+  const why = !binary
+    ? 'no Electron binary is installed on this machine'
+    : !built
+      ? 'the desktop build is missing (run npm run build)'
+      : 'better-sqlite3 could not be built for Electron (see above; retry with npm run rebuild:electron-sqlite)';
   console.error(`hookbench: ${why}; starting headless mode instead — open the URL below in a browser.`);
   child = spawn(process.execPath, ['bin/hookbench.mjs', 'serve', ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' });
 }
