@@ -203,6 +203,8 @@ test('the signature check is valid for a signed delivery; edit-and-replay shows 
   await replayedAs.locator(`[data-id="${replayId}"]`).click();
   await detail.getByTestId('original-body').waitFor();
   await screenshot(page, 'inspect');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await screenshot(page, 'inspect-dark');
   assert.deepEqual(problems, []);
   await page.close();
 });
