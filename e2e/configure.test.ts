@@ -193,12 +193,13 @@ test('configure in the UI: a source with a generated write key, a destination wi
   assert.equal(await page.getByTestId('webhook-url-5').count(), 0, 'a disabled button adds nothing');
   assert.equal(JSON.stringify(await call('listDestinations')), before, 'nothing was saved');
   // The engine refuses a sixth sent by any other way, naming the field the UI shows it by.
+  const secondUrl = second.url;
   const sixth = await fetch(`${serve.url}/api/call`, {
     method: 'POST',
     headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
     body: JSON.stringify({
       method: 'saveDestination',
-      params: { ...saved, webhooks: [1, 2, 3, 4, 5, 6].map((n) => ({ url: `${second.url}?n=${n}`, headers: {} })) },
+      params: { ...saved, webhooks: [1, 2, 3, 4, 5, 6].map((n) => ({ url: `${secondUrl}?n=${n}`, headers: {} })) },
     }),
   });
   const refusal = (await sixth.json()) as { error: { fields: { field: string }[] } };
