@@ -27,6 +27,7 @@ test('the copied cURL command reproduces the delivery byte for byte, headers inc
     assert.equal(got.headers['x-signature'], 'abc123');
     assert.equal(got.headers['user-agent'], 'Segment.io/1.0');
     assert.equal(got.headers['x-env'], "it's dev");
+    assert.equal(got.headers.accept, undefined, 'curl\'s own Accept header is removed, as the engine sends none');
   } finally {
     await receiver.close();
   }
