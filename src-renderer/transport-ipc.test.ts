@@ -44,6 +44,7 @@ describe('the IPC transport', () => {
       assert.ok(err instanceof ApiCallError);
       assert.equal(err.code, 'validation_failed');
       assert.equal(err.message, 'webhooks: at most 5 URLs');
+      assert.deepEqual(err.fields, [{ field: 'webhooks', message: 'at most 5 URLs' }]);
       return true;
     });
   });

@@ -28,7 +28,7 @@ export function ipcTransport(bridge: HookbenchBridge): Transport {
       if (typeof answer !== 'object' || answer === null || typeof answer.ok !== 'boolean') {
         throw new ApiCallError('bad_response', `${method}: the main process sent an answer of the wrong shape`);
       }
-      if (!answer.ok) throw new ApiCallError(answer.error.code, answer.error.message);
+      if (!answer.ok) throw new ApiCallError(answer.error.code, answer.error.message, answer.error.fields);
       return answer.result as ApiResult<typeof method>;
     },
     subscribe(onEvent, onState) {

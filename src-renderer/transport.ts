@@ -1,7 +1,7 @@
 /**
  * How the renderer reaches the engine (DESIGN.md: one contract, two transports). The views see only
  * this interface; headless mode carries it over HTTP (/api/call) and Server-Sent Events (/api/live).
- * An Electron IPC transport will implement the same interface.
+ * Electron carries the same interface over IPC (transport-ipc.ts); pickTransport chooses.
  */
 import type { ApiFieldError, ApiMethod, ApiParams, ApiResponse, ApiResult, LiveEvent } from '../src-shared/api';
 import { bridgeFrom, ipcTransport } from './transport-ipc';

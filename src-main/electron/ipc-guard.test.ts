@@ -128,6 +128,7 @@ describe('the invoke channel over a real engine', () => {
           assert.ok(err instanceof ApiCallError);
           assert.equal(err.code, 'validation_failed');
           assert.match(err.message, /webhooks/);
+          assert.ok(err.fields?.some((f) => f.field.includes('webhooks')), JSON.stringify(err.fields));
           return true;
         },
       );
