@@ -14,7 +14,7 @@ import { listenPreferring } from './ingest-port';
 import { guardedCalls, isOwnRenderer, type RendererLocation } from './ipc-guard';
 import { electronSqliteBinding, preferredIngestPort } from './paths';
 import { sealerFrom } from './secret-sealer';
-import { CONTENT_SECURITY_POLICY, devContentSecurityPolicy, externalUrl, windowOptions, withContentSecurityPolicy } from './security';
+import { CONTENT_SECURITY_POLICY, devContentSecurityPolicy, externalUrl, permissionGranted, windowOptions, withContentSecurityPolicy } from './security';
 
 const here = import.meta.dirname;
 const indexFile = join(here, '../renderer/index.html');
@@ -95,8 +95,12 @@ function lockDown(contents: WebContents, renderer: RendererLocation): void {
 
 function lockDownSession(renderer: RendererLocation): void {
   const ses = session.defaultSession;
-  ses.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
-  ses.setPermissionCheckHandler(() => false);
+  ses.setPermissionRequestHandler((contents, permission, callback, details) =>
+    callback(permissionGranted(permission, details.requestingUrl ?? contents.getURL(), renderer)),
+  );
+  ses.setPermissionCheckHandler((contents, permission, _origin, details) =>
+    permissionGranted(permission, details.requestingUrl ?? contents?.getURL(), renderer),
+  );
   ses.setDevicePermissionHandler(() => false);
   // The built renderer carries the policy in a meta tag; pages from the dev server get it as a header too.
   const policy = renderer.kind === 'dev' ? devContentSecurityPolicy(renderer.url) : CONTENT_SECURITY_POLICY;

@@ -1,7 +1,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { CONTENT_SECURITY_POLICY, devContentSecurityPolicy, externalUrl, webPreferences, windowOptions, withContentSecurityPolicy } from './security';
+import type { RendererLocation } from './ipc-guard';
+import { CONTENT_SECURITY_POLICY, devContentSecurityPolicy, externalUrl, permissionGranted, webPreferences, windowOptions, withContentSecurityPolicy } from './security';
 
 const directives = (policy: string): Map<string, string[]> =>
   new Map(policy.split(';').map((d) => d.trim().split(/\s+/)).map(([name = '', ...values]) => [name, values]));
@@ -81,5 +82,27 @@ describe('links opened outside', () => {
   ];
   for (const [url, expected] of cases) {
     test(`${JSON.stringify(url)} → ${expected ?? 'dropped'}`, () => assert.equal(externalUrl(url), expected));
+  }
+});
+
+describe('permissions', () => {
+  const renderer: RendererLocation = { kind: 'file', indexUrl: 'file:///app/out/renderer/index.html' };
+  const ours = 'file:///app/out/renderer/index.html';
+  const cases: [string, string | undefined, boolean][] = [
+    ['clipboard-sanitized-write', ours, true],
+    ['clipboard-sanitized-write', 'https://evil.example/', false],
+    ['clipboard-sanitized-write', undefined, false],
+    ['clipboard-read', ours, false],
+    ['media', ours, false],
+    ['geolocation', ours, false],
+    ['notifications', ours, false],
+    ['openExternal', ours, false],
+    ['fullscreen', ours, false],
+    ['unknown', ours, false],
+  ];
+  for (const [permission, url, expected] of cases) {
+    test(`${permission} from ${url ?? 'nowhere'} → ${expected ? 'granted' : 'refused'}`, () => {
+      assert.equal(permissionGranted(permission, url, renderer), expected);
+    });
   }
 });

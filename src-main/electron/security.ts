@@ -2,6 +2,7 @@
  * The window's security posture as plain data (DESIGN.md: security posture), kept free of electron
  * so it is tested in Node; main.ts hands these to BrowserWindow and the session.
  */
+import { isOwnRenderer, type RendererLocation } from './ipc-guard';
 
 /**
  * Same policy as the meta tag in src-renderer/index.html, also sent as a header for pages served
@@ -87,4 +88,12 @@ export function withContentSecurityPolicy(
   }
   out['Content-Security-Policy'] = [policy];
   return out;
+}
+
+/**
+ * Every permission is refused but one: writing text to the clipboard, which the copy buttons (write
+ * key, snippets, cURL) need, and only for our own page. Reading the clipboard stays refused.
+ */
+export function permissionGranted(permission: string, requestingUrl: string | null | undefined, renderer: RendererLocation): boolean {
+  return permission === 'clipboard-sanitized-write' && isOwnRenderer(requestingUrl, renderer);
 }
