@@ -73,11 +73,13 @@ export const DeliveryRow = memo(function DeliveryRow({ row, index, top, selected
       <span className="wcell wtext" role="gridcell" data-testid="delivery-user" title={row.userId ?? row.anonymousId ?? undefined}>
         {row.userId ?? row.anonymousId ?? '—'}
       </span>
-      <span className="wcell wtext" role="gridcell">
-        <span data-testid="delivery-event">{row.event ?? '—'}</span>
+      <span className="wcell wevent" role="gridcell">
+        <span className="wevent-name" data-testid="delivery-event" title={row.event ?? undefined}>
+          {row.event ?? '—'}
+        </span>
         {row.replayOf !== null && (
-          <span className="wreplay" data-testid="delivery-replay-of" title={`A replay of delivery #${row.replayOf}`}>
-            replay of #{row.replayOf}
+          <span className="wreplay" data-testid="delivery-replay-of" data-of={row.replayOf} title={`A replay of delivery #${row.replayOf}`}>
+            <span className="wreplay-words">replay of </span>#{row.replayOf}
           </span>
         )}
       </span>
