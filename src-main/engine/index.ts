@@ -9,6 +9,7 @@ import { Scheduler, type Sender } from './delivery/scheduler';
 import { createIngestHandler, type IngestRouting } from './ingest/handler';
 import { ConfigStore, type SecretSealer } from './store/config-store';
 import { openDatabase, type Db } from './store/database';
+import { lockDataDir } from './store/data-lock';
 import { startCheckpointer } from './store/checkpointer';
 import { createGroupCommit } from './store/group-commit';
 import { LogStore } from './store/log-store';
@@ -63,9 +64,16 @@ export interface Engine {
 
 export function createEngine(options: EngineOptions): Engine {
   mkdirSync(options.dataDir, { recursive: true });
+  const unlock = lockDataDir(options.dataDir);
   const clock = options.clock ?? systemClock;
   const dbPath = join(options.dataDir, 'hookbench.sqlite');
-  const db = openDatabase(dbPath, { nativeBinding: options.nativeBinding });
+  let db: Db;
+  try {
+    db = openDatabase(dbPath, { nativeBinding: options.nativeBinding });
+  } catch (err) {
+    unlock();
+    throw err;
+  }
   const checkpointer = startCheckpointer(dbPath, { nativeBinding: options.nativeBinding });
   const config = new ConfigStore(db, options.secrets);
   const log = new LogStore(db);
@@ -144,6 +152,7 @@ export function createEngine(options: EngineOptions): Engine {
       if (liveTimer) clearTimeout(liveTimer);
       await checkpointer.stop();
       db.close();
+      unlock();
     },
     applyConfig(file) {
       const now = clock.now();

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { DataDirLockedError } from '../engine/store/data-lock';
 import { createEngine } from '../engine';
 import { parseConfig } from '../engine/config';
 import { ValidationError } from '../../src-shared/settings';
@@ -50,7 +51,13 @@ export async function serve(argv: string[]): Promise<void> {
     fail((err as Error).message);
   }
   const dataDir = args.dataDir ?? defaultDataDir();
-  const engine = createEngine({ dataDir });
+  let engine;
+  try {
+    engine = createEngine({ dataDir });
+  } catch (err) {
+    if (err instanceof DataDirLockedError) fail(err.message);
+    throw err;
+  }
   if (config) engine.applyConfig(config);
   const recovered = engine.start();
   if (recovered.deliveries > 0) {
