@@ -4,7 +4,8 @@
  */
 import type { ApiResult } from '../src-shared/api';
 import type { HookbenchBridge } from '../src-shared/bridge';
-import { ApiCallError, type Transport } from './transport';
+import { ApiCallError } from './api-error';
+import type { Transport } from './transport';
 
 const isFunction = (v: unknown): v is (...args: never[]) => unknown => typeof v === 'function';
 

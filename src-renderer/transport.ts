@@ -3,8 +3,11 @@
  * this interface; headless mode carries it over HTTP (/api/call) and Server-Sent Events (/api/live).
  * Electron carries the same interface over IPC (transport-ipc.ts); pickTransport chooses.
  */
-import type { ApiFieldError, ApiMethod, ApiParams, ApiResponse, ApiResult, LiveEvent } from '../src-shared/api';
+import type { ApiMethod, ApiParams, ApiResponse, ApiResult, LiveEvent } from '../src-shared/api';
+import { ApiCallError } from './api-error';
 import { bridgeFrom, ipcTransport } from './transport-ipc';
+
+export { ApiCallError };
 
 export type ConnectionState = 'connecting' | 'connected' | 'reconnecting';
 
@@ -12,17 +15,6 @@ export interface Transport {
   call<M extends ApiMethod>(method: M, params?: ApiParams<M>): Promise<ApiResult<M>>;
   /** Live events until the returned function is called; onState reports the stream's health. */
   subscribe(onEvent: (event: LiveEvent) => void, onState: (state: ConnectionState) => void): () => void;
-}
-
-export class ApiCallError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    /** For validation_failed: each refused field by its path (e.g. `destination.webhooks[5]`) and why. */
-    readonly fields?: ApiFieldError[],
-  ) {
-    super(message);
-  }
 }
 
 const RETRY_MIN_MS = 500;

@@ -1,0 +1,13 @@
+import type { ApiFieldError } from '../src-shared/api';
+
+/** A refused call, whatever the transport: the engine's code and message, and the refused fields. */
+export class ApiCallError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    /** For validation_failed: each refused field by its path (e.g. `destination.webhooks[5]`) and why. */
+    readonly fields?: ApiFieldError[],
+  ) {
+    super(message);
+  }
+}
