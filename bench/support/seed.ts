@@ -30,7 +30,8 @@ export function seededOutcome(i: number): 'succeeded' | 'failed' | 'retrying' | 
 
 /** Seeds `count` messages, one delivery each, every one attempted once (failed ones three times). */
 export function seedDeliveries(log: LogStore, count: number, o: SeedOptions): void {
-  const batch = o.batch ?? 1000;
+  // LogStore.listDeliveries reads at most 1,000 rows at once, and each batch's ids are read back with it.
+  const batch = Math.min(o.batch ?? 1000, 1000);
   let firstId = 0;
   for (let start = 0; start < count; start += batch) {
     const n = Math.min(batch, count - start);
@@ -43,7 +44,11 @@ export function seedDeliveries(log: LogStore, count: number, o: SeedOptions): vo
         messageId: `seed-${i}`,
         userId: `user_${i % 5000}`,
         anonymousId: i % 3 === 0 ? `anon-${i}` : null,
+        // What ingest would accept: each type with the fields its payload needs.
         ...(type === 'track' ? { event: EVENTS[i % EVENTS.length] as string } : {}),
+        ...(type === 'group' ? { groupId: `group_${i % 50}` } : {}),
+        ...(type === 'alias' ? { previousId: `anon-${i}` } : {}),
+        ...(type === 'page' || type === 'screen' ? { name: 'Home' } : {}),
         properties: { i },
         context: { library: { name: 'seed', version: '1' } },
         integrations: {},
