@@ -48,6 +48,17 @@ function detail(s: DeliverySummary): DeliveryDetail {
 }
 
 /** Keyset paging with status and userId-substring filters, the contract's way, over a Map. */
+/** Holds replayDelivery calls until the test lets one through. */
+const replayGate = {
+  waiting: [] as (() => void)[],
+  wait(): Promise<void> {
+    return new Promise((resolve) => this.waiting.push(resolve));
+  },
+  release(): void {
+    this.waiting.shift()?.();
+  },
+};
+
 function fakeTransport(log: Map<number, DeliverySummary>) {
   const calls: string[] = [];
   let emit: (e: LiveEvent) => void = () => {};
@@ -77,6 +88,14 @@ function fakeTransport(log: Map<number, DeliverySummary>) {
         }
         case 'listSources':
           return [] as never;
+        case 'replayDelivery': {
+          await replayGate.wait();
+          const original = log.get((params as { id: number }).id)!;
+          const id = Math.max(...log.keys()) + 1;
+          const replay = { ...original, id, status: 'pending' as const, replayOf: original.id };
+          log.set(id, replay);
+          return detail(replay) as never;
+        }
         default:
           throw new Error(`unexpected ${method}`);
       }
@@ -310,4 +329,35 @@ test('the selected delivery is refetched when it changes, and a reconnect catche
   assert.deepEqual(t.calls, ['listDeliveries {"limit":500,"afterId":1}', 'getDeliverySummaries [1]']);
   assert.deepEqual(idsOf(t.store.getState().rows), [3, 1]);
   assert.equal(t.store.getState().rows[1]?.status, 'succeeded');
+});
+
+test('bulk replay from the store: progress while it runs, cancel stops after the call in flight', async () => {
+  const t = setup(range(1, 6));
+  for (const id of [2, 4, 5]) t.log.set(id, summary(id, 'failed'));
+  t.start();
+  await settle();
+  t.store.getState().setFilter({ text: 'u' });
+  await settle();
+  t.store.getState().replayFailed();
+  await settle();
+  assert.deepEqual(t.store.getState().bulk, { state: 'running', done: 0, total: 3, replayed: 0, failed: 0, firstError: null });
+  assert.ok(t.calls.includes('listDeliveries {"text":"u","status":"failed","limit":100}'), 'the filter with its status forced to failed');
+  replayGate.release();
+  await settle();
+  assert.equal(t.store.getState().bulk?.done, 1);
+  t.store.getState().replayFailed(); // a second start while running is ignored
+  t.store.getState().cancelBulk();
+  assert.equal(t.store.getState().bulk?.state, 'cancelling');
+  t.store.getState().dismissBulk(); // cannot dismiss a run that has not stopped
+  assert.notEqual(t.store.getState().bulk, null);
+  replayGate.release(); // the call in flight ends; no other starts
+  await settle();
+  assert.deepEqual(t.store.getState().bulk, { state: 'cancelled', done: 2, total: 3, replayed: 2, failed: 0, firstError: null });
+  assert.equal(replayGate.waiting.length, 0, 'no third replay was asked for');
+  assert.deepEqual(
+    t.calls.filter((c) => c.startsWith('replayDelivery')),
+    ['replayDelivery {"id":5}', 'replayDelivery {"id":4}'],
+  );
+  t.store.getState().dismissBulk();
+  assert.equal(t.store.getState().bulk, null);
 });
