@@ -252,7 +252,8 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
     heldOverflow = 0;
     catchUp = false;
     nextBeforeId = null;
-    store.setState({ loading: true, newWhilePaused: 0 });
+    // An older page on its way belongs to the old filter: it is dropped when it lands.
+    store.setState({ loading: true, newWhilePaused: 0, loadingOlder: false });
     const filter = filterNow();
     void refreshCounts();
     try {
