@@ -226,6 +226,36 @@ describe('delivery: signed webhooks, timeouts and retries', () => {
     }
   });
 
+  test('a stored message that cannot be mapped discards its delivery with the reason, and the engine keeps delivering', async () => {
+    const receiver = await new Receiver().start();
+    const h = await startHarness(configWith(receiver.url));
+    try {
+      // A group without groupId can only come from a log written by hand or by an older version.
+      const db = h.engine.db;
+      const requestId = h.engine.log.recordRefused({ sourceId: 1, path: '/v1/batch', receivedAt: T0, httpStatus: 200, bytes: 0, userAgent: null });
+      const json = JSON.stringify({ type: 'group', userId: 'u', messageId: 'bad-1', timestamp: '2026-11-22T12:00:00.000Z', context: {} });
+      const messageRow = db
+        .prepare(`INSERT INTO messages (source_id, request_id, message_id, type, user_id, received_at, json) VALUES (1, ?, 'bad-1', 'group', 'u', ?, ?)`)
+        .run(requestId, T0, json).lastInsertRowid;
+      const destinationId = h.engine.config.listDestinations()[0]!.id;
+      db.prepare(`INSERT INTO deliveries (message_id, destination_id, payload_type, status, created_at, next_attempt_at) VALUES (?, ?, 'group', 'pending', ?, ?)`).run(
+        messageRow,
+        destinationId,
+        T0,
+        T0,
+      );
+      h.engine.applyConfig(configWith(receiver.url)); // wakes the scheduler
+      const bad = await settled(h, 'bad-1', ['discarded']);
+      assert.match(bad.last_error ?? '', /cannot be made into a webhook payload.*groupId/);
+      await h.post('/v1/track', { userId: 'u', event: 'E', messageId: 'good-1' });
+      await settled(h, 'good-1', ['succeeded']);
+      assert.equal(receiver.received.length, 1);
+    } finally {
+      await h.close();
+      await receiver.close();
+    }
+  });
+
   test('429 with Retry-After is honoured; a redirect is not followed and not retried', async () => {
     const clock = new ManualClock(T0);
     const limited = await new Receiver().start();

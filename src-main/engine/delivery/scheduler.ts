@@ -115,9 +115,10 @@ export class Scheduler {
     const updates: DeliveryUpdate[] = [];
     for (const row of due) {
       const destination = this.deps.destination(row.destination_id);
-      const body = row.body ?? this.bodyFor(row);
+      const mapped = row.body !== null ? { body: row.body, problem: null } : this.bodyFor(row);
+      const body = mapped.body;
       const targets = targetsOf(row, destination);
-      const notSent = whyNotSent(destination, body, targets, row);
+      const notSent = mapped.problem ?? whyNotSent(destination, body, targets, row);
       if (notSent !== null || !destination || body === null) {
         updates.push(discard(row, now, notSent ?? 'its destination was removed'));
         continue;
@@ -159,11 +160,20 @@ export class Scheduler {
     });
   }
 
-  private bodyFor(row: DeliveryRow): Uint8Array | null {
-    if (row.message_id === null) return null;
+  /**
+   * The payload bytes of a first round. A stored message that cannot be mapped (a log written by an
+   * older version, or edited by hand) discards its delivery with the reason: one bad row must not
+   * take the engine, and every other delivery, down with it.
+   */
+  private bodyFor(row: DeliveryRow): { body: Uint8Array | null; problem: string | null } {
+    if (row.message_id === null) return { body: null, problem: null };
     const json = this.deps.log.messageJson(row.message_id);
-    if (json === null) return null;
-    return serializePayload(toWebhookPayload(JSON.parse(json) as InboundMessage));
+    if (json === null) return { body: null, problem: null };
+    try {
+      return { body: serializePayload(toWebhookPayload(JSON.parse(json) as InboundMessage)), problem: null };
+    } catch (err) {
+      return { body: null, problem: `its stored message cannot be made into a webhook payload (${(err as Error).message})` };
+    }
   }
 
   private async sendRound(job: RoundJob, body: Uint8Array, attempts: NewAttempt[], settings: DeliverySettings): Promise<void> {
