@@ -21,6 +21,8 @@ export default defineConfig({
   renderer: {
     root: resolve(__dirname, 'src-renderer'),
     plugins: [react()],
-    build: { rollupOptions: { input: resolve(__dirname, 'src-renderer/index.html') } },
+    // electron-vite leaves bundles unminified; the renderer is also served to browsers, and a
+    // quarter of the bytes to parse is a faster first paint of a 100,000-row log.
+    build: { minify: true, rollupOptions: { input: resolve(__dirname, 'src-renderer/index.html') } },
   },
 });
