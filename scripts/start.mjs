@@ -4,26 +4,13 @@
 // fallback beats a crash.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { BINDING, STAMP, targetOf } from './rebuild-electron-sqlite.mjs';
+import { electronBinary } from './electron-binary.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const require = createRequire(import.meta.url);
-
-// Reads what electron's own index.js would, without its side effect: since Electron 45, requiring
-// the package starts a download of the binary when it is missing.
-function electronBinary() {
-  try {
-    const dir = dirname(require.resolve('electron/package.json'));
-    const pathFile = join(dir, 'path.txt');
-    if (!existsSync(pathFile)) return null;
-    const binary = join(process.env.ELECTRON_OVERRIDE_DIST_PATH ?? join(dir, 'dist'), readFileSync(pathFile, 'utf8'));
-    return existsSync(binary) ? binary : null;
-  } catch {
-    return null;
-  }
-}
 
 // The UI is served from out/: build it on the first start so `npm install && npm start` is enough.
 function ensureBuilt() {

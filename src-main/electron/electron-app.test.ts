@@ -7,28 +7,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { _electron as electron } from 'playwright-core';
 import { electronSqliteBinding } from './paths';
+import { electronBinary } from '../../scripts/electron-binary.mjs';
 
 const root = new URL('../../', import.meta.url).pathname;
-const require = createRequire(import.meta.url);
-
-/** Where electron's install script put the binary, read without requiring the package (that would start a download). */
-function electronBinary(): string | null {
-  try {
-    const dir = dirname(require.resolve('electron/package.json'));
-    const pathFile = join(dir, 'path.txt');
-    if (!existsSync(pathFile)) return null;
-    const binary = join(process.env.ELECTRON_OVERRIDE_DIST_PATH ?? join(dir, 'dist'), readFileSync(pathFile, 'utf8'));
-    return existsSync(binary) ? binary : null;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * Builds into a folder inside the project (build/ is ignored), so the main bundle resolves its
