@@ -3,7 +3,7 @@
 // the browser URL. Electron's binary cannot always be downloaded (build machines, CI), and a clear
 // fallback beats a crash.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { BINDING, STAMP, targetOf } from './rebuild-electron-sqlite.mjs';
@@ -12,11 +12,27 @@ import { electronBinary } from './electron-binary.mjs';
 const root = new URL('..', import.meta.url).pathname;
 const require = createRequire(import.meta.url);
 
-// The UI is served from out/: build it on the first start so `npm install && npm start` is enough.
+/** Newest modification time of the files under these folders (the sources the build reads). */
+function newestSource(dirs) {
+  let newest = 0;
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else newest = Math.max(newest, statSync(path).mtimeMs);
+    }
+  };
+  for (const dir of dirs) walk(join(root, dir));
+  return newest;
+}
+
+// The UI is served from out/: build it on the first start so `npm install && npm start` is enough,
+// and again when the sources changed since (after a git pull), so an old UI is never served.
 function ensureBuilt() {
-  const ready = ['../out/renderer/index.html', '../out/main/main.js'].every((p) => existsSync(new URL(p, import.meta.url)));
-  if (ready) return true;
-  console.error('hookbench: building the app once (electron-vite build)…');
+  const outputs = ['out/renderer/index.html', 'out/main/main.js', 'out/preload/preload.cjs'].map((p) => join(root, p));
+  const ready = outputs.every((p) => existsSync(p));
+  if (ready && Math.min(...outputs.map((p) => statSync(p).mtimeMs)) >= newestSource(['src-renderer', 'src-shared', 'src-main'])) return true;
+  console.error(ready ? 'hookbench: the sources changed since the last build; building the app (electron-vite build)…' : 'hookbench: building the app once (electron-vite build)…');
   const cli = join(root, 'node_modules/electron-vite/bin/electron-vite.js');
   const r = spawnSync(process.execPath, [cli, 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
   if (r.status !== 0) console.error('hookbench: the build failed; headless mode still serves the Tracking API');
