@@ -5,61 +5,34 @@
  */
 import { before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHmac, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { createHmac } from 'node:crypto';
 import { Receiver, type Received } from '../src-main/engine/testing/receiver';
-import { startServe, type ServeProcess } from '../src-main/serve/testing/process';
-import { buildUi, CHROMIUM, CHROMIUM_ARGS } from './support/build';
+import { oneReceiverConfig, screenshotPath, startWorkbench, type OpenedPage, type Workbench } from './support/workbench';
 
-const root = new URL('../', import.meta.url).pathname;
 const SECRET = 'e2e-compose-secret';
-const TOKEN = randomBytes(24).toString('base64url');
 
-let dir = '';
 let receiver: Receiver | null = null;
-let serve: ServeProcess | null = null;
-let browser: Browser | null = null;
+let wb: Workbench | null = null;
 
 before(async () => {
-  assert.ok(existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM}: install it (apt-get install chromium) or set HOOKBENCH_CHROMIUM`);
-  const uiDir = buildUi();
-  dir = mkdtempSync(join(tmpdir(), 'hookbench-e2e-compose-'));
   receiver = await new Receiver().start();
-  const config = join(dir, 'hookbench.json');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      sources: [{ name: 'backend', writeKey: 'wk_compose_e2e' }],
-      destinations: [{ name: 'Local receiver', enabled: true, sources: ['backend'], sharedSecret: SECRET, webhooks: [{ url: receiver.url }] }],
-    }),
-  );
-  serve = await startServe(['--port', '0', '--data-dir', join(dir, 'data'), '--config', config], { env: { HOOKBENCH_TOKEN: TOKEN, HOOKBENCH_UI_DIR: uiDir } });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  mkdirSync(join(root, 'e2e/screenshots'), { recursive: true });
+  wb = await startWorkbench({
+    name: 'compose',
+    config: oneReceiverConfig(receiver.url, { writeKey: 'wk_compose_e2e', sharedSecret: SECRET }),
+  });
 });
 
 after(async () => {
-  await browser?.close();
-  if (serve) {
-    serve.child.kill('SIGINT');
-    await serve.exited;
-  }
+  await wb?.close();
   await receiver?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 /** A page on the Compose view with its sources loaded; page errors are collected for the end of the test. */
-async function openCompose(width = 1280): Promise<{ page: Page; problems: string[] }> {
-  assert.ok(browser && serve);
-  const page = await browser.newPage({ viewport: { width, height: 1000 } });
-  const problems: string[] = [];
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  await page.goto(`${serve.url}/?token=${TOKEN}#/compose`);
-  await page.locator('[data-testid="compose-source"] option[value="backend"]').waitFor({ state: 'attached' });
-  return { page, problems };
+async function openCompose(width = 1280): Promise<OpenedPage> {
+  assert.ok(wb);
+  const opened = await wb.openPage({ view: 'compose', viewport: { width, height: 1000 }, consoleErrors: false, waitConnected: false });
+  await opened.page.locator('[data-testid="compose-source"] option[value="backend"]').waitFor({ state: 'attached' });
+  return opened;
 }
 
 const bodyOf = (r: Received): Record<string, unknown> => JSON.parse(r.body.toString('utf8')) as Record<string, unknown>;
@@ -86,7 +59,7 @@ test('a track call composed with 2 copies is delivered twice, signed, and both d
   assert.equal(await sent.textContent(), '2');
   const ids = await page.getByTestId('compose-sent-ids').locator('li').allTextContents();
   assert.equal(new Set(ids).size, 2, 'each copy has its own messageId');
-  await page.screenshot({ path: join(root, 'e2e/screenshots/compose.png'), fullPage: true });
+  await page.screenshot({ path: screenshotPath('compose'), fullPage: true });
 
   // The receiver got both, each signed with the destination's secret over the exact bytes.
   await receiver.waitFor(before + 2);
@@ -111,7 +84,7 @@ test('a track call composed with 2 copies is delivered twice, signed, and both d
     await succeeded.nth(1).waitFor({ timeout: 15_000 });
   } catch (err) {
     const rows = await page.getByTestId('delivery-row').allTextContents();
-    await page.screenshot({ path: join(root, 'e2e/screenshots/compose-deliveries-failure.png'), fullPage: true });
+    await page.screenshot({ path: screenshotPath('compose-deliveries-failure'), fullPage: true });
     throw new Error(`${(err as Error).message}\nrows on screen: ${rows.join(' | ') || 'none'}`);
   }
   assert.equal(await succeeded.count(), 2);
@@ -159,7 +132,7 @@ test('refusals come back next to the field they name: a missing event, the 32 KB
   await page.getByTestId('compose-send').click();
   await page.getByTestId('compose-error-properties').waitFor();
   assert.match((await page.getByTestId('compose-error-properties').textContent()) ?? '', /too large.*32768 bytes \(32 KB\)/);
-  await page.screenshot({ path: join(root, 'e2e/screenshots/compose-errors.png'), fullPage: true });
+  await page.screenshot({ path: screenshotPath('compose-errors'), fullPage: true });
   await page.getByTestId('compose-properties').fill('');
 
   // All off, Webhooks off: the ingest keeps the message, and no delivery goes out.
@@ -204,9 +177,9 @@ test('a template saved from the form survives a reload and loads back; delete re
   assert.deepEqual(JSON.parse(await page.getByTestId('compose-traits').inputValue()), { plan: 'pro', seats: 3 });
   assert.equal(await page.getByTestId('compose-integration-All').isChecked(), false);
   assert.equal(await page.getByTestId('compose-integration-Webhooks').isChecked(), true);
-  await page.screenshot({ path: join(root, 'e2e/screenshots/compose-template.png'), fullPage: true });
+  await page.screenshot({ path: screenshotPath('compose-template'), fullPage: true });
   await page.emulateMedia({ colorScheme: 'dark' });
-  await page.screenshot({ path: join(root, 'e2e/screenshots/compose-dark.png'), fullPage: true });
+  await page.screenshot({ path: screenshotPath('compose-dark'), fullPage: true });
 
   await row.getByTestId('template-delete').click();
   await page.getByTestId('templates-empty').waitFor();

@@ -7,80 +7,46 @@
  */
 import { before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHmac, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import type { Destination } from '../src-shared/settings';
+import { createHmac } from 'node:crypto';
+import type { Page } from 'playwright-core';
 import { Receiver } from '../src-main/engine/testing/receiver';
-import { startServe, type ServeProcess } from '../src-main/serve/testing/process';
-import { buildUi, CHROMIUM, CHROMIUM_ARGS } from './support/build';
+import { screenshotPath, startWorkbench, type OpenedPage, type Workbench } from './support/workbench';
 
-const root = new URL('../', import.meta.url).pathname;
-const TOKEN = randomBytes(24).toString('base64url');
 const SECRET = 'e2e-configure-secret';
 
-let dir = '';
 let first: Receiver | null = null;
 let second: Receiver | null = null;
-let serve: ServeProcess | null = null;
-let browser: Browser | null = null;
+let wb: Workbench | null = null;
 /** Set by the first test: the write key the UI generated. */
 let writeKey = '';
 
 before(async () => {
-  assert.ok(existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM}: install it (apt-get install chromium) or set HOOKBENCH_CHROMIUM`);
-  const uiDir = buildUi();
-  dir = mkdtempSync(join(tmpdir(), 'hookbench-e2e-configure-'));
   first = await new Receiver().start('/first');
   second = await new Receiver().start('/second');
-  serve = await startServe(['--port', '0', '--data-dir', join(dir, 'data')], { env: { HOOKBENCH_TOKEN: TOKEN, HOOKBENCH_UI_DIR: uiDir } });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  wb = await startWorkbench({ name: 'configure' });
 });
 
 after(async () => {
-  await browser?.close();
-  if (serve) {
-    serve.child.kill('SIGINT');
-    await serve.exited;
-  }
+  await wb?.close();
   await first?.close();
   await second?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-async function call<T>(method: string, params?: unknown): Promise<T> {
-  assert.ok(serve);
-  const res = await fetch(`${serve.url}/api/call`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ method, params }),
-  });
-  const answer = (await res.json()) as { ok: boolean; result: T };
-  assert.ok(answer.ok, JSON.stringify(answer));
-  return answer.result;
-}
-
-async function openPage(view: string): Promise<{ page: Page; problems: string[] }> {
-  assert.ok(browser && serve);
-  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, permissions: ['clipboard-read', 'clipboard-write'] });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => {
+function openPage(view: string): Promise<OpenedPage> {
+  assert.ok(wb);
+  return wb.openPage({
+    view,
+    viewport: { width: 1400, height: 1000 },
+    permissions: ['clipboard-read', 'clipboard-write'],
     // A refused call answers 400, which Chromium logs as a failed resource: that is the test's point, not a problem.
-    if (msg.type() === 'error' && !/status of 400/.test(msg.text())) problems.push(`console: ${msg.text()}`);
+    expectedConsole: /status of 400/,
   });
-  await page.goto(`${serve.url}/?token=${TOKEN}#/${view}`);
-  await page.locator('[data-testid="connection-state"][data-state="connected"]').waitFor();
-  return { page, problems };
 }
 
 const fieldError = (page: Page, field: string) => page.locator(`[data-testid="field-error"][data-field="${field}"]`);
 
 test('configure in the UI: a source with a generated write key, a destination with two URLs, headers and a secret; a track reaches both, signed', async () => {
-  assert.ok(serve && first && second);
+  assert.ok(wb && first && second);
   const { page, problems } = await openPage('configure');
   await page.getByTestId('configure-ready').waitFor();
   await page.getByTestId('sources-empty').waitFor();
@@ -99,20 +65,20 @@ test('configure in the UI: a source with a generated write key, a destination wi
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), writeKey);
 
   // The ingest address comes from the engine, and the snippets carry it and the key.
-  assert.equal(await page.getByTestId('ingest-url').textContent(), serve.url);
+  assert.equal(await page.getByTestId('ingest-url').textContent(), wb.url);
   const node = (await page.getByTestId('snippet-node').textContent()) ?? '';
-  assert.ok(node.includes(`new Analytics({ writeKey: "${writeKey}", host: "${serve.url}" })`), node);
+  assert.ok(node.includes(`new Analytics({ writeKey: "${writeKey}", host: "${wb.url}" })`), node);
   const go = (await page.getByTestId('snippet-go').textContent()) ?? '';
-  assert.ok(go.includes(`analytics.NewWithConfig("${writeKey}", analytics.Config{Endpoint: "${serve.url}"})`), go);
+  assert.ok(go.includes(`analytics.NewWithConfig("${writeKey}", analytics.Config{Endpoint: "${wb.url}"})`), go);
   const curl = (await page.getByTestId('snippet-curl').textContent()) ?? '';
-  assert.ok(curl.startsWith(`curl '${serve.url}/v1/track' \\\n  -u '${writeKey}:'`), curl);
+  assert.ok(curl.startsWith(`curl '${wb.url}/v1/track' \\\n  -u '${writeKey}:'`), curl);
 
   // The engine's own refusal, shown by the field it names: a write key already in use.
   await page.getByTestId('source-name').fill('copycat');
   await page.getByTestId('source-writekey').fill(writeKey);
   await page.getByTestId('source-save').click();
   await fieldError(page, 'source.writeKey').filter({ hasText: 'is already the write key of source "web-app"' }).waitFor();
-  assert.equal((await call<unknown[]>('listSources')).length, 1, 'the refused source was not saved');
+  assert.equal((await wb.call('listSources')).length, 1, 'the refused source was not saved');
 
   // A destination with two URLs, a static header on each, and a secret (masked until revealed).
   await page.getByTestId('destination-new').click();
@@ -134,7 +100,7 @@ test('configure in the UI: a source with a generated write key, a destination wi
   await page.getByTestId('destination-save').click();
   await page.getByTestId('destination-saved').waitFor();
   await page.locator('[data-testid="destination-row"][data-name="Two receivers"]').waitFor();
-  const [saved] = await call<Destination[]>('listDestinations');
+  const [saved] = await wb.call('listDestinations');
   assert.deepEqual(
     { name: saved?.name, enabled: saved?.enabled, sources: saved?.sources, sharedSecret: saved?.sharedSecret, webhooks: saved?.webhooks },
     {
@@ -148,15 +114,10 @@ test('configure in the UI: a source with a generated write key, a destination wi
       ],
     },
   );
-  mkdirSync(join(root, 'e2e/screenshots'), { recursive: true });
-  await page.screenshot({ path: join(root, 'e2e/screenshots/configure.png'), fullPage: true });
+  await page.screenshot({ path: screenshotPath('configure'), fullPage: true });
 
   // A track with the generated write key, as curl would send it, reaches both receivers, signed.
-  const res = await fetch(`${serve.url}/v1/track`, {
-    method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ userId: 'user_cfg', event: 'Signed Up', messageId: 'e2e-cfg-1', properties: { plan: 'pro' } }),
-  });
+  const res = await wb.ingest('/v1/track', writeKey, { userId: 'user_cfg', event: 'Signed Up', messageId: 'e2e-cfg-1', properties: { plan: 'pro' } });
   assert.equal(res.status, 200);
   await Promise.all([first.waitFor(1), second.waitFor(1)]);
   for (const [i, receiver] of [first, second].entries()) {
@@ -167,7 +128,7 @@ test('configure in the UI: a source with a generated write key, a destination wi
   }
 
   // Invalid input is refused inline, by field, with the reason; nothing is saved.
-  const before = JSON.stringify(await call('listDestinations'));
+  const before = JSON.stringify(await wb.call('listDestinations'));
   await page.getByTestId('webhook-url-1').fill('not a url');
   await page.getByTestId('webhook-header-name-0-0').fill('Bad Header');
   await page.getByTestId('destination-save').click();
@@ -177,8 +138,8 @@ test('configure in the UI: a source with a generated write key, a destination wi
   await page.getByTestId('webhook-header-name-0-0').fill('User-Agent');
   await page.getByTestId('destination-save').click();
   await fieldError(page, 'destination.webhooks[0].headers.User-Agent').filter({ hasText: 'User-Agent is set by Hookbench and cannot be overridden' }).waitFor();
-  assert.equal(JSON.stringify(await call('listDestinations')), before, 'nothing was saved');
-  await page.getByTestId('destination-form').screenshot({ path: join(root, 'e2e/screenshots/configure-refusals.png') });
+  assert.equal(JSON.stringify(await wb.call('listDestinations')), before, 'nothing was saved');
+  await page.getByTestId('destination-form').screenshot({ path: screenshotPath('configure-refusals') });
 
   // Up to five URLs: at five, "Add URL" is refused with the reason, and no sixth can be sent.
   await page.getByTestId('webhook-url-1').fill(second.url);
@@ -191,46 +152,43 @@ test('configure in the UI: a source with a generated write key, a destination wi
   assert.match((await page.getByTestId('webhook-add-url-reason').textContent()) ?? '', /at most 5 webhook URLs/);
   await page.getByTestId('webhook-add-url').click({ force: true });
   assert.equal(await page.getByTestId('webhook-url-5').count(), 0, 'a disabled button adds nothing');
-  assert.equal(JSON.stringify(await call('listDestinations')), before, 'nothing was saved');
+  assert.equal(JSON.stringify(await wb.call('listDestinations')), before, 'nothing was saved');
   // The engine refuses a sixth sent by any other way, naming the field the UI shows it by.
   const secondUrl = second.url;
-  const sixth = await fetch(`${serve.url}/api/call`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      method: 'saveDestination',
-      params: { ...saved, webhooks: [1, 2, 3, 4, 5, 6].map((n) => ({ url: `${secondUrl}?n=${n}`, headers: {} })) },
-    }),
+  const sixth = await wb.callRaw('saveDestination', {
+    ...saved,
+    webhooks: [1, 2, 3, 4, 5, 6].map((n) => ({ url: `${secondUrl}?n=${n}`, headers: {} })),
   });
   const refusal = (await sixth.json()) as { error: { fields: { field: string }[] } };
   assert.equal(sixth.status, 400);
   assert.deepEqual(refusal.error.fields.map((f) => f.field), ['destination.webhooks[5]']);
-  assert.equal(JSON.stringify(await call('listDestinations')), before, 'nothing was saved');
+  assert.equal(JSON.stringify(await wb.call('listDestinations')), before, 'nothing was saved');
 
   await page.emulateMedia({ colorScheme: 'dark' });
-  await page.screenshot({ path: join(root, 'e2e/screenshots/configure-limit-dark.png'), fullPage: true });
+  await page.screenshot({ path: screenshotPath('configure-limit-dark'), fullPage: true });
   await page.emulateMedia({ colorScheme: 'light' });
   assert.deepEqual(problems, []);
   await page.close();
 });
 
 test('Inbound shows each call live, newest first, with its messages and its dropped items and their reasons', async () => {
-  assert.ok(serve && writeKey, 'runs after the configure test, with its write key');
+  assert.ok(wb && writeKey, 'runs after the configure test, with its write key');
   const { page, problems } = await openPage('inbound');
   await page.getByTestId('inbound-row').first().waitFor();
   const before = await page.getByTestId('inbound-row').count();
 
-  const res = await fetch(`${serve.url}/v1/batch`, {
-    method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}`, 'content-type': 'application/json', 'user-agent': 'e2e-agent/1.0' },
-    body: JSON.stringify({
+  const res = await wb.ingest(
+    '/v1/batch',
+    writeKey,
+    {
       batch: [
         { type: 'track', userId: 'user_cfg', event: 'Order Completed', messageId: 'e2e-cfg-2', properties: { total: 42 } },
         { type: 'track', userId: 'user_cfg', messageId: 'e2e-cfg-bad' },
         { type: 'track', userId: 'user_cfg', event: 'Signed Up', messageId: 'e2e-cfg-1' },
       ],
-    }),
-  });
+    },
+    { 'user-agent': 'e2e-agent/1.0' },
+  );
   assert.equal(res.status, 200);
 
   // Live: the new call arrives on top without a reload.
@@ -258,16 +216,12 @@ test('Inbound shows each call live, newest first, with its messages and its drop
   assert.match((await dropped.nth(1).getByTestId('dropped-reason').textContent()) ?? '', /messageId "e2e-cfg-1"/);
 
   // A refused call shows its error code and text.
-  const bad = await fetch(`${serve.url}/v1/track`, {
-    method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from('wk_nobody:').toString('base64')}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ userId: 'u', event: 'E' }),
-  });
+  const bad = await wb.ingest('/v1/track', 'wk_nobody', { userId: 'u', event: 'E' });
   assert.equal(bad.status, 401);
   await page.locator('[data-testid="inbound-row"]').first().getByTestId('inbound-status').filter({ hasText: '401' }).waitFor();
   await page.getByTestId('inbound-refusal').first().waitFor();
 
-  await page.screenshot({ path: join(root, 'e2e/screenshots/inbound.png'), fullPage: true });
+  await page.screenshot({ path: screenshotPath('inbound'), fullPage: true });
 
   // The delivery link opens it in the Deliveries view.
   await newest.click();

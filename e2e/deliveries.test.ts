@@ -4,79 +4,42 @@
  */
 import { before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHmac, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { createHmac } from 'node:crypto';
 import { Receiver } from '../src-main/engine/testing/receiver';
-import { startServe, type ServeProcess } from '../src-main/serve/testing/process';
-import { buildUi, CHROMIUM, CHROMIUM_ARGS } from './support/build';
+import { oneReceiverConfig, screenshotPath, startWorkbench, waitConnected, type Workbench } from './support/workbench';
 
-const root = new URL('../', import.meta.url).pathname;
 const SECRET = 'e2e-shared-secret';
 const WRITE_KEY = 'wk_e2e';
-const TOKEN = randomBytes(24).toString('base64url');
 
-let dir = '';
 let receiver: Receiver | null = null;
-let serve: ServeProcess | null = null;
-let browser: Browser | null = null;
+let wb: Workbench | null = null;
 
 before(async () => {
-  assert.ok(existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM}: install it (apt-get install chromium) or set HOOKBENCH_CHROMIUM`);
-  // Always build: a stale out/renderer/ would test old code.
-  const uiDir = buildUi();
-
-  dir = mkdtempSync(join(tmpdir(), 'hookbench-e2e-'));
   receiver = await new Receiver().start();
-  const config = join(dir, 'hookbench.json');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      sources: [{ name: 'backend', writeKey: WRITE_KEY }],
-      destinations: [{ name: 'Local receiver', enabled: true, sources: ['backend'], sharedSecret: SECRET, webhooks: [{ url: receiver.url }] }],
-    }),
-  );
-  serve = await startServe(['--port', '0', '--data-dir', join(dir, 'data'), '--config', config], { env: { HOOKBENCH_TOKEN: TOKEN, HOOKBENCH_UI_DIR: uiDir } });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  wb = await startWorkbench({
+    name: 'deliveries',
+    config: oneReceiverConfig(receiver.url, { writeKey: WRITE_KEY, sharedSecret: SECRET }),
+  });
 });
 
 after(async () => {
-  await browser?.close();
-  if (serve) {
-    serve.child.kill('SIGINT');
-    await serve.exited;
-  }
+  await wb?.close();
   await receiver?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 test('a tracked event appears live, and its detail shows the body and the X-Signature the receiver got', async () => {
-  assert.ok(browser && serve && receiver);
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  const problems: string[] = [];
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
-  });
-
-  await page.goto(`${serve.url}/?token=${TOKEN}`);
+  assert.ok(wb && receiver);
+  const { page, problems } = await wb.openPage({ viewport: { width: 1280, height: 800 }, waitConnected: false });
   await page.getByTestId('empty-state').waitFor();
   const snippet = await page.getByTestId('empty-snippet').textContent();
-  assert.match(snippet ?? '', new RegExp(`${serve.url}/v1/track`));
+  assert.match(snippet ?? '', new RegExp(`${wb.url}/v1/track`));
   assert.match(snippet ?? '', new RegExp(WRITE_KEY));
-  await page.locator('[data-testid="connection-state"][data-state="connected"]').waitFor();
-  mkdirSync(join(root, 'e2e/screenshots'), { recursive: true });
+  await waitConnected(page);
   await page.emulateMedia({ colorScheme: 'dark' });
-  await page.screenshot({ path: join(root, 'e2e/screenshots/empty-dark.png') });
+  await page.screenshot({ path: screenshotPath('empty-dark') });
   await page.emulateMedia({ colorScheme: 'light' });
 
-  const res = await fetch(`${serve.url}/v1/track`, {
-    method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from(`${WRITE_KEY}:`).toString('base64')}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ userId: 'user_e2e', event: 'Order Completed', properties: { total: 42 } }),
-  });
+  const res = await wb.ingest('/v1/track', WRITE_KEY, { userId: 'user_e2e', event: 'Order Completed', properties: { total: 42 } });
   assert.equal(res.status, 200);
 
   // Live: no reload, the row arrives through /api/live and reaches succeeded.
@@ -105,28 +68,20 @@ test('a tracked event appears live, and its detail shows the body and the X-Sign
   assert.match(curl, new RegExp(`^curl -X POST '${receiver.url}'`));
   assert.ok(curl.includes(`-H 'X-Signature: ${expected}'`), 'the cURL command carries the signature');
 
-  await page.screenshot({ path: join(root, 'e2e/screenshots/deliveries.png'), fullPage: true });
+  await page.screenshot({ path: screenshotPath('deliveries'), fullPage: true });
   assert.deepEqual(problems, []);
   await page.close();
 });
 
 test('a receiver answering 500 shows retrying with attempts; once fixed, replay and edit-and-replay succeed, re-signed', async () => {
-  assert.ok(browser && serve && receiver);
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const problems: string[] = [];
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  await page.goto(`${serve.url}/?token=${TOKEN}`);
-  await page.locator('[data-testid="connection-state"][data-state="connected"]').waitFor();
+  assert.ok(wb && receiver);
+  const { page, problems } = await wb.openPage({ viewport: { width: 1280, height: 900 }, consoleErrors: false });
 
   receiver.respond((_req, res) => {
     res.writeHead(500);
     res.end('receiver is broken');
   });
-  const res = await fetch(`${serve.url}/v1/track`, {
-    method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from(`${WRITE_KEY}:`).toString('base64')}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ userId: 'user_retry', event: 'Checkout Started', messageId: 'e2e-retry-1' }),
-  });
+  const res = await wb.ingest('/v1/track', WRITE_KEY, { userId: 'user_retry', event: 'Checkout Started', messageId: 'e2e-retry-1' });
   assert.equal(res.status, 200);
   const retrying = page
     .getByTestId('delivery-row')
@@ -161,7 +116,7 @@ test('a receiver answering 500 shows retrying with attempts; once fixed, replay 
   assert.equal(got.headers['x-signature'], signature);
   assert.match((await page.getByTestId('replay-of').locator('..').textContent()) ?? '', /edited body, signed anew/);
 
-  await page.screenshot({ path: join(root, 'e2e/screenshots/replay.png'), fullPage: true });
+  await page.screenshot({ path: screenshotPath('replay'), fullPage: true });
   assert.deepEqual(problems, []);
   await page.close();
 });

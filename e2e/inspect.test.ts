@@ -5,32 +5,21 @@
  */
 import { before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHmac, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { createHmac } from 'node:crypto';
+import type { Page } from 'playwright-core';
 import { Receiver } from '../src-main/engine/testing/receiver';
-import { startServe, type ServeProcess } from '../src-main/serve/testing/process';
-import { buildUi, CHROMIUM, CHROMIUM_ARGS } from './support/build';
+import { screenshotPath, startWorkbench, type ConfigFile, type OpenedPage, type Workbench } from './support/workbench';
 
-const root = new URL('../', import.meta.url).pathname;
 const SECRET = 'inspect-e2e-secret';
-const TOKEN = randomBytes(24).toString('base64url');
 const KEYS = { hang: 'wk_hang', signed: 'wk_signed', broken: 'wk_broken' } as const;
 const hmac = (body: Buffer | string): string => createHmac('sha1', SECRET).update(body).digest('hex');
 /** More than the 64 KB an attempt keeps of a response, so the timeline has to say it cut it. */
 const BROKEN_BODY = `{"error":"receiver is broken","padding":"${'x'.repeat(100_000)}"}`;
 
-let dir = '';
-let serve: ServeProcess | null = null;
-let browser: Browser | null = null;
+let wb: Workbench | null = null;
 const receivers = { hang: new Receiver(), signed: new Receiver(), broken: new Receiver(), local: new Receiver() };
 
 before(async () => {
-  assert.ok(existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM}: install it (apt-get install chromium) or set HOOKBENCH_CHROMIUM`);
-  const uiDir = buildUi();
-  dir = mkdtempSync(join(tmpdir(), 'hookbench-e2e-inspect-'));
   await receivers.hang.start('/hang');
   await receivers.signed.start('/signed');
   await receivers.broken.start('/broken');
@@ -40,17 +29,16 @@ before(async () => {
     res.writeHead(500, { 'content-type': 'application/json', 'x-reason': 'maintenance' });
     res.end(BROKEN_BODY);
   });
-  const config = join(dir, 'hookbench.json');
-  const destination = (name: string, source: keyof typeof KEYS, url: string): Record<string, unknown> => ({
+  const destination = (name: string, source: keyof typeof KEYS, url: string): ConfigFile['destinations'][number] => ({
     name,
     enabled: true,
     sources: [source],
     sharedSecret: SECRET,
     webhooks: [{ url }],
   });
-  writeFileSync(
-    config,
-    JSON.stringify({
+  wb = await startWorkbench({
+    name: 'inspect',
+    config: {
       sources: Object.entries(KEYS).map(([name, writeKey]) => ({ name, writeKey })),
       destinations: [
         destination('Hanging receiver', 'hang', receivers.hang.url),
@@ -59,49 +47,29 @@ before(async () => {
       ],
       // The 5 s limit set short, as a test should: the timeout and its retry show up in well under a second.
       delivery: { timeoutMs: 300, preset: 'short' },
-    }),
-  );
-  serve = await startServe(['--port', '0', '--data-dir', join(dir, 'data'), '--config', config], { env: { HOOKBENCH_TOKEN: TOKEN, HOOKBENCH_UI_DIR: uiDir } });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  mkdirSync(join(root, 'e2e/screenshots'), { recursive: true });
+    },
+  });
 });
 
 after(async () => {
-  await browser?.close();
-  if (serve) {
-    serve.child.kill('SIGINT');
-    await serve.exited;
-  }
+  await wb?.close();
   await Promise.all(Object.values(receivers).map((r) => r.close()));
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 async function track(source: keyof typeof KEYS, userId: string, event: string): Promise<void> {
-  assert.ok(serve);
-  const res = await fetch(`${serve.url}/v1/track`, {
-    method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from(`${KEYS[source]}:`).toString('base64')}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ userId, event, properties: { note: 'café ☕', n: 1 } }),
-  });
+  assert.ok(wb);
+  const res = await wb.ingest('/v1/track', KEYS[source], { userId, event, properties: { note: 'café ☕', n: 1 } });
   assert.equal(res.status, 200);
 }
 
-async function openPage(): Promise<{ page: Page; problems: string[] }> {
-  assert.ok(browser && serve);
+function openPage(): Promise<OpenedPage> {
+  assert.ok(wb);
   // The app fills the window and the panel scrolls; a tall window shows the whole panel in one picture.
-  const page = await browser.newPage({ viewport: { width: 1400, height: 1600 } });
-  const problems: string[] = [];
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
-  });
-  await page.goto(`${serve.url}/?token=${TOKEN}`);
-  await page.locator('[data-testid="connection-state"][data-state="connected"]').waitFor();
-  return { page, problems };
+  return wb.openPage({ viewport: { width: 1400, height: 1600 } });
 }
 
 async function screenshot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: join(root, `e2e/screenshots/${name}.png`), fullPage: true });
+  await page.screenshot({ path: screenshotPath(name), fullPage: true });
 }
 
 /** Opens the newest delivery of this user once it shows the status. */

@@ -5,29 +5,17 @@
  */
 import { before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHmac, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { createHmac } from 'node:crypto';
 import { Receiver } from '../src-main/engine/testing/receiver';
-import { startServe, type ServeProcess } from '../src-main/serve/testing/process';
-import { buildUi, CHROMIUM, CHROMIUM_ARGS } from './support/build';
+import { screenshotPath, startWorkbench, type Workbench } from './support/workbench';
 
-const root = new URL('../', import.meta.url).pathname;
-const TOKEN = randomBytes(24).toString('base64url');
 const SECRET = 'journey-secret';
 
-let dir = '';
 let first: Receiver | null = null;
 let second: Receiver | null = null;
-let serve: ServeProcess | null = null;
-let browser: Browser | null = null;
+let wb: Workbench | null = null;
 
 before(async () => {
-  assert.ok(existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM}: install it (apt-get install chromium) or set HOOKBENCH_CHROMIUM`);
-  const uiDir = buildUi();
-  dir = mkdtempSync(join(tmpdir(), 'hookbench-e2e-journey-'));
   // Each receiver checks the signature itself, as a user's receiver would, and says so in its answer.
   const verifying = (r: Receiver): Receiver => {
     r.respond((got, res) => {
@@ -39,28 +27,18 @@ before(async () => {
   };
   first = verifying(await new Receiver().start('/first'));
   second = verifying(await new Receiver().start('/second'));
-  serve = await startServe(['--port', '0', '--data-dir', join(dir, 'data')], { env: { HOOKBENCH_TOKEN: TOKEN, HOOKBENCH_UI_DIR: uiDir } });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  wb = await startWorkbench({ name: 'journey' });
 });
 
 after(async () => {
-  await browser?.close();
-  if (serve) {
-    serve.child.kill('SIGINT');
-    await serve.exited;
-  }
+  await wb?.close();
   await first?.close();
   await second?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 test('configure two URLs and a secret, compose a track call, see it succeed, and both receivers verify the signature', async () => {
-  assert.ok(browser && serve && first && second);
-  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  const problems: string[] = [];
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  await page.goto(`${serve.url}/?token=${TOKEN}`);
-  await page.locator('[data-testid="connection-state"][data-state="connected"]').waitFor();
+  assert.ok(wb && first && second);
+  const { page, problems } = await wb.openPage({ viewport: { width: 1400, height: 1000 }, consoleErrors: false });
   await page.getByTestId('empty-state').waitFor();
 
   // Configure: a source, then a destination with two URLs and a shared secret.
@@ -121,8 +99,7 @@ test('configure two URLs and a secret, compose a track call, see it succeed, and
   await detail.getByTestId('body-raw-toggle').click();
   assert.equal(await detail.getByTestId('detail-body-raw').textContent(), a.body.toString('utf8'), 'Raw shows the exact bytes sent');
 
-  mkdirSync(join(root, 'e2e/screenshots'), { recursive: true });
-  await page.screenshot({ path: join(root, 'e2e/screenshots/journey.png') });
+  await page.screenshot({ path: screenshotPath('journey') });
   assert.deepEqual(problems, []);
   await page.close();
 });

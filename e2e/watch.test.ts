@@ -6,84 +6,36 @@
  */
 import { before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import type { ApiMethod, ApiParams, ApiResponse, ApiResult } from '../src-shared/api';
+import type { Page } from 'playwright-core';
 import { Receiver, status } from '../src-main/engine/testing/receiver';
-import { startServe, type ServeProcess } from '../src-main/serve/testing/process';
-import { buildUi, CHROMIUM, CHROMIUM_ARGS } from './support/build';
+import { oneReceiverConfig, screenshotPath, startWorkbench, type Workbench } from './support/workbench';
 
-const root = new URL('../', import.meta.url).pathname;
 const WRITE_KEY = 'wk_watch';
-const TOKEN = randomBytes(24).toString('base64url');
 
-let dir = '';
 let receiver: Receiver | null = null;
-let serve: ServeProcess | null = null;
-let browser: Browser | null = null;
+let wb: Workbench | null = null;
 let page: Page | null = null;
-const problems: string[] = [];
+let problems: string[] = [];
 
 before(async () => {
-  assert.ok(existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM}: install it (apt-get install chromium) or set HOOKBENCH_CHROMIUM`);
-  const uiDir = buildUi();
-  dir = mkdtempSync(join(tmpdir(), 'hookbench-e2e-watch-'));
   receiver = await new Receiver().start();
-  const config = join(dir, 'hookbench.json');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      sources: [{ name: 'backend', writeKey: WRITE_KEY }],
-      destinations: [{ name: 'Local receiver', enabled: true, sources: ['backend'], sharedSecret: 'watch-secret', webhooks: [{ url: receiver.url }] }],
-      delivery: { preset: 'short', retryWindowMs: 2000 },
-    }),
-  );
-  serve = await startServe(['--port', '0', '--data-dir', join(dir, 'data'), '--config', config], { env: { HOOKBENCH_TOKEN: TOKEN, HOOKBENCH_UI_DIR: uiDir } });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
+  wb = await startWorkbench({
+    name: 'watch',
+    config: { ...oneReceiverConfig(receiver.url, { writeKey: WRITE_KEY, sharedSecret: 'watch-secret' }), delivery: { preset: 'short', retryWindowMs: 2000 } },
   });
-  await page.goto(`${serve.url}/?token=${TOKEN}`);
-  await page.locator('[data-testid="connection-state"][data-state="connected"]').waitFor();
+  ({ page, problems } = await wb.openPage({ viewport: { width: 1400, height: 860 } }));
   await page.getByTestId('empty-state').waitFor();
 });
 
 after(async () => {
-  await browser?.close();
-  if (serve) {
-    serve.child.kill('SIGINT');
-    await serve.exited;
-  }
+  await wb?.close();
   await receiver?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 async function send(batch: Record<string, unknown>[]): Promise<void> {
-  assert.ok(serve);
-  const res = await fetch(`${serve.url}/v1/batch`, {
-    method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from(`${WRITE_KEY}:`).toString('base64')}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ batch }),
-  });
+  assert.ok(wb);
+  const res = await wb.ingest('/v1/batch', WRITE_KEY, { batch });
   assert.equal(res.status, 200);
-}
-
-/** The engine's own answer, over the same control API the page uses, to check the page against. */
-async function call<M extends ApiMethod>(method: M, params?: ApiParams<M>): Promise<ApiResult<M>> {
-  assert.ok(serve);
-  const res = await fetch(`${serve.url}/api/call`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ method, params }),
-  });
-  const answer = (await res.json()) as ApiResponse<ApiResult<M>>;
-  assert.ok(answer.ok, JSON.stringify(answer));
-  return answer.result;
 }
 
 const rows = (p: Page) => p.getByTestId('delivery-row');
@@ -108,7 +60,7 @@ async function waitForCounts(p: Page, total: number, matching: number): Promise<
 }
 
 test('filters by status, type, URL and text narrow the rows, and the hidden count says how many are left out', async () => {
-  assert.ok(page && receiver);
+  assert.ok(page && receiver && wb);
   const p = page;
   await send([
     { type: 'track', userId: 'alice', event: 'Order Completed' },
@@ -160,7 +112,7 @@ test('filters by status, type, URL and text narrow the rows, and the hidden coun
   await p.getByTestId('clear-filters').click();
   await waitForUsers(p, ['alice', 'anon-dave', 'bob', 'carol']);
   assert.equal(await p.getByTestId('filter-status-failed').getAttribute('aria-pressed'), 'false');
-  assert.deepEqual(await call('countDeliveries', {}), { total: 4, matching: 4 });
+  assert.deepEqual(await wb.call('countDeliveries', {}), { total: 4, matching: 4 });
 });
 
 test('pause holds new rows and counts them; show and unpause put them in the list', async () => {
@@ -225,7 +177,7 @@ test('j/k move the cursor, Enter opens the detail, r replays, / goes to the sear
 });
 
 test('a receiver answering 500 fails the deliveries; once fixed, "Replay failed in this filter" replays each with progress, and they succeed', async () => {
-  assert.ok(page && receiver);
+  assert.ok(page && receiver && wb);
   const p = page;
   receiver.respond(status(500, {}, 'receiver is broken'));
   await send([1, 2, 3].map((n) => ({ type: 'track', userId: `bulk-${n}`, event: 'Checkout Started' })));
@@ -239,12 +191,12 @@ test('a receiver answering 500 fails the deliveries; once fixed, "Replay failed 
   const failed = rows(p).filter({ has: p.getByTestId('delivery-status').filter({ hasText: 'failed' }) });
   await failed.nth(2).waitFor({ timeout: 20_000 });
   await waitForUsers(p, ['bulk-1', 'bulk-2', 'bulk-3']);
-  const totalBefore = (await call('countDeliveries', {})).total;
+  const totalBefore = (await wb.call('countDeliveries', {})).total;
   await waitForCounts(p, totalBefore, 3);
   assert.equal(await p.getByTestId('hidden-count').getAttribute('data-hidden'), String(totalBefore - 3));
   assert.ok(Number(await rowsOf(p, 'bulk-1').getByTestId('delivery-rounds').textContent()) >= 2, 'retried before failing');
   assert.equal(await rowsOf(p, 'bulk-1').getByTestId('delivery-http').textContent(), '500');
-  await p.screenshot({ path: join(root, 'e2e/screenshots/watch-failed.png') });
+  await p.screenshot({ path: screenshotPath('watch-failed') });
 
   receiver.respond(status(200));
   const before = receiver.received.length;
@@ -261,18 +213,17 @@ test('a receiver answering 500 fails the deliveries; once fixed, "Replay failed 
   const replayedUsers = (await replays.getByTestId('delivery-user').allTextContents()).sort();
   assert.deepEqual(replayedUsers, ['bulk-1', 'bulk-2', 'bulk-3'], 'other-4 was outside the filter and was not replayed');
   assert.equal(receiver.received.length - before, 3);
-  const all = await call('countDeliveries', {});
+  const all = await wb.call('countDeliveries', {});
   assert.equal(all.total, totalBefore + 3);
-  assert.equal((await call('countDeliveries', { status: 'failed', text: 'other' })).matching, 1, 'the one outside the filter stays failed');
+  assert.equal((await wb.call('countDeliveries', { status: 'failed', text: 'other' })).matching, 1, 'the one outside the filter stays failed');
 
   await p.getByTestId('filter-text').fill('');
   await waitForCounts(p, all.total, all.total);
   await rows(p).first().click();
   await p.getByTestId('delivery-detail').waitFor();
-  mkdirSync(join(root, 'e2e/screenshots'), { recursive: true });
-  await p.screenshot({ path: join(root, 'e2e/screenshots/watch.png') });
+  await p.screenshot({ path: screenshotPath('watch') });
   await p.emulateMedia({ colorScheme: 'dark' });
-  await p.screenshot({ path: join(root, 'e2e/screenshots/watch-dark.png') });
+  await p.screenshot({ path: screenshotPath('watch-dark') });
   await p.emulateMedia({ colorScheme: 'light' });
   assert.ok((await userCells(p)).includes('other-4'));
   assert.deepEqual(problems, []);
