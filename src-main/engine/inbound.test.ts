@@ -58,6 +58,7 @@ test('messagesOf and droppedItemsOf: a batch with a valid item, an invalid one a
     assert.deepEqual(JSON.parse(dropped[0]!.raw), { type: 'track', userId: 'u2', messageId: 'in-bad' });
     const firstMessage = (await api.messagesOf(first!.id))[0];
     assert.match(dropped[1]?.reason ?? '', new RegExp(`^duplicate of message ${firstMessage?.id}: messageId "in-dup"`));
+    assert.deepEqual(JSON.parse(dropped[1]!.raw), { type: 'track', userId: 'u1', event: 'First', messageId: 'in-dup' }, 'a duplicate shows the item as received');
 
     // A replay is a delivery made from the same message: it is listed with it.
     const replay = await api.replayDelivery({ id: delivery!.id });

@@ -152,7 +152,7 @@ function accept(
       return;
     }
     const routed = destinations.length > 0 && webhooksEnabled(result.message.integrations) ? destinations : [];
-    items.push({ index, message: result.message, json: JSON.stringify(result.message), destinationIds: routed });
+    items.push({ index, raw: stripWriteKey(raw), message: result.message, json: JSON.stringify(result.message), destinationIds: routed });
   });
   return deps.commit(() => deps.log.commitRequest(record, source.id, items, dropped, INGEST_LIMITS.dedupeWindowMs));
 }

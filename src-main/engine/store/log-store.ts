@@ -25,6 +25,8 @@ export interface DroppedItem {
 export interface AcceptedItem {
   /** Position in the request's batch, so a duplicate's dropped-item row names the right item; else its position among the accepted. */
   index?: number;
+  /** The item as received (writeKey stripped); serialized only if it turns out a duplicate, so Inbound shows what the SDK sent. */
+  raw?: unknown;
   message: InboundMessage;
   json: string;
   /** Destinations this message is routed to (integrations already applied). */
@@ -228,7 +230,7 @@ export class LogStore {
               index: item.index ?? index,
               kind: 'duplicate',
               reason: `duplicate of message ${existing.id}: messageId "${m.messageId}" was received ${Math.round((record.receivedAt - existing.received_at) / 1000)} s ago (window 24 h); acknowledged, not delivered again`,
-              raw: item.json,
+              raw: item.raw === undefined ? item.json : (JSON.stringify(item.raw) ?? 'null'),
             });
             return;
           }
