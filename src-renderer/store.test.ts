@@ -7,28 +7,10 @@ import assert from 'node:assert/strict';
 import type { ApiMethod, DeliveryDetail, DeliveryPage, DeliverySummary, LiveEvent } from '../src-shared/api';
 import { COUNTS_EVERY_MS, createDeliveriesStore, type Delay } from './store';
 import type { ConnectionState, Transport } from './transport';
+import { summaryFixture } from './testing/summary';
 
 function summary(id: number, status: DeliverySummary['status'] = 'pending', userId = 'u'): DeliverySummary {
-  return {
-    id,
-    messageRowId: id,
-    destinationId: 1,
-    type: 'track',
-    status,
-    userId,
-    anonymousId: null,
-    event: 'E',
-    messageId: `m${id}`,
-    createdAt: '2026-01-01T00:00:00.000Z',
-    nextAttemptAt: null,
-    rounds: 0,
-    lastHttpStatus: null,
-    lastError: null,
-    replayOf: null,
-    entries: 1,
-    latencyMs: null,
-    replays: [],
-  };
+  return summaryFixture(id, { status, userId });
 }
 
 function detail(s: DeliverySummary): DeliveryDetail {

@@ -3,27 +3,10 @@ import assert from 'node:assert/strict';
 import type { DeliverySummary } from '../../../src-shared/api';
 import { appendOlder, applyUpdates, filterParams, insertRows, isFilterActive, trimRows } from './rows';
 import { windowOf } from './VirtualList';
+import { summaryFixture } from '../../testing/summary';
 
-const row = (id: number, status: DeliverySummary['status'] = 'pending'): DeliverySummary => ({
-  id,
-  messageRowId: id,
-  destinationId: 1,
-  type: 'track',
-  status,
-  userId: 'u',
-  anonymousId: null,
-  event: null,
-  messageId: null,
-  createdAt: '2026-01-01T00:00:00.000Z',
-  nextAttemptAt: null,
-  rounds: 0,
-  lastHttpStatus: null,
-  lastError: null,
-  replayOf: null,
-  entries: 1,
-  latencyMs: null,
-  replays: [],
-});
+const row = (id: number, status: DeliverySummary['status'] = 'pending'): DeliverySummary =>
+  summaryFixture(id, { status, event: null, messageId: null });
 const ids = (rows: DeliverySummary[]): number[] => rows.map((r) => r.id);
 
 test('updates replace rows in place and keep the others (and the array) as they were', () => {
