@@ -10,6 +10,8 @@ import './components/compose/compose.css';
 import './components/configure/configure.css';
 import './components/inspect.css';
 import './components/watch.css';
+import './components/personas/personas.css';
+import './components/deletions/deletions.css';
 
 const element = document.getElementById('root');
 if (!element) throw new Error('index.html has no #root');

@@ -3,6 +3,17 @@
  * headless mode's HTTP control API both carry exactly these calls and live events; the renderer
  * sees nothing else. Plain data only: no Node, no DOM imports, so both sides compile it.
  */
+import type {
+  AudienceInput,
+  Computation,
+  ComputedTraitInput,
+  ComputedTraitRule,
+  Condition,
+  DeletionRequest,
+  PreviewResult,
+  ProfileView,
+  SyncSummary,
+} from './personas';
 import type { DeliverySettings, Destination, DestinationInput, RETRY_PRESETS, Source, SourceInput } from './settings';
 
 export type DeliveryStatus = 'pending' | 'in_flight' | 'succeeded' | 'retrying' | 'failed' | 'discarded';
@@ -248,6 +259,26 @@ export interface EngineApi {
   deleteSource(name: string): Promise<void>;
   /** Removes a destination; its deliveries stay in the log, queued ones are discarded. */
   deleteDestination(name: string): Promise<void>;
+
+  // Profiles, audiences and computed traits (src-main/engine/personas).
+  listProfiles(page?: { text?: string; limit?: number; after?: string }): Promise<{ items: ProfileView[]; next: string | null }>;
+  getProfile(profileId: string): Promise<ProfileView | null>;
+  listComputations(): Promise<Computation[]>;
+  /** Creates (and runs the initial sync: every member is sent) or replaces, by name, an audience. */
+  saveAudience(input: AudienceInput): Promise<Computation>;
+  /** Creates (and runs the initial sync) or replaces, by name, a computed trait. */
+  saveComputedTrait(input: ComputedTraitInput): Promise<Computation>;
+  deleteComputation(id: number): Promise<void>;
+  /** Members (or values) a definition would have now, without saving or sending anything. */
+  previewComputation(input: { condition: Condition } | { rule: ComputedTraitRule }): Promise<PreviewResult>;
+  /** Sends identify for every profile whose membership (or value) changed since the previous sync. */
+  syncComputation(id: number): Promise<SyncSummary>;
+  listSyncs(computationId: number): Promise<SyncSummary[]>;
+
+  // Deletion requests (src-main/engine/deletion).
+  requestDeletion(input: { userId: string; purge?: boolean }): Promise<DeletionRequest>;
+  listDeletions(): Promise<DeletionRequest[]>;
+  getDeletion(id: number): Promise<DeletionRequest | null>;
   /**
    * Where this engine listens for the Tracking API (null until it does) and where it keeps its data.
    * The renderer cannot guess the ingest address: in Electron the page's origin is not the ingest.
@@ -295,6 +326,18 @@ export const API_METHODS = [
   'deleteSource',
   'deleteDestination',
   'getEnvironment',
+  'listProfiles',
+  'getProfile',
+  'listComputations',
+  'saveAudience',
+  'saveComputedTrait',
+  'deleteComputation',
+  'previewComputation',
+  'syncComputation',
+  'listSyncs',
+  'requestDeletion',
+  'listDeletions',
+  'getDeletion',
 ] as const satisfies readonly ApiMethod[];
 
 // Compile-time proof that API_METHODS lists every method of EngineApi, not just some of them.
@@ -332,5 +375,9 @@ export type LiveEvent =
   | { type: 'deliveries'; ids: number[] }
   /** Sources, destinations or delivery settings were saved through the API. */
   | { type: 'config'; what: 'sources' | 'destinations' | 'delivery' | 'templates' }
+  /** Computations were saved, deleted or synced (also by their interval): refetch them. */
+  | { type: 'computations'; ids: number[] }
+  /** Deletion requests were created or changed status: refetch them. */
+  | { type: 'deletions'; ids: number[] }
   /** Tracking API requests were logged (accepted or refused): the Inbound view refetches. */
   | { type: 'requests'; ids: number[] };

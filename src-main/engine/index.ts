@@ -30,7 +30,7 @@ export interface EngineOptions {
 }
 
 /** What the engine itself reports live; config events come from the API layer that saved them. */
-export type EngineLiveEvent = { type: 'deliveries'; ids: number[] } | { type: 'requests'; ids: number[] };
+export type EngineLiveEvent = { type: 'deliveries' | 'requests' | 'computations' | 'deletions'; ids: number[] };
 export type LiveListener = (event: EngineLiveEvent) => void;
 
 export interface Engine {
@@ -55,6 +55,8 @@ export interface Engine {
   /** Handles one Tracking API request; `path` from ingestPath(). */
   handleIngest(req: IncomingMessage, res: ServerResponse, path: string): void;
   onLive(listener: LiveListener): () => void;
+  /** Reports changed rows live (coalesced with the engine's own events): for the personas and deletion rooms. */
+  publishLive(type: EngineLiveEvent['type'], ids: number[]): void;
   /**
    * Queues a replay of a delivery: the same bytes unless `body` is given (sent exactly as given and
    * signed anew), to the destination's URLs unless `targetUrl` is given. Returns the new delivery's id.
@@ -96,11 +98,16 @@ export function createEngine(options: EngineOptions): Engine {
   reload();
 
   const listeners = new Set<LiveListener>();
-  const pending = { deliveries: new Set<number>(), requests: new Set<number>() };
+  const pending: Record<EngineLiveEvent['type'], Set<number>> = {
+    requests: new Set(),
+    deliveries: new Set(),
+    computations: new Set(),
+    deletions: new Set(),
+  };
   let liveTimer: NodeJS.Timeout | null = null;
   const flushLive = (): void => {
     liveTimer = null;
-    for (const type of ['requests', 'deliveries'] as const) {
+    for (const type of ['requests', 'deliveries', 'computations', 'deletions'] as const) {
       if (pending[type].size === 0) continue;
       const event: EngineLiveEvent = { type, ids: [...pending[type]] };
       pending[type].clear();
@@ -196,6 +203,7 @@ export function createEngine(options: EngineOptions): Engine {
       return id;
     },
     handleIngest: ingest,
+    publishLive: publishTo,
     onLive(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

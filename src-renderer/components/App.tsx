@@ -9,12 +9,16 @@ import { DeliveriesContext, useDeliveries } from './context';
 import { DeliveryDetailPanel } from './DeliveryDetailPanel';
 import { DeliveryList } from './DeliveryList';
 import { InboundView } from './inbound/InboundView';
+import { PersonasView } from './personas/PersonasView';
+import { DeletionsView } from './deletions/DeletionsView';
 import { TransportContext } from './transport-context';
 
 export const VIEWS = [
   { id: 'deliveries', label: 'Deliveries' },
   { id: 'inbound', label: 'Inbound' },
   { id: 'compose', label: 'Compose' },
+  { id: 'audiences', label: 'Audiences' },
+  { id: 'deletions', label: 'Deletions' },
   { id: 'configure', label: 'Configure' },
 ] as const;
 export type ViewId = (typeof VIEWS)[number]['id'];
@@ -71,6 +75,8 @@ export function App({ store, transport }: { store: StoreApi<DeliveriesState>; tr
           )}
           {view === 'inbound' && <InboundView />}
           {view === 'compose' && <ComposeView />}
+          {view === 'audiences' && <PersonasView />}
+          {view === 'deletions' && <DeletionsView />}
           {view === 'configure' && <ConfigureView />}
         </div>
       </DeliveriesContext.Provider>

@@ -17,6 +17,8 @@ import { createComposeApi } from './compose';
 import { createDeliveryQueries } from './deliveries';
 import { createConfigApi } from './config';
 import { createInboundApi } from './inbound';
+import { createPersonasApi } from './personas';
+import { createDeletionApi } from './deletion';
 import { createDetailQuery } from './detail';
 import {
   ValidationError,
@@ -115,6 +117,8 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
     ...createInboundApi(engine),
     ...createConfigApi(engine, { onConfig, ingestUrl: options.ingestUrl ?? (() => null) }),
     ...compose,
+    ...createPersonasApi(engine),
+    ...createDeletionApi(engine),
     async countDeliveriesByStatus() {
       return engine.log.countDeliveriesByStatus();
     },

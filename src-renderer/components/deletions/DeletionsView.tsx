@@ -1,0 +1,3 @@
+export function DeletionsView() {
+  return <section className="view" data-testid="deletions-view" />;
+}

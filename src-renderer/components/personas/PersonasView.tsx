@@ -1,0 +1,3 @@
+export function PersonasView() {
+  return <section className="view" data-testid="personas-view" />;
+}

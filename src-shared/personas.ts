@@ -1,0 +1,156 @@
+/**
+ * Profiles, computed traits, audiences and deletion requests as the contract carries them
+ * (issue 5; spec/webhook-destination.md Events; wire-facts 22 and 23). Plain data, shared by the
+ * engine (src-main/engine/personas, src-main/engine/deletion) and the renderer.
+ */
+import type { JsonValue } from './json';
+import type { DeliveryStatus } from './api';
+
+/** "performed E at least N times (in the last D days) (where property P equals V …)". */
+export interface EventCondition {
+  kind: 'event';
+  event: string;
+  /** Default 1. */
+  atLeast?: number;
+  atMost?: number;
+  /** Only events in the last D days (by the event's timestamp); all time when absent. */
+  withinDays?: number;
+  /** Every listed property must equal its value (JSON equality) on a counted event. */
+  where?: { property: string; equals: JsonValue }[];
+}
+
+export const TRAIT_OPERATORS = ['equals', 'not_equals', 'exists', 'not_exists', 'gt', 'gte', 'lt', 'lte', 'contains'] as const;
+export type TraitOperator = (typeof TRAIT_OPERATORS)[number];
+
+/** A condition on a trait of the profile (identify traits merged, computed traits included). */
+export interface TraitCondition {
+  kind: 'trait';
+  trait: string;
+  op: TraitOperator;
+  /** Not used by exists / not_exists. */
+  value?: JsonValue;
+}
+
+export type Condition = EventCondition | TraitCondition | { kind: 'and'; all: Condition[] } | { kind: 'or'; any: Condition[] };
+
+export type ComputedTraitRule =
+  /** How many times the profile performed `event` (in the last D days). */
+  | { kind: 'event_count'; event: string; withinDays?: number }
+  /** The value of `property` on the profile's most recent `event`. */
+  | { kind: 'last_property'; event: string; property: string };
+
+export type ComputationClass = 'audience' | 'trait';
+
+interface ComputationBase {
+  /** Shown to people; its snake_case form is the trait key sent (see traitKey in src-main/engine/personas). */
+  name: string;
+  /**
+   * The space the computation lives in: the name of a source. As in Segment, where an Engage space
+   * is a source, its identify calls go to the destinations attached to that source.
+   */
+  space: string;
+  /** Minutes between automatic syncs; null = only on demand ("Sync now"). */
+  syncEveryMinutes: number | null;
+}
+export interface AudienceInput extends ComputationBase {
+  condition: Condition;
+}
+export interface ComputedTraitInput extends ComputationBase {
+  rule: ComputedTraitRule;
+}
+
+export interface SyncSummary {
+  id: number;
+  computationId: number;
+  /** initial: every member (or every value) is sent; incremental: only what changed since the previous sync. */
+  kind: 'initial' | 'incremental';
+  startedAt: string;
+  /** Audiences: profiles that became members; traits: profiles that got a value for the first time. */
+  entered: number;
+  /** Audiences: profiles that left; traits: profiles whose value went away. */
+  exited: number;
+  /** Traits: profiles whose value changed (sent again). Always 0 for audiences. */
+  changed: number;
+  /** Identify calls made (one per profile sent). */
+  sent: number;
+  /** Deliveries those calls caused (one per enabled destination of the space). */
+  deliveryIds: number[];
+  /** The Inbound request that carries the sync's identify calls; null when nothing was sent. */
+  requestId: number | null;
+}
+
+export interface Computation {
+  id: number;
+  class: ComputationClass;
+  name: string;
+  /** The trait key sent: snake_case of the name. */
+  key: string;
+  space: string;
+  syncEveryMinutes: number | null;
+  condition: Condition | null;
+  rule: ComputedTraitRule | null;
+  createdAt: string;
+  /** Audiences: members at the last sync; traits: profiles with a value at the last sync. */
+  size: number;
+  lastSync: SyncSummary | null;
+  /** When the next automatic sync is due; null without an interval. */
+  nextSyncAt: string | null;
+}
+
+export interface MemberPreview {
+  /** The profile's canonical id: its userId, or its anonymousId until one is known. */
+  profileId: string;
+  userId: string | null;
+  anonymousIds: string[];
+  /** true for audience members; the computed value for traits. */
+  value: JsonValue;
+}
+
+export interface PreviewResult {
+  total: number;
+  /** The first MAX_PREVIEW members, by profile id. */
+  members: MemberPreview[];
+}
+export const MAX_PREVIEW = 200;
+
+export interface ProfileEventView {
+  event: string;
+  count: number;
+  lastAt: string;
+  lastProperties: { [key: string]: JsonValue };
+}
+
+export interface ProfileView {
+  profileId: string;
+  userId: string | null;
+  /** Every other id merged into this profile: anonymousIds, and previousIds from alias calls. */
+  aliases: string[];
+  traits: { [key: string]: JsonValue };
+  events: ProfileEventView[];
+  /** Last synced value of each computation, by its key. */
+  computed: { [key: string]: JsonValue };
+  updatedAt: string;
+}
+
+export type DeletionStatus = 'pending' | 'forwarded' | 'failed';
+
+export interface DeletionNotice {
+  deliveryId: number;
+  source: string;
+  destination: string;
+  status: DeliveryStatus;
+}
+
+export interface DeletionRequest {
+  id: number;
+  userId: string;
+  /** pending while any notice is still being delivered; forwarded once every notice succeeded; failed if any failed for good. */
+  status: DeletionStatus;
+  /** Purge the user's stored messages and profile once forwarded. */
+  purge: boolean;
+  purgedAt: string | null;
+  createdAt: string;
+  /** Sources that had data for this user, with or without the destination enabled. */
+  affectedSources: string[];
+  notices: DeletionNotice[];
+}
