@@ -103,6 +103,7 @@ test('buildCondition: refusals name the path in the tree, as the engine does', (
     { rows: [orders, { ...pro, trait: '' }], combine: 'or', fields: ['condition.any[1].trait'] },
     { rows: [{ ...orders, atLeast: 'two', withinDays: '0' }], combine: 'and', fields: ['condition.atLeast', 'condition.withinDays'] },
     { rows: [{ ...orders, atMost: '1' }], combine: 'and', fields: ['condition.atMost'] },
+    { rows: [{ ...orders, atLeast: '0' }], combine: 'and', fields: ['condition.atLeast'] },
     { rows: [{ ...orders, whereProperty: 'total' }], combine: 'and', fields: ['condition.where'] },
     { rows: [{ ...orders, whereValue: '5' }], combine: 'and', fields: ['condition.where'] },
   ];
@@ -197,6 +198,8 @@ test('keyPreview: a best-effort snake_case of the name', () => {
     ['Café Fans', 'cafe_fans'],
     ['Orders (30d)', 'orders_30d'],
     ['highValuePro', 'high_value_pro'],
+    ["Mary's Fans", 'marys_fans'],
+    ['30 Day Actives', '_30_day_actives'],
     ['', ''],
   ];
   for (const [name, key] of cases) assert.equal(keyPreview(name), key, name);

@@ -140,9 +140,9 @@ function rowCondition(row: ConditionRow, path: string, errors: FieldError[]): Co
     return c;
   }
   if (row.event.trim() === '') refuse('event', 'is required: the event’s name, e.g. Order Completed');
-  const atLeast = wholeNumber(row.atLeast, 0);
+  const atLeast = wholeNumber(row.atLeast, 1);
   if (!atLeast.ok) refuse('atLeast', atLeast.message);
-  const atMost = wholeNumber(row.atMost, 0);
+  const atMost = wholeNumber(row.atMost, 1);
   if (!atMost.ok) refuse('atMost', atMost.message);
   if (atLeast.ok && atMost.ok && atMost.value !== undefined && atMost.value < (atLeast.value ?? 1)) {
     refuse('atMost', `must be at least the “at least” count (${atLeast.value ?? 1})`);
@@ -279,17 +279,21 @@ export function formOf(c: Computation): Editable {
 
 /**
  * A best-effort preview of the trait key for a name, shown while typing and labelled as such:
- * lower case, accents dropped, every run of other characters one underscore. The engine's key,
- * shown once saved, is the one sent.
+ * lower case, accents and apostrophes dropped, every run of other characters one underscore, an
+ * underscore before a leading digit. The engine's key (src-main/engine/personas/trait-key.ts has
+ * more rules, for other scripts and acronyms), shown once saved, is the one sent.
  */
 export function keyPreview(name: string): string {
-  return name
+  const key = name
     .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/\p{M}+/gu, '')
+    .replace(/['\u2019]/g, '')
+    .replace(/([a-z])([A-Z])/g, '$1_$2')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '_')
     .replace(/^_+|_+$/g, '');
+  // The engine keeps keys from starting with a digit.
+  return /^[0-9]/.test(key) ? `_${key}` : key;
 }
 
 /** Where on the form a refusal is shown. */
