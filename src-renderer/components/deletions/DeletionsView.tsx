@@ -56,7 +56,7 @@ function RequestForm() {
       <h2 id="dl-form-title">Request a deletion</h2>
       <p className="muted">
         Every source that received data for this user and has the Webhooks destination enabled forwards one delete notice{' '}
-        <code className="mono">{'{"type": "delete", "userId", "timestamp"}'}</code> to that destination, through the usual delivery (signed,
+        <code className="mono dl-code">{'{"type": "delete", "userId", "timestamp"}'}</code> to that destination, through the usual delivery (signed,
         retried, replayable).
       </p>
       <form
@@ -148,7 +148,7 @@ function RequestRow({ r }: { r: DeletionRequest }) {
   return (
     <li className="dl-request" data-testid="deletion-row" data-user={r.userId} data-status={r.status} data-id={r.id}>
       <div className="dl-request-head">
-        <strong className="mono">{r.userId}</strong>
+        <strong className="mono dl-user">{r.userId}</strong>
         <span className={`status ${STATUS_CLASS[r.status]}`} data-testid="deletion-status">
           {r.status}
         </span>
@@ -157,7 +157,7 @@ function RequestRow({ r }: { r: DeletionRequest }) {
         </span>
       </div>
       <p className="dl-explain" data-testid="deletion-explanation">
-        {statusExplanation(r)}
+        {sentence(undefined, statusExplanation(r))}
       </p>
       <dl className="facts">
         <dt>Sources with data</dt>
