@@ -135,6 +135,10 @@ export interface ProfileView {
 export type DeletionStatus = 'pending' | 'forwarded' | 'failed';
 
 export interface DeletionNotice {
+  /**
+   * The delivery that decides the notice: the notice's own delivery, or the replay of it (same bytes,
+   * to the destination's entries) that succeeded, else the newest still under way, else the newest.
+   */
   deliveryId: number;
   source: string;
   destination: string;
@@ -153,4 +157,9 @@ export interface DeletionRequest {
   /** Sources that had data for this user, with or without the destination enabled. */
   affectedSources: string[];
   notices: DeletionNotice[];
+  /**
+   * The status in plain words: which notices are still under way or failed and why, why there was
+   * nothing to forward (no notices: the request is forwarded at once), and where the purge stands.
+   */
+  explanation?: string;
 }

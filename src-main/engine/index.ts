@@ -13,6 +13,7 @@ import { lockDataDir } from './store/data-lock';
 import { startCheckpointer } from './store/checkpointer';
 import { createGroupCommit } from './store/group-commit';
 import { LogStore } from './store/log-store';
+import { createDeletions, type Deletions, type PurgeHook } from './deletion/service';
 
 export interface EngineOptions {
   dataDir: string;
@@ -62,6 +63,13 @@ export interface Engine {
    * signed anew), to the destination's URLs unless `targetUrl` is given. Returns the new delivery's id.
    */
   replay(deliveryId: number, options?: { body?: Uint8Array; targetUrl?: string }): number;
+  /** Deletion requests and their delete notices (src-main/engine/deletion). */
+  readonly deletions: Deletions;
+  /**
+   * Registers what a purge must also remove (the personas room's profile rows): called inside the
+   * purge's transaction with the userId and the ids linked to it. Returns the unregister function.
+   */
+  onPurge(hook: PurgeHook): () => void;
 }
 
 export function createEngine(options: EngineOptions): Engine {
@@ -122,6 +130,16 @@ export function createEngine(options: EngineOptions): Engine {
   const publish = (ids: number[]): void => publishTo('deliveries', ids);
 
   const sender: Sender = createSender({ clock, ca: options.ca });
+  // Built before the scheduler, which reports to it; it wakes the scheduler only once running.
+  const deletions = createDeletions({
+    db,
+    log,
+    clock,
+    sources: () => config.listSources(),
+    destinations: () => config.listDestinations(),
+    wake: () => scheduler.wake(),
+    publish: publishTo,
+  });
   const scheduler = new Scheduler({
     log,
     clock,
@@ -130,7 +148,10 @@ export function createEngine(options: EngineOptions): Engine {
     settings: () => settings,
     random: options.random,
     concurrency: options.concurrency,
-    onChange: publish,
+    onChange: (ids) => {
+      publish(ids);
+      deletions.deliveriesChanged(ids);
+    },
   });
 
   const routing: IngestRouting = {
@@ -152,7 +173,11 @@ export function createEngine(options: EngineOptions): Engine {
     log,
     config,
     clock,
-    start: () => scheduler.start(),
+    start: () => {
+      const recovered = scheduler.start();
+      deletions.resume();
+      return recovered;
+    },
     async stop() {
       await scheduler.stop();
       await sender.close();
@@ -199,9 +224,12 @@ export function createEngine(options: EngineOptions): Engine {
         now: clock.now(),
       });
       publish([id]);
+      deletions.replayed(deliveryId, id);
       scheduler.wake();
       return id;
     },
+    deletions,
+    onPurge: (hook) => deletions.onPurge(hook),
     handleIngest: ingest,
     publishLive: publishTo,
     onLive(listener) {

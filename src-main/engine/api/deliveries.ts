@@ -15,7 +15,7 @@ import {
 import { ValidationError, type FieldError } from '../../../src-shared/settings';
 import type Database from 'better-sqlite3';
 import type { Db } from '../store/database';
-import { SUMMARY_COLUMNS, toSummary, type SummaryRow } from './views';
+import { SUMMARY_COLUMNS, fromBody, toSummary, type SummaryRow } from './views';
 
 /** Longest URL or text needle accepted: a search box, not a document. */
 export const MAX_NEEDLE_LENGTH = 500;
@@ -155,11 +155,13 @@ export function filterSql(f: ParsedFilter): { terms: string[]; params: unknown[]
     params.push(f.url, f.url, f.url);
   }
   if (f.text !== null) {
+    // A delivery without a message (a delete notice) is found by the userId in its body.
     terms.push(`(
       instr(lower(m.user_id), lower(?)) > 0 OR instr(lower(m.anonymous_id), lower(?)) > 0
       OR instr(lower(m.event), lower(?)) > 0 OR instr(lower(m.message_id), lower(?)) > 0
+      OR (d.message_id IS NULL AND instr(lower(${fromBody('userId')}), lower(?)) > 0)
     )`);
-    params.push(f.text, f.text, f.text, f.text);
+    params.push(f.text, f.text, f.text, f.text, f.text);
   }
   return { terms, params, needsMessages: f.text !== null };
 }

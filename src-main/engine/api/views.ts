@@ -56,10 +56,20 @@ export interface RequestRow {
   error_text: string | null;
 }
 
+/**
+ * A delivery not made from a message (a delete notice) names its user in its own bytes: the
+ * summary's ids are read from the body then (string values of a JSON object only), and from the
+ * message otherwise.
+ */
+export const fromBody = (key: string): string =>
+  `CASE WHEN d.message_id IS NULL AND json_valid(CAST(d.body AS TEXT)) THEN
+     CASE WHEN json_type(CAST(d.body AS TEXT), '$.${key}') = 'text' THEN json_extract(CAST(d.body AS TEXT), '$.${key}') END END`;
+
 // The body is left out of list rows: a page of summaries must not drag every payload along.
 export const BASE_SUMMARY_COLUMNS = `d.id, d.message_id AS message_row_id, d.destination_id, d.payload_type, d.status, d.created_at,
   d.next_attempt_at, d.rounds, d.last_http_status, d.last_error, d.replay_of,
-  m.user_id, m.anonymous_id, m.event, m.message_id AS message_uid`;
+  COALESCE(m.user_id, ${fromBody('userId')}) AS user_id, COALESCE(m.anonymous_id, ${fromBody('anonymousId')}) AS anonymous_id,
+  COALESCE(m.event, ${fromBody('event')}) AS event, COALESCE(m.message_id, ${fromBody('messageId')}) AS message_uid`;
 
 /**
  * Entries, latency and replays as correlated subqueries: each is one index seek per row

@@ -276,6 +276,21 @@ export class LogStore {
     );
   }
 
+  /**
+   * A delivery not made from a message (a delete notice): the caller builds its bytes, and the
+   * scheduler sends them as they are, like a replay's; message_id stays NULL. Due at once.
+   */
+  createPrebuilt(d: { destinationId: number; payloadType: string; body: Uint8Array; now: number }): number {
+    return Number(
+      this.db
+        .prepare(
+          `INSERT INTO deliveries (message_id, destination_id, payload_type, status, body, created_at, next_attempt_at)
+           VALUES (NULL, ?, ?, 'pending', ?, ?, ?)`,
+        )
+        .run(d.destinationId, d.payloadType, Buffer.from(d.body), d.now, d.now).lastInsertRowid,
+    );
+  }
+
   /** Deliveries whose time has come, oldest due first. */
   dueDeliveries(now: number, limit: number): DeliveryRow[] {
     return this.selectDue.all(now, limit) as DeliveryRow[];

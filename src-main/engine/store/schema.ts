@@ -132,4 +132,26 @@ export const MIGRATIONS: readonly string[] = [
      190 ms per selected call without it) */ `
   CREATE INDEX messages_request ON messages (request_id);
   `,
+  /* 4: deletion requests and their delete notices (src-main/engine/deletion). A notice is an
+     ordinary delivery (message_id NULL, its bytes prebuilt) linked here to its request and to the
+     source and destination names it was made for. A purge leaves these rows, on purpose: they are
+     the record that the user asked and that the notices went out. */ `
+  CREATE TABLE deletion_requests (
+    id INTEGER PRIMARY KEY,
+    user_id TEXT NOT NULL,
+    purge INTEGER NOT NULL CHECK (purge IN (0, 1)),
+    status TEXT NOT NULL CHECK (status IN ('pending', 'forwarded', 'failed')),
+    -- JSON list of the names of the sources that held messages of the user when it was asked.
+    affected_sources TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    purged_at INTEGER
+  );
+  CREATE TABLE deletion_notices (
+    delivery_id INTEGER PRIMARY KEY REFERENCES deliveries(id),
+    request_id INTEGER NOT NULL REFERENCES deletion_requests(id),
+    source_name TEXT NOT NULL,
+    destination_name TEXT NOT NULL
+  );
+  CREATE INDEX deletion_notices_request ON deletion_notices (request_id);
+  `,
 ];

@@ -1,0 +1,369 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { ManualClock } from '../clock';
+import { createEngineApi } from '../api';
+import type { HookbenchConfig } from '../config';
+import type { EngineLiveEvent } from '../index';
+import { startHarness, type Harness } from '../testing/harness';
+import { Receiver, status } from '../testing/receiver';
+import { waitUntil } from '../testing/wait';
+import { ValidationError } from '../../../src-shared/settings';
+import type { DeletionRequest } from '../../../src-shared/personas';
+
+const T0 = Date.parse('2026-11-22T12:00:00.000Z');
+const USER = 'user-to-forget-7f3a';
+const hmac = (body: Buffer, secret: string): string => createHmac('sha1', secret).update(body).digest('hex');
+const noticeBytes = (userId: string, at: number): string => `{"type":"delete","userId":"${userId}","timestamp":"${new Date(at).toISOString()}"}`;
+
+/**
+ * Four sources: web and mobile attached to the enabled "Hooks A" (web also to the enabled "Hooks B"),
+ * legacy only to the disabled "Hooks Off", and empty (attached to Hooks A) with no data of the user.
+ */
+function fourSources(a: Receiver, b: Receiver, off: Receiver): HookbenchConfig {
+  return {
+    sources: [
+      { name: 'web', writeKey: 'wk_web' },
+      { name: 'mobile', writeKey: 'wk_mobile' },
+      { name: 'legacy', writeKey: 'wk_legacy' },
+      { name: 'empty', writeKey: 'wk_empty' },
+    ],
+    destinations: [
+      { name: 'Hooks A', enabled: true, sources: ['web', 'mobile', 'empty'], sharedSecret: 'secret-a', webhooks: [{ url: a.url, headers: {} }] },
+      { name: 'Hooks B', enabled: true, sources: ['web'], sharedSecret: 'secret-b', webhooks: [{ url: b.url, headers: {} }] },
+      { name: 'Hooks Off', enabled: false, sources: ['legacy'], sharedSecret: null, webhooks: [{ url: off.url, headers: {} }] },
+    ],
+  };
+}
+
+/**
+ * The user's data: on web as themself, with an anonymousId tied to them by an identify and the
+ * anonymous page before it, and an alias from the anonymousId mobile saw; on mobile only that
+ * anonymous activity; on legacy as themself. Plus another user on web and empty, and dropped items
+ * (an invalid call and a duplicate) of the user on web.
+ */
+async function seed(h: Harness, deliveriesExpected: { a: Receiver; b: Receiver; count: { a: number; b: number } }): Promise<void> {
+  const post = async (writeKey: string, body: unknown): Promise<void> => {
+    const res = await h.post('/v1/batch', body, { writeKey });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+  };
+  await post('wk_web', {
+    batch: [
+      { type: 'page', anonymousId: 'anon-web', name: 'Pricing', messageId: 'w-1' },
+      { type: 'identify', userId: USER, anonymousId: 'anon-web', traits: { plan: 'pro' }, messageId: 'w-2' },
+      { type: 'track', userId: USER, event: 'Order Completed', properties: { total: 30 }, messageId: 'w-3' },
+      { type: 'alias', userId: USER, previousId: 'anon-mobile', messageId: 'w-4' },
+      { type: 'track', userId: USER, messageId: 'w-bad' },
+      { type: 'track', userId: 'someone-else', event: 'Order Completed', messageId: 'w-5' },
+    ],
+  });
+  await post('wk_web', { batch: [{ type: 'track', userId: USER, event: 'Order Completed', properties: { total: 30 }, messageId: 'w-3' }] });
+  await post('wk_mobile', { batch: [{ type: 'screen', anonymousId: 'anon-mobile', name: 'Home', messageId: 'm-1' }] });
+  await post('wk_legacy', { batch: [{ type: 'track', userId: USER, event: 'Signed Up', messageId: 'l-1' }] });
+  await post('wk_empty', { batch: [{ type: 'track', userId: 'someone-else', event: 'Signed Up', messageId: 'e-1' }] });
+  await deliveriesExpected.a.waitFor(deliveriesExpected.count.a);
+  await deliveriesExpected.b.waitFor(deliveriesExpected.count.b);
+  await waitUntil(
+    () => (h.engine.db.prepare(`SELECT COUNT(*) AS n FROM deliveries WHERE status != 'succeeded'`).get() as { n: number }).n === 0,
+    'every message delivery to succeed',
+  );
+}
+
+/** Every row of every table that holds the text anywhere, except the rows named by skip. */
+function rowsNaming(h: Harness, text: string, skip: (table: string, row: Record<string, unknown>) => boolean): string[] {
+  const db = h.engine.db;
+  const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).all() as { name: string }[]).map((t) => t.name);
+  const hits: string[] = [];
+  for (const table of tables) {
+    const columns = (db.prepare(`PRAGMA table_info("${table}")`).all() as { name: string }[]).map((c) => c.name);
+    const where = columns.map((c) => `instr(CAST("${c}" AS TEXT), ?) > 0`).join(' OR ');
+    const rows = db.prepare(`SELECT * FROM "${table}" WHERE ${where}`).all(...columns.map(() => text)) as Record<string, unknown>[];
+    for (const row of rows) if (!skip(table, row)) hits.push(`${table}: ${JSON.stringify(row, (_k, v: unknown) => (Buffer.isBuffer(v) ? v.toString('utf8') : v))}`);
+  }
+  return hits;
+}
+
+test('deletion: one notice per affected source and enabled destination, signed, exact bytes; forwarded, then purged', async () => {
+  const clock = new ManualClock(T0);
+  const [a, b, off] = await Promise.all([new Receiver().start('/a'), new Receiver().start('/b'), new Receiver().start('/off')]);
+  const h = await startHarness(fourSources(a, b, off), { clock, liveIntervalMs: 1 });
+  const api = createEngineApi(h.engine);
+  const live: EngineLiveEvent[] = [];
+  h.engine.onLive((e) => live.push(e));
+  try {
+    // web: 5 accepted messages to A and B each; mobile: 1 to A; empty: 1 to A; legacy: none (its destination is off).
+    await seed(h, { a, b, count: { a: 7, b: 5 } });
+    const userMessageIds = (h.engine.db.prepare(`SELECT id FROM messages WHERE user_id = ? OR anonymous_id IN ('anon-web', 'anon-mobile')`).all(USER) as { id: number }[]).map((r) => r.id);
+    assert.equal(userMessageIds.length, 6, 'w-1..w-4 and m-1 and l-1');
+    const userDeliveryIds = (h.engine.db.prepare(`SELECT id FROM deliveries WHERE message_id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(userMessageIds)) as { id: number }[]).map((r) => r.id);
+    assert.equal(userDeliveryIds.length, 9);
+    const dropped = h.engine.db.prepare('SELECT kind FROM dropped_items ORDER BY id').all() as { kind: string }[];
+    assert.deepEqual(dropped.map((d) => d.kind), ['invalid', 'duplicate']);
+    const before = { a: a.received.length, b: b.received.length };
+
+    const created = await api.requestDeletion({ userId: USER, purge: true });
+    assert.equal(created.userId, USER);
+    assert.equal(created.purge, true);
+    assert.equal(created.purgedAt, null);
+    assert.equal(created.createdAt, '2026-11-22T12:00:00.000Z');
+    assert.deepEqual(created.affectedSources, ['legacy', 'mobile', 'web'], 'mobile holds only anonymous activity linked by the alias; empty holds none of the user');
+    assert.deepEqual(
+      created.notices.map((n) => `${n.source} → ${n.destination}`),
+      ['mobile → Hooks A', 'web → Hooks A', 'web → Hooks B'],
+      'none for legacy (its destination is off) nor for empty (no data of the user); two for web (two destinations)',
+    );
+    assert.equal(created.status, 'pending');
+    assert.ok(created.notices.every((n) => n.status === 'pending'));
+
+    await a.waitFor(before.a + 2);
+    await b.waitFor(before.b + 1);
+    const forwarded = await waitUntil(() => {
+      const r = h.engine.deletions.get(created.id);
+      return r?.status === 'forwarded' && r.purgedAt !== null ? r : undefined;
+    }, 'the request to be forwarded and purged');
+    assert.ok(forwarded.notices.every((n) => n.status === 'succeeded'));
+    assert.equal(forwarded.purgedAt, '2026-11-22T12:00:00.000Z');
+    assert.equal(forwarded.explanation, "all 3 notices were delivered; the user's stored messages and profile were purged at 2026-11-22T12:00:00.000Z");
+
+    // The receivers got exactly {type, userId, timestamp}, signed with their destination's secret.
+    const expected = noticeBytes(USER, T0);
+    const gotA = a.received.slice(before.a);
+    const gotB = b.received.slice(before.b);
+    assert.equal(gotA.length, 2, 'one per source: web and mobile');
+    assert.equal(gotB.length, 1);
+    for (const [got, secret] of [...gotA.map((r) => [r, 'secret-a'] as const), ...gotB.map((r) => [r, 'secret-b'] as const)]) {
+      assert.equal(got.body.toString('utf8'), expected);
+      assert.deepEqual(Object.keys(JSON.parse(got.body.toString('utf8')) as object), ['type', 'userId', 'timestamp']);
+      assert.equal(got.headers['x-signature'], hmac(got.body, secret));
+      assert.equal(got.headers['content-type'], 'application/json');
+      assert.equal(got.headers['user-agent'], 'Segment.io/1.0');
+    }
+    assert.equal(off.received.length, 0, 'nothing to the disabled destination');
+
+    // Deliveries list and detail show the notices as delete deliveries of the user.
+    const page = await api.listDeliveries({ type: 'delete' });
+    assert.equal(page.items.length, 3);
+    for (const s of page.items) {
+      assert.equal(s.type, 'delete');
+      assert.equal(s.userId, USER);
+      assert.equal(s.messageRowId, null);
+      assert.equal(s.messageId, null);
+      assert.equal(s.status, 'succeeded');
+    }
+    assert.deepEqual((await api.listDeliveries({ text: 'TO-FORGET' })).items.map((s) => s.id).sort(), page.items.map((s) => s.id).sort(), 'found by the userId');
+    const detail = await api.getDelivery(forwarded.notices[0]!.deliveryId);
+    assert.equal(detail?.body, expected);
+    assert.equal(detail?.signature.state, 'valid');
+    assert.match(detail?.nextStep ?? '', /^delivered: 200/);
+
+    // The purge: no row of any table names the user, but for the audit trail (the request, its
+    // notices, and the notice deliveries with their attempts).
+    const noticeIds = new Set(forwarded.notices.map((n) => n.deliveryId));
+    const hits = rowsNaming(h, USER, (table, row) =>
+      table === 'deletion_requests' || table === 'deletion_notices' || (table === 'deliveries' && noticeIds.has(row.id as number)) || (table === 'attempts' && noticeIds.has(row.delivery_id as number)),
+    );
+    assert.deepEqual(hits, []);
+    // The linked anonymous ids went with the user's messages too.
+    assert.deepEqual(rowsNaming(h, 'anon-web', () => false), []);
+    assert.deepEqual(rowsNaming(h, 'anon-mobile', () => false), []);
+    const left = (sql: string, ids: number[]): number => (h.engine.db.prepare(sql).get(JSON.stringify(ids)) as { n: number }).n;
+    assert.equal(left('SELECT COUNT(*) AS n FROM messages WHERE id IN (SELECT value FROM json_each(?))', userMessageIds), 0);
+    assert.equal(left('SELECT COUNT(*) AS n FROM deliveries WHERE id IN (SELECT value FROM json_each(?))', userDeliveryIds), 0);
+    assert.equal(left('SELECT COUNT(*) AS n FROM attempts WHERE delivery_id IN (SELECT value FROM json_each(?))', userDeliveryIds), 0);
+    assert.equal((h.engine.db.prepare('SELECT COUNT(*) AS n FROM dropped_items').get() as { n: number }).n, 0);
+    // Someone else's data stays.
+    assert.equal((h.engine.db.prepare(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'someone-else'`).get() as { n: number }).n, 2);
+    assert.equal((h.engine.db.prepare(`SELECT COUNT(*) AS n FROM deliveries WHERE message_id IS NOT NULL`).get() as { n: number }).n, 3);
+
+    assert.deepEqual(await api.listDeletions(), [forwarded]);
+    assert.deepEqual(await api.getDeletion(created.id), forwarded);
+    assert.equal(await api.getDeletion(created.id + 1), null);
+    await waitUntil(() => live.some((e) => e.type === 'deletions' && e.ids.includes(created.id)), 'a deletions live event');
+    await waitUntil(() => live.some((e) => e.type === 'deliveries' && userDeliveryIds.every((id) => e.ids.includes(id))), 'the purged deliveries reported live');
+  } finally {
+    await h.close();
+    await Promise.all([a.close(), b.close(), off.close()]);
+  }
+});
+
+test('deletion: a notice answered 500 is retried while the request stays pending, fails when the window ends, and a replay forwards it', async () => {
+  const clock = new ManualClock(T0);
+  const receiver = await new Receiver().start();
+  receiver.respond(status(500));
+  const config: HookbenchConfig = {
+    sources: [{ name: 'web', writeKey: 'wk_web' }],
+    destinations: [{ name: 'Hooks', enabled: true, sources: ['web'], sharedSecret: 's3cret', webhooks: [{ url: receiver.url, headers: {} }] }],
+  };
+  const h = await startHarness(config, { clock });
+  const api = createEngineApi(h.engine);
+  try {
+    // No message delivery in the way: the user's only call carries integrations that turn Webhooks off.
+    const res = await h.post('/v1/track', { userId: 'u-retry', event: 'E', integrations: { All: false }, messageId: 'r-1' }, { writeKey: 'wk_web' });
+    assert.equal(res.status, 200);
+    const created = await api.requestDeletion({ userId: 'u-retry', purge: true });
+    assert.equal(created.notices.length, 1);
+    const noticeId = created.notices[0]!.deliveryId;
+
+    await receiver.waitFor(1);
+    let d = await waitUntil(() => {
+      const row = h.engine.log.getDelivery(noticeId);
+      return row?.status === 'retrying' ? row : undefined;
+    }, 'the first failure');
+    assert.equal(h.engine.deletions.get(created.id)?.status, 'pending');
+    assert.equal(h.engine.deletions.get(created.id)?.notices[0]?.status, 'retrying');
+    assert.match(h.engine.deletions.get(created.id)?.explanation ?? '', /^0 of 1 notice delivered, 1 still being delivered; .* will be purged once every notice is delivered$/);
+
+    while (d.status === 'retrying') {
+      const rounds = d.rounds;
+      clock.advance(d.next_attempt_at! - clock.now());
+      d = await waitUntil(() => {
+        const row = h.engine.log.getDelivery(noticeId);
+        return row && row.rounds > rounds && row.status !== 'in_flight' ? row : undefined;
+      }, `round ${rounds + 1}`);
+      if (d.status === 'retrying') assert.equal(h.engine.deletions.get(created.id)?.status, 'pending', 'pending while retries remain');
+    }
+    assert.equal(d.status, 'failed');
+    assert.ok(receiver.received.length >= 10, `retried (${receiver.received.length} attempts)`);
+    assert.ok(receiver.received.every((r) => r.body.toString('utf8') === noticeBytes('u-retry', T0)), 'every retry sends the same bytes');
+    const failed = await waitUntil(() => {
+      const r = h.engine.deletions.get(created.id);
+      return r?.status === 'failed' ? r : undefined;
+    }, 'the request to fail');
+    assert.equal(failed.notices[0]?.status, 'failed');
+    assert.match(failed.explanation ?? '', /not delivered: web → Hooks failed \(.*4 h.*\); replay a failed notice from Deliveries to try again; nothing was purged/);
+    assert.equal((h.engine.db.prepare(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'u-retry'`).get() as { n: number }).n, 1, 'no purge after a failure');
+
+    // The receiver is fixed; a replay of the notice sends the same bytes, and the request follows it.
+    receiver.respond(status(200));
+    const attemptsBefore = receiver.received.length;
+    const replay = await api.replayDelivery({ id: noticeId });
+    assert.equal(replay.type, 'delete');
+    assert.equal(replay.userId, 'u-retry');
+    assert.equal(h.engine.deletions.get(created.id)?.status, 'pending', 'a replay under way makes it pending again');
+    await receiver.waitFor(attemptsBefore + 1);
+    const last = receiver.received[attemptsBefore]!;
+    assert.equal(last.body.toString('utf8'), noticeBytes('u-retry', T0));
+    assert.equal(last.headers['x-signature'], hmac(last.body, 's3cret'));
+    const forwarded = await waitUntil(() => {
+      const r = h.engine.deletions.get(created.id);
+      return r?.status === 'forwarded' && r.purgedAt !== null ? r : undefined;
+    }, 'the request to be forwarded by the replay');
+    assert.deepEqual(forwarded.notices.map((n) => [n.deliveryId, n.status]), [[replay.id, 'succeeded']], 'the replay decides the notice now');
+    assert.equal((h.engine.db.prepare(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'u-retry'`).get() as { n: number }).n, 0, 'purged once forwarded');
+  } finally {
+    await h.close();
+    await receiver.close();
+  }
+});
+
+test('deletion: with nothing to forward the request is forwarded at once, with no notice, saying why', async () => {
+  const a = await new Receiver().start('/a');
+  const b = await new Receiver().start('/b');
+  const off = await new Receiver().start('/off');
+  const h = await startHarness(fourSources(a, b, off));
+  const api = createEngineApi(h.engine);
+  try {
+    await h.post('/v1/track', { userId: 'only-legacy', event: 'E', messageId: 'ol-1' }, { writeKey: 'wk_legacy' });
+    const legacyOnly = await api.requestDeletion({ userId: 'only-legacy' });
+    assert.equal(legacyOnly.status, 'forwarded');
+    assert.deepEqual(legacyOnly.notices, []);
+    assert.deepEqual(legacyOnly.affectedSources, ['legacy']);
+    assert.equal(legacyOnly.explanation, 'nothing to forward: no enabled destination is attached to the affected source (legacy)');
+    assert.equal((h.engine.db.prepare(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'only-legacy'`).get() as { n: number }).n, 1, 'no purge unless asked');
+
+    const purged = await api.requestDeletion({ userId: 'only-legacy', purge: true });
+    assert.equal(purged.status, 'forwarded');
+    assert.notEqual(purged.purgedAt, null, 'purged at once: nothing was outstanding');
+    assert.equal((h.engine.db.prepare(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'only-legacy'`).get() as { n: number }).n, 0);
+
+    const nobody = await api.requestDeletion({ userId: 'never-seen' });
+    assert.equal(nobody.status, 'forwarded');
+    assert.deepEqual(nobody.affectedSources, []);
+    assert.equal(nobody.explanation, 'nothing to forward: no stored message names "never-seen", so no source is affected');
+    assert.deepEqual((await api.listDeletions()).map((r) => r.id), [nobody.id, purged.id, legacyOnly.id], 'newest first');
+    assert.equal(a.received.length + b.received.length + off.received.length, 0);
+  } finally {
+    await h.close();
+    await Promise.all([a.close(), b.close(), off.close()]);
+  }
+});
+
+test('deletion: the purge spares near misses, runs the registered hooks in its transaction, and a failing hook undoes it all', async () => {
+  const receiver = await new Receiver().start();
+  const config: HookbenchConfig = {
+    sources: [{ name: 'web', writeKey: 'wk_web' }],
+    destinations: [{ name: 'Hooks', enabled: false, sources: ['web'], sharedSecret: null, webhooks: [{ url: receiver.url, headers: {} }] }],
+  };
+  const h = await startHarness(config);
+  const api = createEngineApi(h.engine);
+  try {
+    await h.post(
+      '/v1/batch',
+      {
+        batch: [
+          { type: 'identify', userId: 'u1', anonymousId: 'anon-1', messageId: 'n-1' },
+          { type: 'track', userId: 'u10', event: 'E', messageId: 'n-2' },
+          { type: 'track', userId: 'u2', anonymousId: 'anon-1', event: 'Shared device', messageId: 'n-3' },
+          { type: 'track', userId: 'u2', event: 'Referred', properties: { friend: 'u1' }, messageId: 'n-4' },
+          { type: 'track', userId: 'u1', messageId: 'bad-1' },
+          { type: 'track', userId: 'u10', messageId: 'bad-2' },
+          { type: 'track', anonymousId: 'anon-1', messageId: 'bad-3' },
+          { type: 'track', userId: 'u2', anonymousId: 'anon-1', messageId: 'bad-4' },
+        ],
+      },
+      { writeKey: 'wk_web' },
+    );
+    const seen: { userId: string; linkedIds: readonly string[]; inTransaction: boolean }[] = [];
+    const off = h.engine.onPurge((p) => seen.push({ ...p, inTransaction: h.engine.db.inTransaction }));
+    const failing = h.engine.onPurge(() => {
+      throw new Error('profile table is locked');
+    });
+    const undone = await api.requestDeletion({ userId: 'u1', purge: true });
+    assert.equal(undone.status, 'forwarded');
+    assert.equal(undone.purgedAt, null);
+    assert.match(undone.explanation ?? '', /the purge failed and was undone \(profile table is locked\)/);
+    assert.equal((h.engine.db.prepare(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'u1'`).get() as { n: number }).n, 1, 'rolled back');
+
+    failing();
+    h.engine.deletions.resume();
+    const done = h.engine.deletions.get(undone.id)!;
+    assert.notEqual(done.purgedAt, null, 'the next settle purges');
+    assert.deepEqual(seen.map((s) => [s.userId, [...s.linkedIds], s.inTransaction]), [
+      ['u1', ['anon-1'], true],
+      ['u1', ['anon-1'], true],
+    ]);
+    off();
+    const messages = (h.engine.db.prepare('SELECT message_id FROM messages ORDER BY id').all() as { message_id: string }[]).map((m) => m.message_id);
+    assert.deepEqual(messages, ['n-2', 'n-3', 'n-4'], 'u10, and u2 on a shared device or naming u1 in a property, stay');
+    const raws = (h.engine.db.prepare('SELECT raw FROM dropped_items ORDER BY id').all() as { raw: string }[]).map((r) => (JSON.parse(r.raw) as { messageId: string }).messageId);
+    assert.deepEqual(raws, ['bad-2', 'bad-4']);
+  } finally {
+    await h.close();
+    await receiver.close();
+  }
+});
+
+test('deletion API: every param is checked, by field', async () => {
+  const h = await startHarness({ sources: [{ name: 'web', writeKey: 'wk_web' }], destinations: [] });
+  const api = createEngineApi(h.engine);
+  const fields = async (call: () => Promise<unknown>): Promise<string[]> => {
+    try {
+      await call();
+      return [];
+    } catch (err) {
+      assert.ok(err instanceof ValidationError, String(err));
+      return err.errors.map((e) => e.field);
+    }
+  };
+  try {
+    assert.deepEqual(await fields(() => api.requestDeletion({ userId: '' })), ['deletion.userId']);
+    assert.deepEqual(await fields(() => api.requestDeletion({ userId: 'x'.repeat(201), purge: 1 as unknown as boolean })), ['deletion.userId', 'deletion.purge']);
+    assert.deepEqual(await fields(() => api.requestDeletion(null as unknown as { userId: string })), ['deletion']);
+    assert.deepEqual(await fields(() => api.getDeletion(0)), ['id']);
+    assert.deepEqual(await fields(() => api.getDeletion('1' as unknown as number)), ['id']);
+    assert.deepEqual(await fields(() => (api.listDeletions as (p: unknown) => Promise<DeletionRequest[]>)({ limit: 5 })), ['params']);
+    assert.deepEqual(await api.listDeletions(), [], 'nothing was stored by the refused calls');
+  } finally {
+    await h.close();
+  }
+});

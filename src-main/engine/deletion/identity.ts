@@ -1,0 +1,84 @@
+/**
+ * Who a deletion request is about, and the pure checks that find that person in stored data.
+ *
+ * The user is their userId, plus the ids linked to it in the messages table: the anonymousIds that
+ * arrived in the same call as the userId (an identify after sign-in ties the device's anonymousId
+ * to the user) and the previousIds of alias calls made for the userId. A message belongs to the
+ * user when its userId is theirs, or when it has no userId and its anonymousId is linked: the
+ * anonymous activity before sign-in. A message with another userId is someone else's even if it
+ * shares an anonymousId (a shared device), and a previousId that was itself a userId is not
+ * followed further: one level of links, no identity graph.
+ */
+import { ValidationError, type FieldError } from '../../../src-shared/settings';
+
+export const MAX_USER_ID_LENGTH = 200;
+
+export interface DeletionInput {
+  userId: string;
+  purge: boolean;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** requestDeletion's param as it arrives from a transport, checked field by field. */
+export function parseDeletionInput(input: unknown): DeletionInput {
+  if (!isObject(input)) throw new ValidationError([{ field: 'deletion', message: 'must be an object { userId, purge? }' }]);
+  const errors: FieldError[] = [];
+  for (const key of Object.keys(input)) {
+    if (key !== 'userId' && key !== 'purge') errors.push({ field: `deletion.${key}`, message: 'is not a deletion field (expected userId, purge)' });
+  }
+  const { userId, purge } = input;
+  if (typeof userId !== 'string' || userId === '') errors.push({ field: 'deletion.userId', message: 'is required: the userId to delete' });
+  else if (userId.length > MAX_USER_ID_LENGTH) errors.push({ field: 'deletion.userId', message: `must be at most ${MAX_USER_ID_LENGTH} characters` });
+  if (purge !== undefined && typeof purge !== 'boolean') errors.push({ field: 'deletion.purge', message: 'must be true or false' });
+  if (errors.length > 0) throw new ValidationError(errors);
+  return { userId: userId as string, purge: (purge as boolean | undefined) ?? false };
+}
+
+/** An id as the ingest reads it (ingest/normalize.ts): a non-empty string, or a number as its decimal text. */
+function idOf(value: unknown): string | null {
+  if (typeof value === 'string') return value === '' ? null : value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return null;
+}
+
+export interface Person {
+  userId: string;
+  /** anonymousIds and alias previousIds linked to the userId (never the userId itself). */
+  linkedIds: ReadonlySet<string>;
+}
+
+/**
+ * Whether a dropped item's raw JSON is about the person, by the same rule as messages: its userId
+ * is theirs, or it has none and its anonymousId is linked. Parsed, not searched: "u1" must not
+ * match "u10", nor a userId quoted inside some property.
+ */
+export function droppedItemNames(raw: string, person: Person): boolean {
+  let item: unknown;
+  try {
+    item = JSON.parse(raw);
+  } catch {
+    return false;
+  }
+  if (!isObject(item)) return false;
+  const userId = idOf(item.userId);
+  if (userId !== null) return userId === person.userId;
+  const anonymousId = idOf(item.anonymousId);
+  return anonymousId !== null && person.linkedIds.has(anonymousId);
+}
+
+/** What String(n) gives for a finite number: the only ids a JSON number can stand for. */
+const NUMBER_TEXT = /^-?\d+(\.\d+)?(e[+-]\d+)?$/;
+
+/**
+ * A cheap SQL pre-filter for droppedItemNames: the texts whose presence in the raw JSON the query
+ * checks before parsing, or null when every row must be parsed. A string id is spelled in JSON as
+ * its escaped text unless the raw uses other escapes, so rows with a backslash are parsed too; a
+ * numeric-looking id may have arrived as a number spelled another way (1e3 for "1000"), so then
+ * nothing is pre-filtered. Never drops a row droppedItemNames would accept.
+ */
+export function droppedItemNeedles(person: Person): string[] | null {
+  const ids = [person.userId, ...person.linkedIds];
+  if (ids.some((id) => NUMBER_TEXT.test(id))) return null;
+  return ids.map((id) => JSON.stringify(id).slice(1, -1));
+}

@@ -1,0 +1,190 @@
+/**
+ * The deletion room's SQL: requests, their notices, the user's footprint in the log, and the purge.
+ * Tables from the schema's deletion migration (store/schema.ts). After a purge the request and its
+ * notices (with the notice deliveries and their attempts) are the only rows left that name the
+ * user, on purpose: they are the record that the user asked and that the notices went out.
+ */
+import type { DeliveryStatus } from '../../../src-shared/api';
+import type { DeletionStatus } from '../../../src-shared/personas';
+import type { Db } from '../store/database';
+import type { ChainMember } from './status';
+import { droppedItemNames, droppedItemNeedles, type Person } from './identity';
+
+export interface RequestRow {
+  id: number;
+  user_id: string;
+  purge: number;
+  status: DeletionStatus;
+  affected_sources: string;
+  created_at: number;
+  purged_at: number | null;
+}
+
+export interface NoticeRow {
+  delivery_id: number;
+  request_id: number;
+  source_name: string;
+  destination_name: string;
+}
+
+export interface ChainRow {
+  root: number;
+  id: number;
+  status: DeliveryStatus;
+  counts: number;
+  last_error: string | null;
+}
+
+/** "The user's messages" as one SQL condition over messages m: params userId, then the linked ids as a JSON list. */
+const USER_MESSAGES = `(m.user_id = ? OR (m.user_id IS NULL AND m.anonymous_id IN (SELECT value FROM json_each(?))))`;
+
+export interface PurgeCounts {
+  messages: number;
+  deliveries: number;
+  attempts: number;
+  droppedItems: number;
+  /** The deliveries removed, so the views can drop them. */
+  deliveryIds: number[];
+}
+
+export class DeletionStore {
+  private readonly s;
+
+  constructor(private readonly db: Db) {
+    this.s = {
+      linked: db.prepare(
+        `SELECT anonymous_id AS id FROM messages WHERE user_id = ? AND anonymous_id IS NOT NULL
+         UNION
+         SELECT json_extract(json, '$.previousId') FROM messages WHERE user_id = ? AND type = 'alias'`,
+      ),
+      affectedSourceIds: db.prepare(`SELECT DISTINCT m.source_id AS id FROM messages m WHERE ${USER_MESSAGES} ORDER BY m.source_id`),
+      insertRequest: db.prepare(
+        `INSERT INTO deletion_requests (user_id, purge, status, affected_sources, created_at) VALUES (?, ?, ?, ?, ?)`,
+      ),
+      insertNotice: db.prepare(
+        'INSERT INTO deletion_notices (delivery_id, request_id, source_name, destination_name) VALUES (?, ?, ?, ?)',
+      ),
+      request: db.prepare('SELECT * FROM deletion_requests WHERE id = ?'),
+      requests: db.prepare('SELECT * FROM deletion_requests ORDER BY id DESC'),
+      unsettled: db.prepare(
+        `SELECT id FROM deletion_requests WHERE status != 'forwarded' OR (purge = 1 AND purged_at IS NULL) ORDER BY id`,
+      ),
+      noticesOf: db.prepare('SELECT * FROM deletion_notices WHERE request_id = ? ORDER BY delivery_id'),
+      allNotices: db.prepare('SELECT * FROM deletion_notices ORDER BY delivery_id'),
+      // Every notice with its replays, at any depth. A replay counts for the notice when it carries
+      // the notice's exact bytes to the destination's own entries.
+      chains: db.prepare(
+        `WITH RECURSIVE chain(root, id) AS (
+           SELECT n.delivery_id, n.delivery_id FROM deletion_notices n
+             WHERE (@request IS NULL OR n.request_id = @request)
+           UNION ALL
+           SELECT chain.root, r.id FROM deliveries r JOIN chain ON r.replay_of = chain.id
+         )
+         SELECT chain.root, d.id, d.status, d.last_error,
+           (d.id = chain.root OR (d.target_url IS NULL AND d.body = root.body)) AS counts
+         FROM chain JOIN deliveries d ON d.id = chain.id JOIN deliveries root ON root.id = chain.root
+         ORDER BY chain.root, d.id`,
+      ),
+      setStatus: db.prepare('UPDATE deletion_requests SET status = ? WHERE id = ?'),
+      setPurged: db.prepare('UPDATE deletion_requests SET purged_at = ? WHERE id = ?'),
+      userDeliveryIds: db.prepare(
+        `SELECT d.id FROM deliveries d WHERE d.message_id IN (SELECT m.id FROM messages m WHERE ${USER_MESSAGES})`,
+      ),
+      deleteAttempts: db.prepare(
+        `DELETE FROM attempts WHERE delivery_id IN
+           (SELECT d.id FROM deliveries d WHERE d.message_id IN (SELECT m.id FROM messages m WHERE ${USER_MESSAGES}))`,
+      ),
+      // Replays carry their original's message_id, so a delivery and its replays go in one statement
+      // (replay_of is checked at the statement's end).
+      deleteDeliveries: db.prepare(
+        `DELETE FROM deliveries WHERE message_id IN (SELECT m.id FROM messages m WHERE ${USER_MESSAGES})`,
+      ),
+      deleteMessages: db.prepare(`DELETE FROM messages AS m WHERE ${USER_MESSAGES}`),
+      droppedCandidates: db.prepare(
+        `SELECT id, raw FROM dropped_items
+         WHERE @needles IS NULL OR instr(raw, '\\') > 0 OR EXISTS (SELECT 1 FROM json_each(@needles) j WHERE instr(raw, j.value) > 0)`,
+      ),
+      deleteDropped: db.prepare('DELETE FROM dropped_items WHERE id IN (SELECT value FROM json_each(?))'),
+    };
+  }
+
+  /** The user and the ids linked to them (identity.ts), as the log holds them now. */
+  person(userId: string): Person {
+    const rows = this.s.linked.all(userId, userId) as { id: unknown }[];
+    const linkedIds = new Set(rows.map((r) => r.id).filter((id): id is string => typeof id === 'string' && id !== '' && id !== userId));
+    return { userId, linkedIds };
+  }
+
+  /** Ids of the sources holding messages of the person. */
+  affectedSourceIds(person: Person): number[] {
+    return (this.s.affectedSourceIds.all(person.userId, JSON.stringify([...person.linkedIds])) as { id: number }[]).map((r) => r.id);
+  }
+
+  insertRequest(r: { userId: string; purge: boolean; status: DeletionStatus; affectedSources: string[]; now: number }): number {
+    return Number(
+      this.s.insertRequest.run(r.userId, r.purge ? 1 : 0, r.status, JSON.stringify(r.affectedSources), r.now).lastInsertRowid,
+    );
+  }
+
+  insertNotice(n: { deliveryId: number; requestId: number; source: string; destination: string }): void {
+    this.s.insertNotice.run(n.deliveryId, n.requestId, n.source, n.destination);
+  }
+
+  request(id: number): RequestRow | undefined {
+    return this.s.request.get(id) as RequestRow | undefined;
+  }
+
+  requests(): RequestRow[] {
+    return this.s.requests.all() as RequestRow[];
+  }
+
+  /** Requests a trigger may still move: not yet forwarded, or forwarded with a purge still to do. */
+  unsettledIds(): number[] {
+    return (this.s.unsettled.all() as { id: number }[]).map((r) => r.id);
+  }
+
+  noticesOf(requestId: number): NoticeRow[] {
+    return this.s.noticesOf.all(requestId) as NoticeRow[];
+  }
+
+  allNotices(): NoticeRow[] {
+    return this.s.allNotices.all() as NoticeRow[];
+  }
+
+  /** Each notice's chain (the notice and its replays), by the notice's delivery id; one request's, or every one's. */
+  chains(requestId: number | null): Map<number, ChainMember[]> {
+    const byRoot = new Map<number, ChainMember[]>();
+    for (const r of this.s.chains.all({ request: requestId }) as ChainRow[]) {
+      const list = byRoot.get(r.root) ?? [];
+      list.push({ id: r.id, status: r.status, counts: r.counts === 1, lastError: r.last_error });
+      byRoot.set(r.root, list);
+    }
+    return byRoot;
+  }
+
+  setStatus(id: number, status: DeletionStatus): void {
+    this.s.setStatus.run(status, id);
+  }
+
+  /**
+   * Removes the person's messages, the deliveries made from them (replays included) and their
+   * attempts, and the dropped items that name them; the caller runs it inside its transaction,
+   * with the profile hooks. Children first: foreign keys are on.
+   */
+  purge(person: Person): PurgeCounts {
+    const linked = JSON.stringify([...person.linkedIds]);
+    const deliveryIds = (this.s.userDeliveryIds.all(person.userId, linked) as { id: number }[]).map((r) => r.id);
+    const attempts = this.s.deleteAttempts.run(person.userId, linked).changes;
+    const deliveries = this.s.deleteDeliveries.run(person.userId, linked).changes;
+    const messages = this.s.deleteMessages.run(person.userId, linked).changes;
+    const needles = droppedItemNeedles(person);
+    const candidates = this.s.droppedCandidates.all({ needles: needles === null ? null : JSON.stringify(needles) }) as { id: number; raw: string }[];
+    const dropped = candidates.filter((c) => droppedItemNames(c.raw, person)).map((c) => c.id);
+    const droppedItems = dropped.length > 0 ? this.s.deleteDropped.run(JSON.stringify(dropped)).changes : 0;
+    return { messages, deliveries, attempts, droppedItems, deliveryIds };
+  }
+
+  setPurged(id: number, at: number): void {
+    this.s.setPurged.run(at, id);
+  }
+}
