@@ -14,6 +14,9 @@ import { startCheckpointer } from './store/checkpointer';
 import { createGroupCommit } from './store/group-commit';
 import { LogStore } from './store/log-store';
 import { createDeletions, type Deletions, type PurgeHook } from './deletion/service';
+import { webhooksEnabled } from './ingest/integrations';
+import { createPersonas, type InternalCommit, type Personas } from './personas/service';
+import { INGEST_LIMITS } from '../../src-shared/events';
 
 export interface EngineOptions {
   dataDir: string;
@@ -70,6 +73,14 @@ export interface Engine {
    * purge's transaction with the userId and the ids linked to it. Returns the unregister function.
    */
   onPurge(hook: PurgeHook): () => void;
+  /** Profiles, computed traits and audiences (src-main/engine/personas). */
+  readonly personas: Personas;
+  /**
+   * Commits calls the engine makes itself (audience syncs) exactly like an accepted ingest request
+   * of the source: one Inbound request, each message routed to the source's enabled destinations
+   * (integrations respected), the scheduler woken. Synchronous; joins the caller's transaction.
+   */
+  commitInternal(input: InternalCommit): { requestId: number; deliveryIds: number[] };
 }
 
 export function createEngine(options: EngineOptions): Engine {
@@ -154,6 +165,41 @@ export function createEngine(options: EngineOptions): Engine {
     },
   });
 
+  const deliveriesOfRequest = db.prepare(
+    'SELECT d.id FROM messages m JOIN deliveries d ON d.message_id = m.id WHERE m.request_id = ? ORDER BY d.id',
+  );
+  const commitInternal = (input: InternalCommit): { requestId: number; deliveryIds: number[] } => {
+    const destinations = routes.get(input.sourceId) ?? [];
+    const items = input.messages.map((message, index) => {
+      const json = JSON.stringify(message);
+      return { index, message, json, destinationIds: webhooksEnabled(message.integrations) ? destinations : [] };
+    });
+    const record = {
+      sourceId: input.sourceId,
+      path: input.path,
+      receivedAt: clock.now(),
+      httpStatus: 200,
+      bytes: items.reduce((n, i) => n + Buffer.byteLength(i.json), 0),
+      userAgent: input.userAgent,
+    };
+    const { requestId, deliveries } = log.commitRequest(record, input.sourceId, items, [], INGEST_LIMITS.dedupeWindowMs);
+    const deliveryIds = (deliveriesOfRequest.all(requestId) as { id: number }[]).map((d) => d.id);
+    if (deliveries > 0) {
+      scheduler.wake();
+      publish(deliveryIds);
+    }
+    publishTo('requests', [requestId]);
+    return { requestId, deliveryIds };
+  };
+  const personas = createPersonas({
+    db,
+    clock,
+    sources: () => config.listSources(),
+    commit: commitInternal,
+    publish: (ids) => publishTo('computations', ids),
+  });
+  deletions.onPurge((person) => personas.forget([person.userId, ...person.linkedIds]));
+
   const routing: IngestRouting = {
     sourceByWriteKey: (key) => sourcesByKey.get(key),
     destinationsOf: (sourceId) => routes.get(sourceId) ?? [],
@@ -176,9 +222,11 @@ export function createEngine(options: EngineOptions): Engine {
     start: () => {
       const recovered = scheduler.start();
       deletions.resume();
+      personas.start();
       return recovered;
     },
     async stop() {
+      personas.stop();
       await scheduler.stop();
       await sender.close();
       if (liveTimer) clearTimeout(liveTimer);
@@ -230,6 +278,8 @@ export function createEngine(options: EngineOptions): Engine {
     },
     deletions,
     onPurge: (hook) => deletions.onPurge(hook),
+    personas,
+    commitInternal,
     handleIngest: ingest,
     publishLive: publishTo,
     onLive(listener) {

@@ -154,4 +154,77 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX deletion_notices_request ON deletion_notices (request_id);
   `,
+  /* 5: profiles, computed traits, audiences and their syncs (src-main/engine/personas). Profiles are
+     built lazily from the message log up to a cursor (persona_cursor), never on the ingest path.
+     persona_synced holds what the destinations were last told per computation and profile (audiences:
+     a row per member; traits: the value), so a sync sends only the differences. */ `
+  CREATE TABLE persona_cursor (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    last_message_id INTEGER NOT NULL
+  );
+  INSERT INTO persona_cursor (id, last_message_id) VALUES (1, 0);
+  CREATE TABLE persona_profiles (
+    profile_id TEXT PRIMARY KEY,
+    user_id TEXT,
+    updated_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  -- Every id (userId, anonymousId, alias previousId) → the profile it belongs to.
+  CREATE TABLE persona_ids (
+    id TEXT PRIMARY KEY,
+    profile_id TEXT NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX persona_ids_profile ON persona_ids (profile_id);
+  -- Identify traits; seq is the messages.id that set the value (the later message wins, also across merges).
+  CREATE TABLE persona_traits (
+    profile_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (profile_id, key)
+  ) WITHOUT ROWID;
+  -- One row per track call: its messages.id, timestamp (ms) and properties (NULL when empty).
+  CREATE TABLE persona_tracks (
+    message_id INTEGER PRIMARY KEY,
+    profile_id TEXT NOT NULL,
+    event TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    properties TEXT
+  );
+  CREATE INDEX persona_tracks_profile ON persona_tracks (profile_id, event, at);
+  CREATE INDEX persona_tracks_event ON persona_tracks (event);
+  CREATE TABLE persona_computations (
+    id INTEGER PRIMARY KEY,
+    class TEXT NOT NULL CHECK (class IN ('audience', 'trait')),
+    name TEXT NOT NULL,
+    key TEXT NOT NULL,
+    -- The space: a source's name.
+    space TEXT NOT NULL,
+    -- JSON: the audience's condition or the trait's rule.
+    definition TEXT NOT NULL,
+    sync_every_minutes INTEGER,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    UNIQUE (space, key)
+  );
+  CREATE TABLE persona_synced (
+    computation_id INTEGER NOT NULL REFERENCES persona_computations(id) ON DELETE CASCADE,
+    profile_id TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (computation_id, profile_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX persona_synced_profile ON persona_synced (profile_id);
+  CREATE TABLE persona_syncs (
+    id INTEGER PRIMARY KEY,
+    computation_id INTEGER NOT NULL REFERENCES persona_computations(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL CHECK (kind IN ('initial', 'incremental')),
+    started_at INTEGER NOT NULL,
+    entered INTEGER NOT NULL,
+    exited INTEGER NOT NULL,
+    changed INTEGER NOT NULL,
+    sent INTEGER NOT NULL,
+    -- The Inbound request carrying the identify calls; NULL when nothing was sent.
+    request_id INTEGER
+  );
+  CREATE INDEX persona_syncs_computation ON persona_syncs (computation_id, id);
+  `,
 ];

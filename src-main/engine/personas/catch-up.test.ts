@@ -1,0 +1,92 @@
+/**
+ * Profiles catch up with a large log in bounded time, and afterwards only read what is new.
+ * The measure is printed; the bound (a second per 10,000 messages) is the project's budget.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { InboundMessage } from '../../../src-shared/events';
+import type { JsonObject } from '../../../src-shared/json';
+import { ManualClock } from '../clock';
+import { createEngine } from '../index';
+import type { AcceptedItem } from '../store/log-store';
+
+const USERS = 10_000;
+const PER_USER = 10;
+
+function messagesOf(user: number, start: number): InboundMessage[] {
+  const userId = `user-${String(user).padStart(5, '0')}`;
+  const anonymousId = `anon-${user}`;
+  const base = (type: InboundMessage['type'], k: number, extra: Partial<InboundMessage>): InboundMessage => ({
+    type,
+    messageId: `${userId}-${k}`,
+    userId,
+    anonymousId: null,
+    context: { library: { name: 'bench' } },
+    integrations: {},
+    timestamp: new Date(start + k * 60_000).toISOString(),
+    receivedAt: new Date(start + k * 60_000).toISOString(),
+    ...extra,
+  });
+  const properties: JsonObject = { total: user % 100, currency: user % 2 ? 'EUR' : 'USD' };
+  return [
+    // Anonymous first, then identified with the same anonymousId: every user is one merge.
+    base('track', 0, { userId: null, anonymousId, event: 'Product Viewed', properties }),
+    base('identify', 1, { anonymousId, traits: { plan: user % 3 ? 'free' : 'pro', email: `${userId}@example.com` } }),
+    ...Array.from({ length: PER_USER - 3 }, (_, i) => base('track', 2 + i, { event: i % 2 ? 'Order Completed' : 'Product Viewed', properties })),
+    base('page', PER_USER - 1, { name: 'Home' }),
+  ];
+}
+
+test(`profiles catch up over ${USERS * PER_USER} messages well under a second per 10,000, then read only what is new`, async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hookbench-personas-'));
+  const clock = new ManualClock(Date.parse('2026-11-22T12:00:00.000Z'));
+  const engine = createEngine({ dataDir, clock });
+  try {
+    engine.applyConfig({ sources: [{ name: 'backend', writeKey: 'wk' }], destinations: [] });
+    const sourceId = engine.config.listSources()[0]!.id;
+    const start = clock.now() - 30 * 24 * 60 * 60_000;
+    let batch: AcceptedItem[] = [];
+    const flush = (): void => {
+      engine.log.commitRequest({ sourceId, path: '/v1/batch', receivedAt: clock.now(), httpStatus: 200, bytes: 0, userAgent: null }, sourceId, batch, [], 1);
+      batch = [];
+    };
+    for (let u = 0; u < USERS; u++) {
+      for (const message of messagesOf(u, start)) batch.push({ message, json: JSON.stringify(message), destinationIds: [] });
+      if (batch.length >= 2500) flush();
+    }
+    if (batch.length > 0) flush();
+
+    const t0 = performance.now();
+    const read = engine.personas.catchUp();
+    const ms = performance.now() - t0;
+    console.log(`personas catch-up: ${read} messages in ${ms.toFixed(0)} ms (${((ms / read) * 10_000).toFixed(0)} ms per 10,000)`);
+    assert.equal(read, USERS * PER_USER);
+    assert.ok(ms < (read / 10_000) * 1000, `${ms.toFixed(0)} ms is over the budget of a second per 10,000 messages`);
+
+    const profile = engine.personas.getProfile('anon-42');
+    assert.equal(profile?.profileId, 'user-00042');
+    assert.deepEqual(profile?.traits, { email: 'user-00042@example.com', plan: 'pro' });
+    assert.deepEqual(
+      profile?.events.map((e) => [e.event, e.count]),
+      [
+        ['Order Completed', 3],
+        ['Product Viewed', 5],
+      ],
+    );
+    assert.equal(engine.personas.listProfiles({ text: null, after: '', limit: 500 }).items.length, 500);
+
+    const t1 = performance.now();
+    assert.equal(engine.personas.catchUp(), 0, 'nothing new: nothing read');
+    const idleMs = performance.now() - t1;
+    for (const message of messagesOf(USERS, start)) batch.push({ message, json: JSON.stringify(message), destinationIds: [] });
+    flush();
+    assert.equal(engine.personas.catchUp(), PER_USER, 'only the new messages');
+    console.log(`personas catch-up with nothing new: ${idleMs.toFixed(2)} ms`);
+  } finally {
+    await engine.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});

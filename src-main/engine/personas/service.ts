@@ -1,0 +1,332 @@
+/**
+ * Profiles, computed traits and audiences: the shell around the pure cores (profile-reducer,
+ * evaluate, sync-plan, validate). Profiles catch up with the log lazily, before every read, preview
+ * and sync; syncs commit their identify calls like an ingest request of the space's source, so the
+ * ordinary pipeline signs, retries and replays them.
+ *
+ * Decisions:
+ * - Profiles are global: built from every source's messages. A computation's space (a source)
+ *   decides only where its identify calls go, as an Engage space is a source in Segment.
+ * - A sync is one transaction: its Inbound request with the identify calls and their deliveries,
+ *   the new synced state and the sync log row, so a crash never sends a change twice nor loses one.
+ * - An audience's trait conditions see the space's computed traits, evaluated at the same instant,
+ *   over the identify traits: a computed trait owns its key there (no value = no trait).
+ * - Replacing a definition (saving under its name) keeps its id and synced state and sends nothing
+ *   itself: the next sync sends the differences.
+ * - Deleting a computation sends nothing; its synced state and sync log go with it.
+ */
+import { randomUUID } from 'node:crypto';
+import type { InboundMessage } from '../../../src-shared/events';
+import type { JsonValue } from '../../../src-shared/json';
+import {
+  MAX_PREVIEW,
+  type Computation,
+  type ComputationClass,
+  type ComputedTraitRule,
+  type Condition,
+  type PreviewResult,
+  type ProfileView,
+  type SyncSummary,
+} from '../../../src-shared/personas';
+import { ValidationError, type FieldError, type Source } from '../../../src-shared/settings';
+import type { Clock, ClockTimer } from '../clock';
+import type { Db } from '../store/database';
+import { toIso } from '../ingest/timestamps';
+import { ComputationStore, definitionOf, type ComputationRow, type Definition } from './computation-store';
+import { computeTrait, matches, needsOf, type ProfileSnapshot } from './evaluate';
+import { ProfileStore, SYNC_PATH } from './profile-store';
+import { diffSync, personasContext, syncIdentify } from './sync-plan';
+import { parseAudienceInput, parseComputedTraitInput, type Parsed, type ParsedAudience, type ParsedTrait } from './validate';
+
+export const SYNC_USER_AGENT = 'hookbench-personas';
+const MINUTE_MS = 60_000;
+
+/** What the engine does for a sync: commit its calls like an ingest request of the source. */
+export interface InternalCommit {
+  sourceId: number;
+  path: string;
+  userAgent: string;
+  messages: InboundMessage[];
+}
+
+export interface PersonasDeps {
+  db: Db;
+  clock: Clock;
+  sources(): Source[];
+  commit(input: InternalCommit): { requestId: number; deliveryIds: number[] };
+  /** Computations saved, synced or deleted (the `computations` live event). */
+  publish(ids: number[]): void;
+  /** An interval sync failed (its space was removed, say); the next one is still scheduled. */
+  onError?(computationId: number, error: unknown): void;
+}
+
+export type Definitions = { condition: Condition } | { rule: ComputedTraitRule };
+
+export interface Personas {
+  /** Arms the interval syncs (engine start). */
+  start(): void;
+  /** Cancels them (engine stop). */
+  stop(): void;
+  /** Brings profiles up to the end of the log; returns how many messages were read. */
+  catchUp(): number;
+  listProfiles(page: { text: string | null; after: string; limit: number }): { items: ProfileView[]; next: string | null };
+  /** By its id or any id linked to it. */
+  getProfile(id: string): ProfileView | null;
+  listComputations(): Computation[];
+  getComputation(id: number): Computation | null;
+  saveAudience(input: unknown): Computation;
+  saveComputedTrait(input: unknown): Computation;
+  deleteComputation(id: number): boolean;
+  preview(definition: Definitions, space: string | null): PreviewResult;
+  sync(id: number): SyncSummary;
+  listSyncs(id: number): SyncSummary[] | null;
+  /** A deletion's purge: the profiles holding these ids go, and nothing is sent for them. */
+  forget(ids: readonly string[]): void;
+}
+
+export function createPersonas(deps: PersonasDeps): Personas {
+  const profiles = new ProfileStore(deps.db);
+  const computations = new ComputationStore(deps.db);
+  const timers = new Map<number, { timer: ClockTimer; at: number }>();
+  let running = false;
+
+  const sourceNames = (): string[] => deps.sources().map((s) => s.name);
+  const required = <T>(parsed: Parsed<T>): T => {
+    if (!parsed.ok) throw new ValidationError(parsed.errors);
+    return parsed.value;
+  };
+
+  /**
+   * Values now, by profile id (audiences: true for members only), and the snapshots they came from.
+   * The space's computed traits are evaluated first and laid over the identify traits they name.
+   */
+  const evaluate = (definition: Definitions, space: string | null, now: number): { values: Map<string, JsonValue>; snapshots: ProfileSnapshot[] } => {
+    const needs = needsOf(definition);
+    const overlays =
+      'condition' in definition ? computations.traitsIn(space).filter((c) => needs.traits.has(c.key)) : [];
+    // Oldest first, one per key: keys are unique in a space, and across spaces (no space given) the oldest wins.
+    const byKey = new Map<string, ComputedTraitRule>();
+    for (const c of overlays) if (!byKey.has(c.key)) byKey.set(c.key, definitionOf(c) as ComputedTraitRule);
+    for (const rule of byKey.values()) needsOf({ rule }, needs);
+    const snapshots = profiles.snapshots(needs);
+    const values = new Map<string, JsonValue>();
+    for (const s of snapshots) {
+      const traits = s.traits as { [key: string]: JsonValue };
+      for (const [key, rule] of byKey) {
+        const v = computeTrait(rule, s, now);
+        if (v === undefined) delete traits[key];
+        else traits[key] = v;
+      }
+      if ('condition' in definition) {
+        if (matches(definition.condition, s, now)) values.set(s.profileId, true);
+      } else {
+        const v = computeTrait(definition.rule, s, now);
+        if (v !== undefined) values.set(s.profileId, v);
+      }
+    }
+    return { values, snapshots };
+  };
+
+  const definitionsOf = (row: ComputationRow): Definitions =>
+    row.class === 'audience' ? { condition: definitionOf(row) as Condition } : { rule: definitionOf(row) as ComputedTraitRule };
+
+  const nextSyncAt = (row: ComputationRow): number | null => {
+    if (row.sync_every_minutes === null) return null;
+    const armed = timers.get(row.id);
+    if (armed) return armed.at;
+    return (computations.lastSyncAt(row.id) ?? row.created_at) + row.sync_every_minutes * MINUTE_MS;
+  };
+
+  const view = (row: ComputationRow, size: number): Computation => {
+    const definition = definitionOf(row);
+    const next = nextSyncAt(row);
+    return {
+      id: row.id,
+      class: row.class,
+      name: row.name,
+      key: row.key,
+      space: row.space,
+      syncEveryMinutes: row.sync_every_minutes,
+      condition: row.class === 'audience' ? (definition as Condition) : null,
+      rule: row.class === 'trait' ? (definition as ComputedTraitRule) : null,
+      createdAt: toIso(row.created_at),
+      size,
+      lastSync: computations.lastSync(row.id),
+      nextSyncAt: next === null ? null : toIso(next),
+    };
+  };
+  const viewOf = (id: number): Computation => {
+    const row = computations.get(id);
+    if (!row) throw new Error(`computation ${id} vanished`);
+    return view(row, computations.synced(id).size);
+  };
+
+  /** The sync itself, inside the caller's transaction; profiles must have caught up. */
+  const syncNow = (row: ComputationRow): SyncSummary => {
+    const space = deps.sources().find((s) => s.name === row.space);
+    if (!space) {
+      throw new ValidationError([{ field: 'id', message: `its space, the source "${row.space}", no longer exists; save it again with another space` }]);
+    }
+    const now = deps.clock.now();
+    const previous = computations.synced(row.id);
+    const { values, snapshots } = evaluate(definitionsOf(row), row.space, now);
+    const byId = new Map(snapshots.map((s) => [s.profileId, s]));
+    const diff = diffSync(row.class, values, previous);
+    const personas = personasContext(row, space);
+    const at = toIso(now);
+    const messages: InboundMessage[] = [];
+    for (const s of diff.send) {
+      const profile = byId.get(s.profileId);
+      if (profile) messages.push(syncIdentify(profile, row.key, s.value, personas, at, randomUUID()));
+      // A profile that is gone (purged) is not told anything; its state is simply dropped.
+      else computations.forgetSynced(row.id, s.profileId);
+    }
+    const committed =
+      messages.length > 0 ? deps.commit({ sourceId: space.id, path: SYNC_PATH, userAgent: SYNC_USER_AGENT, messages }) : null;
+    computations.applySynced(row.id, { ...diff, send: diff.send.filter((s) => byId.has(s.profileId)) });
+    const syncId = computations.insertSync({
+      computation_id: row.id,
+      kind: computations.lastSyncAt(row.id) === null ? 'initial' : 'incremental',
+      started_at: now,
+      entered: diff.entered.length,
+      exited: diff.exited.length,
+      changed: diff.changed.length,
+      sent: messages.length,
+      request_id: committed?.requestId ?? null,
+    });
+    return computations.sync(syncId);
+  };
+
+  const arm = (id: number): void => {
+    timers.get(id)?.timer.cancel();
+    timers.delete(id);
+    const row = computations.get(id);
+    if (!running || !row || row.sync_every_minutes === null) return;
+    const at = (computations.lastSyncAt(id) ?? row.created_at) + row.sync_every_minutes * MINUTE_MS;
+    armAt(id, at);
+  };
+  const armAt = (id: number, at: number): void => {
+    const timer = deps.clock.setTimer(() => {
+      timers.delete(id);
+      try {
+        sync(id);
+      } catch (err) {
+        (deps.onError ?? defaultOnError)(id, err);
+        // Not from the last sync, which is still in the past: that would fire again at once.
+        const row = computations.get(id);
+        if (running && row && row.sync_every_minutes !== null) armAt(id, deps.clock.now() + row.sync_every_minutes * MINUTE_MS);
+      }
+    }, Math.max(0, at - deps.clock.now()));
+    timers.set(id, { timer, at });
+  };
+
+  const sync = (id: number): SyncSummary => {
+    const row = computations.get(id);
+    if (!row) throw new ValidationError([{ field: 'id', message: `no audience or computed trait with id ${id}` }]);
+    profiles.catchUp();
+    const summary = deps.db.transaction(() => syncNow(row))();
+    arm(id);
+    deps.publish([id]);
+    return summary;
+  };
+
+  const save = (cls: ComputationClass, parsed: ParsedAudience | ParsedTrait, definition: Condition | ComputedTraitRule): Computation => {
+    const path = cls === 'audience' ? 'audience' : 'trait';
+    const d: Definition = { class: cls, name: parsed.name, key: parsed.key, space: parsed.space, syncEveryMinutes: parsed.syncEveryMinutes, definition };
+    const existing = computations.byName(d.space, d.name, cls);
+    const holder = computations.byKey(d.space, d.key);
+    if (holder && holder.id !== existing?.id) {
+      const errors: FieldError[] = [
+        {
+          field: `${path}.name`,
+          message: `makes the trait key "${d.key}", which the ${holder.class === 'audience' ? 'audience' : 'computed trait'} "${holder.name}" already uses in the space "${d.space}"`,
+        },
+      ];
+      throw new ValidationError(errors);
+    }
+    const now = deps.clock.now();
+    let id: number;
+    if (existing) {
+      id = existing.id;
+      computations.update(id, d, now);
+    } else {
+      profiles.catchUp();
+      id = deps.db.transaction(() => {
+        const newId = computations.insert(d, now);
+        syncNow(computations.get(newId) as ComputationRow);
+        return newId;
+      })();
+    }
+    arm(id);
+    deps.publish([id]);
+    return viewOf(id);
+  };
+
+  return {
+    start() {
+      running = true;
+      for (const row of computations.all()) arm(row.id);
+    },
+    stop() {
+      running = false;
+      for (const { timer } of timers.values()) timer.cancel();
+      timers.clear();
+    },
+    catchUp: () => profiles.catchUp(),
+    listProfiles(page) {
+      profiles.catchUp();
+      return profiles.page(page);
+    },
+    getProfile(id) {
+      profiles.catchUp();
+      const profileId = profiles.resolve(id);
+      return profileId === null ? null : profiles.view(profileId);
+    },
+    listComputations() {
+      const sizes = computations.sizes();
+      return computations.all().map((row) => view(row, sizes.get(row.id) ?? 0));
+    },
+    getComputation(id) {
+      return computations.get(id) ? viewOf(id) : null;
+    },
+    saveAudience(input) {
+      const parsed = required(parseAudienceInput(input, sourceNames()));
+      return save('audience', parsed, parsed.input.condition);
+    },
+    saveComputedTrait(input) {
+      const parsed = required(parseComputedTraitInput(input, sourceNames()));
+      return save('trait', parsed, parsed.input.rule);
+    },
+    deleteComputation(id) {
+      const removed = computations.delete(id);
+      timers.get(id)?.timer.cancel();
+      timers.delete(id);
+      if (removed) deps.publish([id]);
+      return removed;
+    },
+    preview(definition, space) {
+      profiles.catchUp();
+      const { values, snapshots } = evaluate(definition, space, deps.clock.now());
+      const shown = snapshots.filter((s) => values.has(s.profileId)).slice(0, MAX_PREVIEW);
+      const linked = profiles.linkedIds(shown.map((s) => s.profileId));
+      return {
+        total: values.size,
+        members: shown.map((s) => ({
+          profileId: s.profileId,
+          userId: s.userId,
+          anonymousIds: (linked.get(s.profileId) ?? []).filter((id) => id !== s.userId),
+          value: values.get(s.profileId) as JsonValue,
+        })),
+      };
+    },
+    sync,
+    listSyncs(id) {
+      return computations.get(id) ? computations.syncs(id) : null;
+    },
+    forget: (ids) => profiles.forget(ids),
+  };
+}
+
+function defaultOnError(id: number, error: unknown): void {
+  console.error(`hookbench: the interval sync of computation ${id} failed: ${error instanceof Error ? error.message : String(error)}`);
+}
