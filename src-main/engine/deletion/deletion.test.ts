@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ManualClock } from '../clock';
 import { createEngineApi } from '../api';
 import type { HookbenchConfig } from '../config';
@@ -365,5 +368,50 @@ test('deletion API: every param is checked, by field', async () => {
     assert.deepEqual(await api.listDeletions(), [], 'nothing was stored by the refused calls');
   } finally {
     await h.close();
+  }
+});
+
+test('deletion: after a restart the engine still follows the notices of a pending request, and purges when they succeed', async () => {
+  const clock = new ManualClock(T0);
+  const receiver = await new Receiver().start();
+  receiver.respond(status(503));
+  const dataDir = mkdtempSync(join(tmpdir(), 'hookbench-deletion-'));
+  const config: HookbenchConfig = {
+    sources: [{ name: 'web', writeKey: 'wk_web' }],
+    destinations: [{ name: 'Hooks', enabled: true, sources: ['web'], sharedSecret: null, webhooks: [{ url: receiver.url, headers: {} }] }],
+  };
+  try {
+    const first = await startHarness(config, { clock, dataDir });
+    let requestId: number;
+    let noticeId: number;
+    try {
+      await first.post('/v1/track', { userId: 'u-restart', event: 'E', integrations: { Webhooks: false }, messageId: 'rs-1' }, { writeKey: 'wk_web' });
+      const created = first.engine.deletions.request({ userId: 'u-restart', purge: true });
+      requestId = created.id;
+      noticeId = created.notices[0]!.deliveryId;
+      await receiver.waitFor(1);
+      await waitUntil(() => first.engine.log.getDelivery(noticeId)?.status === 'retrying', 'the first failure');
+    } finally {
+      await first.close();
+    }
+
+    receiver.respond(status(200));
+    const second = await startHarness(config, { clock, dataDir });
+    try {
+      assert.equal(second.engine.deletions.get(requestId)?.status, 'pending');
+      const due = second.engine.log.getDelivery(noticeId)!.next_attempt_at!;
+      clock.advance(due - clock.now());
+      const done = await waitUntil(() => {
+        const r = second.engine.deletions.get(requestId);
+        return r?.status === 'forwarded' && r.purgedAt !== null ? r : undefined;
+      }, 'the request to be forwarded after the restart');
+      assert.deepEqual(done.notices.map((n) => [n.deliveryId, n.status]), [[noticeId, 'succeeded']]);
+      assert.equal((second.engine.db.prepare(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'u-restart'`).get() as { n: number }).n, 0);
+    } finally {
+      await second.close();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+    await receiver.close();
   }
 });
