@@ -11,7 +11,7 @@ import type { ApiMethod, DeliverySummary, LiveEvent } from '../../../src-shared/
 import type { AudienceInput, Computation, PreviewResult, ProfileView, SyncSummary } from '../../../src-shared/personas';
 import { ApiCallError, type ConnectionState, type Transport } from '../../transport';
 import { summaryFixture } from '../../testing/summary';
-import { createPersonasStore, LINKS_PER_SYNC, shownDeliveryIds } from './store';
+import { createPersonasStore, LINKS_PER_SYNC, PROFILES_EVERY_MS, shownDeliveryIds } from './store';
 
 interface Gate {
   wait(): Promise<void>;
@@ -156,10 +156,22 @@ const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve,
 async function setUp() {
   const engine = fakeEngine();
   const frame = frames();
-  const personas = createPersonasStore(engine.transport, frame.schedule);
+  const clock = { now: 0, timers: [] as { at: number; fn: () => void }[] };
+  const personas = createPersonasStore(engine.transport, {
+    schedule: frame.schedule,
+    now: () => clock.now,
+    later: (fn, ms) => void clock.timers.push({ at: clock.now + ms, fn }),
+  });
   const stop = personas.start();
   await settle();
-  return { engine, frame, s: personas.store, stop };
+  /** Moves the injected clock on and runs the timers that fall due. */
+  const advance = (ms: number): void => {
+    clock.now += ms;
+    const due = clock.timers.filter((t) => t.at <= clock.now);
+    clock.timers = clock.timers.filter((t) => t.at > clock.now);
+    for (const t of due) t.fn();
+  };
+  return { engine, frame, s: personas.store, stop, advance };
 }
 
 function fillHighValuePro(s: Awaited<ReturnType<typeof setUp>>['s']): void {
@@ -256,7 +268,7 @@ test('preview: sends only the definition; an invalid row is refused first; an an
 });
 
 test('live: computations events refetch the list and the selected one\'s syncs, once per frame; delivery events only when they concern links on screen', async () => {
-  const { engine, frame, s } = await setUp();
+  const { engine, frame, s, advance } = await setUp();
   fillHighValuePro(s);
   await s.getState().save();
   await settle();
@@ -270,6 +282,7 @@ test('live: computations events refetch the list and the selected one\'s syncs, 
   await settle();
   assert.deepEqual(engine.take().sort(), ['getDeliverySummaries [1,2]', 'listComputations', 'listProfiles {"text":"","limit":50}', 'listSyncs 1']);
 
+  advance(PROFILES_EVERY_MS);
   engine.emit({ type: 'computations', ids: [99] });
   frame.run();
   await settle();
@@ -287,6 +300,29 @@ test('live: computations events refetch the list and the selected one\'s syncs, 
   frame.run();
   await settle();
   assert.ok(engine.take().includes('listComputations'), 'a reconnect refetches what may have been missed');
+});
+
+test('live: under a stream of ingest calls the profiles refetch at most once a second, and the last change is never lost', async () => {
+  const { engine, frame, advance } = await setUp();
+  engine.take();
+  const profileCalls = (): number => engine.take().filter((c) => c.startsWith('listProfiles')).length;
+  engine.emit({ type: 'requests', ids: [1] });
+  frame.run();
+  await settle();
+  assert.equal(profileCalls(), 1, 'the first change refetches at once');
+  for (let i = 0; i < 5; i++) {
+    advance(100);
+    engine.emit({ type: 'requests', ids: [2 + i] });
+    frame.run();
+    await settle();
+  }
+  assert.equal(profileCalls(), 0, 'within the second: held');
+  advance(500);
+  await settle();
+  assert.equal(profileCalls(), 1, 'one refetch for the held changes, a second after the last');
+  advance(5000);
+  await settle();
+  assert.equal(profileCalls(), 0, 'and nothing more without a change');
 });
 
 test('sync now adds the new sync on top; delete deselects; an undeletable answer is said in words', async () => {

@@ -129,7 +129,21 @@ export interface PersonasStore {
   start(): () => void;
 }
 
-export function createPersonasStore(transport: Transport, schedule: Schedule = perFrame): PersonasStore {
+/** Profiles change with every call the ingest takes; under load the panel refetches at most this often. */
+export const PROFILES_EVERY_MS = 1000;
+
+export interface PersonasTiming {
+  /** Runs the coalesced refetch (default: the next animation frame). */
+  schedule: Schedule;
+  now: () => number;
+  /** Runs fn after ms (default: setTimeout). */
+  later: (fn: () => void, ms: number) => void;
+}
+
+const realTiming: PersonasTiming = { schedule: perFrame, now: () => Date.now(), later: (fn, ms) => void setTimeout(fn, ms) };
+
+export function createPersonasStore(transport: Transport, timing: Partial<PersonasTiming> = {}): PersonasStore {
+  const { schedule, now, later } = { ...realTiming, ...timing };
   /** Profile searches answer out of order; only the newest one's answer is kept. */
   let searchSeq = 0;
 
@@ -392,13 +406,28 @@ export function createPersonasStore(transport: Transport, schedule: Schedule = p
     if (pending.computations) void loadComputations();
     if (pending.syncs && selectedId !== null) void loadSyncs(selectedId);
     else if (pending.statuses) void loadStatuses();
-    if (pending.profiles) {
-      void loadProfiles();
-      const openId = store.getState().profiles.openId;
-      if (openId !== null) void loadProfile(openId);
-    }
+    if (pending.profiles) refreshProfiles();
     pending.computations = pending.syncs = pending.statuses = pending.profiles = false;
   }
+  let profilesAt = -Infinity;
+  let profilesWaiting = false;
+  function refreshProfiles(): void {
+    if (profilesWaiting) return;
+    const wait = profilesAt + PROFILES_EVERY_MS - now();
+    if (wait > 0) {
+      profilesWaiting = true;
+      later(() => {
+        profilesWaiting = false;
+        refreshProfiles();
+      }, wait);
+      return;
+    }
+    profilesAt = now();
+    void loadProfiles();
+    const openId = store.getState().profiles.openId;
+    if (openId !== null) void loadProfile(openId);
+  }
+
   function queue(event: LiveEvent): void {
     const { selectedId, syncs } = store.getState();
     switch (event.type) {
