@@ -53,9 +53,8 @@ export class DeletionStore {
   constructor(private readonly db: Db) {
     this.s = {
       linked: db.prepare(
-        `SELECT anonymous_id AS id FROM messages WHERE user_id = ? AND anonymous_id IS NOT NULL
-         UNION
-         SELECT json_extract(json, '$.previousId') FROM messages WHERE user_id = ? AND type = 'alias'`,
+        `SELECT anonymous_id AS a, CASE WHEN type = 'alias' THEN json_extract(json, '$.previousId') END AS p
+         FROM messages WHERE user_id = ?`,
       ),
       affectedSourceIds: db.prepare(`SELECT DISTINCT m.source_id AS id FROM messages m WHERE ${USER_MESSAGES} ORDER BY m.source_id`),
       insertRequest: db.prepare(
@@ -87,19 +86,15 @@ export class DeletionStore {
       ),
       setStatus: db.prepare('UPDATE deletion_requests SET status = ? WHERE id = ?'),
       setPurged: db.prepare('UPDATE deletion_requests SET purged_at = ? WHERE id = ?'),
-      userDeliveryIds: db.prepare(
-        `SELECT d.id FROM deliveries d WHERE d.message_id IN (SELECT m.id FROM messages m WHERE ${USER_MESSAGES})`,
-      ),
-      deleteAttempts: db.prepare(
-        `DELETE FROM attempts WHERE delivery_id IN
-           (SELECT d.id FROM deliveries d WHERE d.message_id IN (SELECT m.id FROM messages m WHERE ${USER_MESSAGES}))`,
-      ),
+      // messages has no index on user_id or anonymous_id (each would tax every ingest), so the
+      // purge scans it once for the ids and works by primary key and index from there.
+      userMessageIds: db.prepare(`SELECT m.id FROM messages m WHERE ${USER_MESSAGES}`),
+      deliveryIdsOf: db.prepare('SELECT id FROM deliveries WHERE message_id IN (SELECT value FROM json_each(?))'),
+      deleteAttempts: db.prepare('DELETE FROM attempts WHERE delivery_id IN (SELECT value FROM json_each(?))'),
       // Replays carry their original's message_id, so a delivery and its replays go in one statement
       // (replay_of is checked at the statement's end).
-      deleteDeliveries: db.prepare(
-        `DELETE FROM deliveries WHERE message_id IN (SELECT m.id FROM messages m WHERE ${USER_MESSAGES})`,
-      ),
-      deleteMessages: db.prepare(`DELETE FROM messages AS m WHERE ${USER_MESSAGES}`),
+      deleteDeliveries: db.prepare('DELETE FROM deliveries WHERE id IN (SELECT value FROM json_each(?))'),
+      deleteMessages: db.prepare('DELETE FROM messages WHERE id IN (SELECT value FROM json_each(?))'),
       droppedCandidates: db.prepare(
         `SELECT id, raw FROM dropped_items
          WHERE @needles IS NULL OR instr(raw, '\\') > 0 OR EXISTS (SELECT 1 FROM json_each(@needles) j WHERE instr(raw, j.value) > 0)`,
@@ -110,8 +105,10 @@ export class DeletionStore {
 
   /** The user and the ids linked to them (identity.ts), as the log holds them now. */
   person(userId: string): Person {
-    const rows = this.s.linked.all(userId, userId) as { id: unknown }[];
-    const linkedIds = new Set(rows.map((r) => r.id).filter((id): id is string => typeof id === 'string' && id !== '' && id !== userId));
+    const rows = this.s.linked.all(userId) as { a: unknown; p: unknown }[];
+    const linkedIds = new Set(
+      rows.flatMap((r) => [r.a, r.p]).filter((id): id is string => typeof id === 'string' && id !== '' && id !== userId),
+    );
     return { userId, linkedIds };
   }
 
@@ -172,11 +169,13 @@ export class DeletionStore {
    * with the profile hooks. Children first: foreign keys are on.
    */
   purge(person: Person): PurgeCounts {
-    const linked = JSON.stringify([...person.linkedIds]);
-    const deliveryIds = (this.s.userDeliveryIds.all(person.userId, linked) as { id: number }[]).map((r) => r.id);
-    const attempts = this.s.deleteAttempts.run(person.userId, linked).changes;
-    const deliveries = this.s.deleteDeliveries.run(person.userId, linked).changes;
-    const messages = this.s.deleteMessages.run(person.userId, linked).changes;
+    const messageIds = JSON.stringify(
+      (this.s.userMessageIds.all(person.userId, JSON.stringify([...person.linkedIds])) as { id: number }[]).map((r) => r.id),
+    );
+    const deliveryIds = (this.s.deliveryIdsOf.all(messageIds) as { id: number }[]).map((r) => r.id);
+    const attempts = this.s.deleteAttempts.run(JSON.stringify(deliveryIds)).changes;
+    const deliveries = this.s.deleteDeliveries.run(JSON.stringify(deliveryIds)).changes;
+    const messages = this.s.deleteMessages.run(messageIds).changes;
     const needles = droppedItemNeedles(person);
     const candidates = this.s.droppedCandidates.all({ needles: needles === null ? null : JSON.stringify(needles) }) as { id: number; raw: string }[];
     const dropped = candidates.filter((c) => droppedItemNames(c.raw, person)).map((c) => c.id);
