@@ -198,7 +198,7 @@ export function createEngine(options: EngineOptions): Engine {
     commit: commitInternal,
     publish: (ids) => publishTo('computations', ids),
   });
-  deletions.onPurge((person) => personas.forget([person.userId, ...person.linkedIds]));
+  deletions.onPurge((person) => personas.forget(person));
 
   const routing: IngestRouting = {
     sourceByWriteKey: (key) => sourcesByKey.get(key),

@@ -438,18 +438,33 @@ test('refusals name the field: definitions, key clashes, ids, pages, previews', 
   }
 });
 
-test('a deletion’s purge removes the profile, and the next sync sends nothing for it', async () => {
+test('a deletion request with purge removes the profile (and its anonymous past, not a shared device’s other user); the next sync sends nothing for it', async () => {
   const w = await world();
   try {
-    await send(w, [order(w, 'u1', 1), { type: 'track', userId: 'u2', anonymousId: 'anon-2', event: 'Order Completed', timestamp: ago(w, 1) }]);
+    await send(w, [
+      order(w, 'u1', 1),
+      { type: 'track', anonymousId: 'anon-2', event: 'Order Completed', timestamp: ago(w, 2) },
+      { type: 'identify', userId: 'u2', anonymousId: 'anon-2', traits: { plan: 'pro' } },
+      // A shared device: anon-3 is u3's, and u2 signs in on it too.
+      { type: 'identify', userId: 'u3', anonymousId: 'anon-3' },
+      { type: 'track', userId: 'u2', anonymousId: 'anon-3', event: 'Order Completed', timestamp: ago(w, 1) },
+      order(w, 'u3', 1),
+    ]);
+    await w.backend.waitFor(6);
     const saved = await w.api.saveAudience({ name: 'Buyers', space: 'personas', syncEveryMinutes: null, condition: { kind: 'event', event: 'Order Completed' } });
-    assert.equal(saved.size, 2);
-    w.h.engine.personas.forget(['u2']);
+    assert.equal(saved.size, 3);
+    const request = await w.api.requestDeletion({ userId: 'u2', purge: true });
+    const done = await waitUntil(() => {
+      const r = w.h.engine.deletions.get(request.id);
+      return r?.purgedAt ? r : null;
+    }, 'the deletion to be forwarded and purged');
+    assert.equal(done.status, 'forwarded');
     assert.equal(await w.api.getProfile('u2'), null);
-    assert.equal(await w.api.getProfile('anon-2'), null, 'with its linked ids');
+    assert.equal(await w.api.getProfile('anon-2'), null, 'its linked ids go with it');
+    assert.equal((await w.api.getProfile('anon-3'))?.profileId, 'u3', 'the shared device stays u3’s');
     const next = await w.api.syncComputation(saved.id);
-    assert.equal(next.sent, 0);
-    assert.equal((await w.api.listComputations())[0]?.size, 1);
+    assert.deepEqual([next.exited, next.sent], [0, 0], 'a purged person is not told anything');
+    assert.equal((await w.api.listComputations())[0]?.size, 2);
   } finally {
     await w.close();
   }

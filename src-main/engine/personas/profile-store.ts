@@ -245,11 +245,20 @@ export class ProfileStore {
   }
 
   /**
-   * A deletion's purge (engine.onPurge): the profiles holding any of these ids go, with their ids,
-   * traits, events and synced state; nothing is sent for them. Inside the purge's transaction.
+   * A deletion's purge (engine.onPurge): the userId's profile goes, with its ids, traits, events and
+   * synced state, and so do the anonymous profiles of its linked ids; nothing is sent for them. A
+   * linked id that belongs to another user's profile (a shared device) leaves that profile alone.
+   * Inside the purge's transaction.
    */
-  forget(ids: readonly string[]): void {
-    const profiles = new Set(ids.map((id) => this.resolve(id)).filter((p): p is string => p !== null));
+  forget(person: { userId: string; linkedIds: readonly string[] }): void {
+    const profiles = new Set<string>();
+    const own = this.resolve(person.userId);
+    if (own !== null) profiles.add(own);
+    for (const id of person.linkedIds) {
+      const p = this.resolve(id);
+      if (p === null || p === own) continue;
+      if ((this.q.profile.get(p) as ProfileRow | undefined)?.user_id === null) profiles.add(p);
+    }
     for (const p of profiles) {
       this.q.dropIds.run(p);
       this.q.dropTracks.run(p);

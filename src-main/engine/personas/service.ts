@@ -80,8 +80,8 @@ export interface Personas {
   preview(definition: Definitions, space: string | null): PreviewResult;
   sync(id: number): SyncSummary;
   listSyncs(id: number): SyncSummary[] | null;
-  /** A deletion's purge: the profiles holding these ids go, and nothing is sent for them. */
-  forget(ids: readonly string[]): void;
+  /** A deletion's purge: the user's profile (and the anonymous ones linked to it) go, and nothing is sent for them. */
+  forget(person: { userId: string; linkedIds: readonly string[] }): void;
 }
 
 export function createPersonas(deps: PersonasDeps): Personas {
@@ -323,7 +323,7 @@ export function createPersonas(deps: PersonasDeps): Personas {
     listSyncs(id) {
       return computations.get(id) ? computations.syncs(id) : null;
     },
-    forget: (ids) => profiles.forget(ids),
+    forget: (person) => profiles.forget(person),
   };
 }
 
