@@ -103,6 +103,10 @@ test('deletion: one notice per affected source and enabled destination, signed, 
     const dropped = h.engine.db.prepare('SELECT kind FROM dropped_items ORDER BY id').all() as { kind: string }[];
     assert.deepEqual(dropped.map((d) => d.kind), ['invalid', 'duplicate']);
     const before = { a: a.received.length, b: b.received.length };
+    // The personas room builds the user's profile (with both anonymousIds merged into it) from the log.
+    const profile = await api.getProfile(USER);
+    assert.equal(profile?.userId, USER);
+    assert.deepEqual([...(profile?.aliases ?? [])].sort(), ['anon-mobile', 'anon-web']);
 
     const created = await api.requestDeletion({ userId: USER, purge: true });
     assert.equal(created.userId, USER);
@@ -159,8 +163,10 @@ test('deletion: one notice per affected source and enabled destination, signed, 
     assert.equal(detail?.signature.state, 'valid');
     assert.match(detail?.nextStep ?? '', /^delivered: 200/);
 
-    // The purge: no row of any table names the user, but for the audit trail (the request, its
-    // notices, and the notice deliveries with their attempts).
+    // The purge: no row of any table (the profile tables included) names the user, but for the
+    // audit trail (the request, its notices, and the notice deliveries with their attempts).
+    assert.equal(await api.getProfile(USER), null);
+    assert.equal(await api.getProfile('anon-web'), null);
     const noticeIds = new Set(forwarded.notices.map((n) => n.deliveryId));
     const hits = rowsNaming(h, USER, (table, row) =>
       table === 'deletion_requests' || table === 'deletion_notices' || (table === 'deliveries' && noticeIds.has(row.id as number)) || (table === 'attempts' && noticeIds.has(row.delivery_id as number)),
