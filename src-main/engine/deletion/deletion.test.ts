@@ -203,8 +203,11 @@ test('deletion: a notice answered 500 is retried while the request stays pending
     sources: [{ name: 'web', writeKey: 'wk_web' }],
     destinations: [{ name: 'Hooks', enabled: true, sources: ['web'], sharedSecret: 's3cret', webhooks: [{ url: receiver.url, headers: {} }] }],
   };
-  const h = await startHarness(config, { clock });
+  const h = await startHarness(config, { clock, liveIntervalMs: 1 });
   const api = createEngineApi(h.engine);
+  const live: EngineLiveEvent[] = [];
+  h.engine.onLive((e) => live.push(e));
+  const deletionEvents = (from: number, id: number): number => live.slice(from).filter((e) => e.type === 'deletions' && e.ids.includes(id)).length;
   try {
     // No message delivery in the way: the user's only call carries integrations that turn Webhooks off.
     const res = await h.post('/v1/track', { userId: 'u-retry', event: 'E', integrations: { All: false }, messageId: 'r-1' }, { writeKey: 'wk_web' });
@@ -212,6 +215,8 @@ test('deletion: a notice answered 500 is retried while the request stays pending
     const created = await api.requestDeletion({ userId: 'u-retry', purge: true });
     assert.equal(created.notices.length, 1);
     const noticeId = created.notices[0]!.deliveryId;
+    await waitUntil(() => deletionEvents(0, created.id) > 0, 'the live event of the new request');
+    const afterCreation = live.length;
 
     await receiver.waitFor(1);
     let d = await waitUntil(() => {
@@ -239,6 +244,7 @@ test('deletion: a notice answered 500 is retried while the request stays pending
       return r?.status === 'failed' ? r : undefined;
     }, 'the request to fail');
     assert.equal(failed.notices[0]?.status, 'failed');
+    await waitUntil(() => deletionEvents(afterCreation, created.id) > 0, 'a live event for the change to failed');
     assert.match(failed.explanation ?? '', /not delivered: web → Hooks failed \(.*4 h.*\); replay a failed notice from Deliveries to try again; nothing was purged/);
     assert.equal((h.engine.db.prepare(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'u-retry'`).get() as { n: number }).n, 1, 'no purge after a failure');
 
