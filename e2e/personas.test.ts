@@ -108,6 +108,7 @@ test('an audience in the UI: preview, save (every member sent), sync now (only t
   const profile = page.getByTestId('profile-detail');
   await profile.locator('[data-event="Order Completed"] [data-testid="profile-event-count"]').filter({ hasText: '2' }).waitFor();
   await profile.locator('[data-trait="plan"]').filter({ hasText: '"pro"' }).waitFor();
+  await page.getByTestId('profiles-panel').screenshot({ path: screenshotPath('audiences-profile') });
   await page.getByTestId('profile-close').click();
   await page.getByTestId('profile-search').fill('');
 
@@ -246,6 +247,7 @@ test('refusals land by field, ours before sending and the engine\'s after; a com
   await page.getByTestId('computation-interval').fill('60');
   await page.getByTestId('computation-preview').click();
   await page.getByTestId('preview-total').filter({ hasText: /^2$/ }).waitFor();
+  await page.getByTestId('computation-editor').screenshot({ path: screenshotPath('audiences-trait') });
   await page.getByTestId('computation-save').click();
   await page.locator('[data-testid="computation-saved"][data-key="orders_30d"]').waitFor();
   const row = page.locator('[data-testid="computation-row"][data-key="orders_30d"]');
