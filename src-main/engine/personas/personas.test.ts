@@ -5,6 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { EngineApi } from '../../../src-shared/api';
 import type { JsonObject, JsonValue } from '../../../src-shared/json';
 import type { SyncSummary } from '../../../src-shared/personas';
@@ -467,5 +470,53 @@ test('a deletion request with purge removes the profile (and its anonymous past,
     assert.equal((await w.api.listComputations())[0]?.size, 2);
   } finally {
     await w.close();
+  }
+});
+
+test('interval syncs survive a restart: one that fell due while stopped runs at start; saves and syncs are reported live', async () => {
+  const clock = new ManualClock(Date.parse('2026-11-22T12:00:00.000Z'));
+  const dataDir = mkdtempSync(join(tmpdir(), 'hookbench-personas-restart-'));
+  const receiver = await new Receiver().start();
+  const config: HookbenchConfig = {
+    sources: [{ name: 'backend', writeKey: WRITE_KEY }],
+    destinations: [{ name: 'Hook', enabled: true, sources: ['backend'], sharedSecret: null, webhooks: [{ url: receiver.url, headers: {} }] }],
+  };
+  try {
+    let h = await startHarness(config, { clock, dataDir, liveIntervalMs: 1 });
+    const live: number[][] = [];
+    h.engine.onLive((e) => {
+      if (e.type === 'computations') live.push(e.ids);
+    });
+    await h.post('/v1/track', { userId: 'u1', event: 'Order Completed' });
+    const saved = await createEngineApi(h.engine).saveAudience({ name: 'Buyers', space: 'backend', syncEveryMinutes: 30, condition: { kind: 'event', event: 'Order Completed' } });
+    await waitUntil(() => live.some((ids) => ids.includes(saved.id)), 'the save reported live');
+    await receiver.waitFor(2);
+    await waitUntil(() => h.engine.log.listDeliveries().every((d) => d.status === 'succeeded'), 'the deliveries to land');
+    await h.post('/v1/track', { userId: 'u2', event: 'Order Completed' });
+    await receiver.waitFor(3);
+    await waitUntil(() => h.engine.log.listDeliveries().every((d) => d.status === 'succeeded'), 'the deliveries to land');
+    await h.close();
+
+    clock.advance(2 * 60 * 60_000);
+    h = await startHarness(config, { clock, dataDir, liveIntervalMs: 1 });
+    try {
+      const api = createEngineApi(h.engine);
+      assert.equal((await api.listSyncs(saved.id)).length, 1, 'nothing runs while stopped');
+      clock.advance(0);
+      const syncs = await api.listSyncs(saved.id);
+      assert.deepEqual(
+        syncs.map((s) => [s.kind, s.entered, s.startedAt]),
+        [
+          ['incremental', 1, '2026-11-22T14:00:00.000Z'],
+          ['initial', 1, '2026-11-22T12:00:00.000Z'],
+        ],
+      );
+      assert.equal((await api.listComputations())[0]?.nextSyncAt, '2026-11-22T14:30:00.000Z');
+    } finally {
+      await h.close();
+    }
+  } finally {
+    await receiver.close();
+    rmSync(dataDir, { recursive: true, force: true });
   }
 });
