@@ -189,6 +189,22 @@ test('live events are applied once per frame: one call for changed rows on scree
   assert.deepEqual(t.calls, []);
 });
 
+test('rows on screen that the log no longer has (purged by a deletion request) leave the list', async () => {
+  const t = setup(range(1, 20), { pageSize: 100 });
+  t.start();
+  await settle();
+  t.store.getState().setViewport(0, 9);
+  t.log.delete(18);
+  t.log.delete(15);
+  t.log.set(19, summary(19, 'succeeded'));
+  t.emit({ type: 'deliveries', ids: [18, 15, 19] });
+  await t.frame();
+  const rows = t.store.getState().rows;
+  assert.deepEqual(idsOf(rows.slice(0, 4)), [20, 19, 17, 16]);
+  assert.equal(rows.find((r) => r.id === 19)?.status, 'succeeded');
+  assert.equal(rows.length, 18);
+});
+
 test('the hidden count is refreshed at most every 500 ms, however many events arrive', async () => {
   const t = setup(range(1, 10));
   t.start();

@@ -377,7 +377,9 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
         if (g !== generation) return;
         for (const id of onScreen) stale.delete(id);
       }
-      apply(found, refreshed);
+      // Asked for but not returned: gone from the log (a deletion request purged them).
+      const returned = new Set(refreshed.map((r) => r.id));
+      apply(found, refreshed, new Set(onScreen.filter((id) => !returned.has(id))));
       const selectedId = store.getState().selectedId;
       if (selectedId !== null && ids.includes(selectedId)) await loadDetail(selectedId);
     } catch (err) {
@@ -385,7 +387,7 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
     }
   }
 
-  function apply(found: DeliverySummary[], refreshed: DeliverySummary[]): void {
+  function apply(found: DeliverySummary[], refreshed: DeliverySummary[], gone: ReadonlySet<number> = new Set()): void {
     const s = store.getState();
     const updates = new Map<number, DeliverySummary>();
     const added: DeliverySummary[] = [];
@@ -400,6 +402,10 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
       if (held.has(r.id)) held.set(r.id, r);
     }
     let rows = applyUpdates(s.rows, updates);
+    if (gone.size > 0) {
+      rows = rows.filter((r) => !gone.has(r.id));
+      for (const id of gone) held.delete(id);
+    }
     let hasOlder = s.hasOlder;
     if (s.paused) {
       for (const r of added) {
