@@ -82,6 +82,23 @@ test('deleteSource is refused, with the reason, while a destination is attached;
   }
 });
 
+test('deleteSource is refused while an audience lives in it, since its identify calls go to that source\'s destinations', async () => {
+  const h = await startHarness({ sources: [{ name: 'engage', writeKey: 'wk_engage' }], destinations: [] });
+  const { api } = apiOf(h);
+  try {
+    await api.saveAudience({ name: 'Buyers', space: 'engage', syncEveryMinutes: null, condition: { kind: 'event', event: 'Order Completed' } });
+    assert.deepEqual(await refusal(api.deleteSource('engage')), [
+      'source.name: cannot be removed while "Buyers" lives in it (their identify calls go to its destinations); delete it in Audiences first',
+    ]);
+    const [buyers] = await api.listComputations();
+    await api.deleteComputation(buyers!.id);
+    await api.deleteSource('engage');
+    assert.deepEqual(await api.listSources(), []);
+  } finally {
+    await h.close();
+  }
+});
+
 test('removed ids are never given out again: the log keeps naming them', async () => {
   const h = await startHarness(configWith('http://127.0.0.1:9/hook'));
   const { api } = apiOf(h);

@@ -50,10 +50,11 @@ export interface Engine {
   applyConfig(config: HookbenchConfig): void;
   deliverySettings(): DeliverySettings;
   /**
-   * Removes a source by name, unless a destination is attached to it: then nothing changes and
-   * attachedTo names them. removed is false with attachedTo empty when there is no such source.
+   * Removes a source by name, unless a destination is attached to it or an audience or computed
+   * trait lives in it (its space): then nothing changes and attachedTo / computations name them.
+   * removed is false with both empty when there is no such source.
    */
-  deleteSource(name: string): { removed: boolean; attachedTo: string[] };
+  deleteSource(name: string): { removed: boolean; attachedTo: string[]; computations: string[] };
   /** Removes a destination by name; its deliveries stay in the log and the queued ones are discarded. False when there is none. */
   deleteDestination(name: string): boolean;
   /** Handles one Tracking API request; `path` from ingestPath(). */
@@ -248,8 +249,12 @@ export function createEngine(options: EngineOptions): Engine {
     deleteSource(name) {
       const outcome = db.transaction(() => {
         const attachedTo = config.destinationsAttachedTo(name);
-        if (attachedTo.length > 0) return { removed: false, attachedTo };
-        return { removed: config.deleteSource(name) !== null, attachedTo };
+        const computations = personas
+          .listComputations()
+          .filter((c) => c.space === name)
+          .map((c) => c.name);
+        if (attachedTo.length > 0 || computations.length > 0) return { removed: false, attachedTo, computations };
+        return { removed: config.deleteSource(name) !== null, attachedTo, computations };
       })();
       if (outcome.removed) reload();
       return outcome;

@@ -33,6 +33,14 @@ export function createConfigApi(engine: Engine, deps: ConfigDeps): Pick<EngineAp
           },
         ]);
       }
+      if (outcome.computations.length > 0) {
+        throw new ValidationError([
+          {
+            field: 'source.name',
+            message: `cannot be removed while ${quoted(outcome.computations)} ${outcome.computations.length > 1 ? 'live' : 'lives'} in it (their identify calls go to its destinations); delete ${outcome.computations.length > 1 ? 'them' : 'it'} in Audiences first`,
+          },
+        ]);
+      }
       if (!outcome.removed) throw new ValidationError([{ field: 'source.name', message: `no source named "${source}"` }]);
       deps.onConfig('sources');
     },
