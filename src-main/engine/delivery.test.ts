@@ -256,6 +256,26 @@ describe('delivery: signed webhooks, timeouts and retries', () => {
     }
   });
 
+  test('stopping with a round in flight that will need a retry leaves no timer behind', async () => {
+    const clock = new ManualClock(T0);
+    const receiver = await new Receiver().start();
+    let answer: (() => void) | null = null;
+    receiver.respond((_r, res) => {
+      answer = () => {
+        res.writeHead(500);
+        res.end();
+      };
+    });
+    const h = await startHarness(configWith(receiver.url), { clock });
+    await h.post('/v1/track', { userId: 'u', event: 'E', messageId: 'stop-1' });
+    await receiver.waitFor(1);
+    const stopped = h.close();
+    answer!();
+    await stopped;
+    await receiver.close();
+    assert.deepEqual(clock.pendingTimers(), [], 'the retry is in the log for the next start, not on a timer');
+  });
+
   test('429 with Retry-After is honoured; a redirect is not followed and not retried', async () => {
     const clock = new ManualClock(T0);
     const limited = await new Receiver().start();

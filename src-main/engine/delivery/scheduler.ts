@@ -94,6 +94,8 @@ export class Scheduler {
   }
 
   private armTimer(): void {
+    // stop() writes the rounds that were in flight; a timer armed then would outlive the engine.
+    if (!this.running) return;
     const next = this.deps.log.nextDueAt();
     if (next === null) return;
     // Work already due while rounds are in flight is picked up when they complete.
