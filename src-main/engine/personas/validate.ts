@@ -15,7 +15,7 @@ import {
   type TraitOperator,
 } from '../../../src-shared/personas';
 import type { FieldError } from '../../../src-shared/settings';
-import { traitKey } from './trait-key';
+import { traitKey } from '../../../src-shared/trait-key';
 
 export const DEFINITION_LIMITS = {
   nameLength: 100,

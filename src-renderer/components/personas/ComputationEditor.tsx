@@ -92,7 +92,7 @@ function NameField() {
         <code className="mono" data-testid="computation-key-preview" data-source={savedKey ? 'engine' : 'preview'}>
           {savedKey ?? (preview || '…')}
         </code>{' '}
-        {savedKey ? '(as saved; a definition is replaced by its name)' : '(our preview of its snake_case form; the engine sets the key when you save)'}
+        {savedKey ? '(as saved; a definition is replaced by its name)' : '(its snake_case form, by the same rules the engine uses)'}
       </p>
       <ErrorsAt place="name" label="Name" />
     </div>

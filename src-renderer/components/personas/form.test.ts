@@ -191,7 +191,7 @@ test('rowsOf: groups inside groups, and several "where"s, are beyond the builder
   assert.equal(edit.ok, false);
 });
 
-test('keyPreview: a best-effort snake_case of the name', () => {
+test('keyPreview: the key the engine will send (the shared traitKey rules)', () => {
   const cases: [string, string][] = [
     ['High Value Pro', 'high_value_pro'],
     ['  high-value   pro!! ', 'high_value_pro'],
@@ -200,6 +200,8 @@ test('keyPreview: a best-effort snake_case of the name', () => {
     ['highValuePro', 'high_value_pro'],
     ["Mary's Fans", 'marys_fans'],
     ['30 Day Actives', '_30_day_actives'],
+    ['HTTPServer Users', 'http_server_users'],
+    ['🚀🚀', ''],
     ['', ''],
   ];
   for (const [name, key] of cases) assert.equal(keyPreview(name), key, name);

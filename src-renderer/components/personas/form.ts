@@ -16,6 +16,7 @@ import {
   type TraitCondition,
   type TraitOperator,
 } from '../../../src-shared/personas';
+import { traitKey } from '../../../src-shared/trait-key';
 import type { FieldError } from '../../../src-shared/settings';
 
 export type RowKind = 'event' | 'trait';
@@ -277,23 +278,9 @@ export function formOf(c: Computation): Editable {
   };
 }
 
-/**
- * A best-effort preview of the trait key for a name, shown while typing and labelled as such:
- * lower case, accents and apostrophes dropped, every run of other characters one underscore, an
- * underscore before a leading digit. The engine's key (src-main/engine/personas/trait-key.ts has
- * more rules, for other scripts and acronyms), shown once saved, is the one sent.
- */
+/** The key the engine will send for this name (the same rules: src-shared/trait-key.ts); '' when it has none. */
 export function keyPreview(name: string): string {
-  const key = name
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .replace(/['\u2019]/g, '')
-    .replace(/([a-z])([A-Z])/g, '$1_$2')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '');
-  // The engine keeps keys from starting with a digit.
-  return /^[0-9]/.test(key) ? `_${key}` : key;
+  return traitKey(name) ?? '';
 }
 
 /** Where on the form a refusal is shown. */
