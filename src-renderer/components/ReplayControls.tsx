@@ -33,7 +33,7 @@ export function ReplayControls({ detail }: { detail: DeliveryDetail }) {
   const urlProblem = mode === 'url' ? targetUrlProblem(url) : null;
   return (
     <section className="ins-replay" aria-label="Replay">
-      <div className="replay-buttons">
+      <div className="buttons">
         <button type="button" data-testid="replay" disabled={sending} onClick={() => send({})} title="Send the same bytes again, as a new delivery linked to this one">
           Replay
         </button>
@@ -78,11 +78,11 @@ export function ReplayControls({ detail }: { detail: DeliveryDetail }) {
             </figure>
           </div>
           {bodyProblem && (
-            <p className="ins-field-error" id={`replay-body-error-${detail.id}`} data-testid="replay-body-error" role="status">
+            <p className="field-error" id={`replay-body-error-${detail.id}`} data-testid="replay-body-error" role="status">
               {bodyProblem}
             </p>
           )}
-          <div className="replay-buttons">
+          <div className="buttons">
             <button type="submit" data-testid="replay-edited-send" disabled={bodyProblem !== null || sending}>
               Send edited body
             </button>
@@ -121,14 +121,14 @@ export function ReplayControls({ detail }: { detail: DeliveryDetail }) {
             </button>
           </div>
           {urlProblem && (
-            <p className="ins-field-error" id={`replay-target-error-${detail.id}`} data-testid="replay-target-error" role="status">
+            <p className="field-error" id={`replay-target-error-${detail.id}`} data-testid="replay-target-error" role="status">
               {urlProblem}
             </p>
           )}
         </form>
       )}
       {replayError && (
-        <p className="ins-field-error" role="alert" data-testid="replay-error">
+        <p className="field-error" role="alert" data-testid="replay-error">
           {replayError}
         </p>
       )}

@@ -51,7 +51,7 @@ export function ComposeView() {
             Composed calls go to the Tracking API with a source’s write key, exactly as an SDK sends them. Create a source (and a Webhooks
             destination attached to it) first.
           </p>
-          <a className="compose-button" href="#/configure" data-testid="compose-goto-configure">
+          <a className="btn primary" href="#/configure" data-testid="compose-goto-configure">
             Go to Configure
           </a>
         </div>
@@ -99,7 +99,7 @@ function TypeSwitcher() {
           </button>
         ))}
       </div>
-      <p className="muted compose-hint">{TYPE_HINTS[type]}</p>
+      <p className="muted hint">{TYPE_HINTS[type]}</p>
     </div>
   );
 }
@@ -109,7 +109,7 @@ function SourcePicker() {
   const source = useCompose((s) => s.form.source);
   const update = useCompose((s) => s.update);
   return (
-    <div className="compose-field">
+    <div className="field">
       <label htmlFor="compose-source">Source</label>
       <select id="compose-source" data-testid="compose-source" value={source} onChange={(e) => update({ source: e.target.value })}>
         {sources.map((s) => (
@@ -118,7 +118,7 @@ function SourcePicker() {
           </option>
         ))}
       </select>
-      <p className="muted compose-hint">Sent with this source’s write key, through the client library, to the Tracking API.</p>
+      <p className="muted hint">Sent with this source’s write key, through the client library, to the Tracking API.</p>
       <FieldError field="source" />
     </div>
   );
@@ -130,7 +130,7 @@ function TextInput({ field, required = false, extra }: { field: TextField; requi
   const invalid = useCompose((s) => s.fieldErrors[field] !== undefined);
   const { label, placeholder } = TEXT_FIELDS[field];
   return (
-    <div className="compose-field">
+    <div className="field">
       <label htmlFor={`compose-${field}`}>
         {label}
         {required && <span className="compose-required"> required</span>}
@@ -164,14 +164,14 @@ function CallFields() {
           <TextInput
             field="anonymousId"
             extra={
-              <button type="button" className="compose-small" data-testid="compose-anonymousId-generate" onClick={generate}>
+              <button type="button" className="btn small" data-testid="compose-anonymousId-generate" onClick={generate}>
                 Generate
               </button>
             }
           />
         </div>
       )}
-      {fields.identity && <p className="muted compose-hint compose-identity-hint">Give a userId, an anonymousId, or both.</p>}
+      {fields.identity && <p className="muted hint compose-identity-hint">Give a userId, an anonymousId, or both.</p>}
       {fields.text.length > 0 && (
         <div className="compose-row">
           {fields.text.map((f) => (
@@ -203,7 +203,7 @@ function PageHints() {
     update({ properties: JSON.stringify({ ...page, ...current }, null, 2) });
   };
   return (
-    <p className="muted compose-hint">
+    <p className="muted hint">
       Recognized keys: <code>url</code>, <code>title</code>, <code>referrer</code>, <code>path</code>; others are allowed.{' '}
       <button type="button" className="link" data-testid="compose-page-hints" disabled={!parsed.ok} onClick={fill}>
         Add them
@@ -216,15 +216,15 @@ function Timestamp() {
   const value = useCompose((s) => s.form.timestamp);
   const update = useCompose((s) => s.update);
   return (
-    <div className="compose-field">
+    <div className="field">
       <label htmlFor="compose-timestamp">Timestamp</label>
       <div className="compose-input-row">
         <input id="compose-timestamp" type="datetime-local" step="1" data-testid="compose-timestamp" value={value} onChange={(e) => update({ timestamp: e.target.value })} />
-        <button type="button" className="compose-small" data-testid="compose-timestamp-clear" disabled={value === ''} onClick={() => update({ timestamp: '' })}>
+        <button type="button" className="btn small" data-testid="compose-timestamp-clear" disabled={value === ''} onClick={() => update({ timestamp: '' })}>
           Clear
         </button>
       </div>
-      <p className="muted compose-hint">{value === '' ? 'Empty: the time of sending.' : 'Your local time; sent as UTC, for a historical import.'}</p>
+      <p className="muted hint">{value === '' ? 'Empty: the time of sending.' : 'Your local time; sent as UTC, for a historical import.'}</p>
       <FieldError field="timestamp" />
     </div>
   );
@@ -249,14 +249,14 @@ function SendBar() {
           onChange={(e) => update({ copies: e.target.value })}
         />
         <span>{copies === '1' ? 'copy' : 'copies'}</span>
-        <button type="submit" className="compose-button" data-testid="compose-send" disabled={sending}>
+        <button type="submit" className="btn primary" data-testid="compose-send" disabled={sending}>
           {sending ? 'Sending…' : 'Send'}
         </button>
       </div>
       <FieldError field="copies" />
       <FieldError field="message" />
       {error && (
-        <p className="compose-error" role="alert" data-testid="compose-error">
+        <p className="notice bad" role="alert" data-testid="compose-error">
           {error}
         </p>
       )}
@@ -278,7 +278,7 @@ function SendOutcome() {
         <span className="mono">{result.endpoint}</span>
       </p>
       {result.notice && (
-        <p className="compose-notice" data-testid="compose-notice">
+        <p className="notice warn" data-testid="compose-notice">
           {result.notice}
         </p>
       )}

@@ -6,7 +6,7 @@ export function FieldError({ field }: { field: FormField }) {
   const error = useCompose((s) => s.fieldErrors[field]);
   if (!error) return null;
   return (
-    <p className="compose-field-error" role="alert" data-testid={`compose-error-${field}`}>
+    <p className="field-error" role="alert" data-testid={`compose-error-${field}`}>
       {error}
     </p>
   );

@@ -22,7 +22,7 @@ export function IntegrationSwitches() {
     if (!why) setKey('');
   };
   return (
-    <fieldset className="compose-field compose-integrations">
+    <fieldset className="field group compose-integrations">
       <legend>Integrations</legend>
       <div className="compose-switches">
         <label className="compose-switch">
@@ -59,13 +59,13 @@ export function IntegrationSwitches() {
               }
             }}
           />
-          <button type="button" className="compose-small" data-testid="compose-integration-add" onClick={add}>
+          <button type="button" className="btn small" data-testid="compose-integration-add" onClick={add}>
             Add
           </button>
         </span>
       </div>
-      {problem && <p className="compose-field-error">{problem}</p>}
-      <p className="muted compose-hint" data-testid="compose-integrations-preview">
+      {problem && <p className="field-error">{problem}</p>}
+      <p className="muted hint" data-testid="compose-integrations-preview">
         {map === undefined ? 'No integrations object: every destination is on.' : <code>{JSON.stringify(map)}</code>}{' '}
         <span className={reaches ? 'compose-reach ok' : 'compose-reach bad'} data-testid="compose-reaches-webhooks">
           {reaches ? 'Webhooks destinations will get this call.' : 'Webhooks destinations will not get this call.'}

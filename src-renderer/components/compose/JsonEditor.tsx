@@ -14,7 +14,7 @@ export function JsonEditor({ field, placeholder, hint }: { field: JsonField; pla
   const keys = parsed.ok && parsed.value ? Object.keys(parsed.value).length : 0;
   const id = `compose-${field}`;
   return (
-    <div className="compose-field compose-json">
+    <div className="field">
       <div className="compose-json-head">
         <label htmlFor={id}>{LABELS[field]}</label>
         <span
@@ -27,7 +27,7 @@ export function JsonEditor({ field, placeholder, hint }: { field: JsonField; pla
         </span>
         <button
           type="button"
-          className="compose-small"
+          className="btn small"
           data-testid={`${id}-format`}
           disabled={!parsed.ok || text.trim() === ''}
           onClick={() => {
@@ -40,7 +40,7 @@ export function JsonEditor({ field, placeholder, hint }: { field: JsonField; pla
       </div>
       <textarea
         id={id}
-        className={parsed.ok && !refused ? 'code' : 'code invalid'}
+        className="code"
         data-testid={id}
         value={text}
         placeholder={placeholder}
@@ -50,7 +50,7 @@ export function JsonEditor({ field, placeholder, hint }: { field: JsonField; pla
         onChange={(e) => update({ [field]: e.target.value })}
       />
       {!parsed.ok && (
-        <p className="compose-json-error" data-testid={`${id}-parse-error`}>
+        <p className="field-error" data-testid={`${id}-parse-error`}>
           {parsed.error}
         </p>
       )}

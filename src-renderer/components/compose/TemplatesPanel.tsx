@@ -11,7 +11,7 @@ export function TemplatesPanel() {
   const load = useCompose((s) => s.loadTemplate);
   const remove = useCompose((s) => s.deleteTemplate);
   return (
-    <aside className="compose-templates" aria-label="Templates">
+    <aside className="card compose-templates" aria-label="Templates">
       <h3>Templates</h3>
       <form
         className="compose-template-save"
@@ -28,12 +28,12 @@ export function TemplatesPanel() {
           data-testid="template-name"
           onChange={(e) => setName(e.target.value)}
         />
-        <button type="submit" data-testid="template-save" disabled={name.trim() === ''}>
+        <button type="submit" className="btn" data-testid="template-save" disabled={name.trim() === ''}>
           Save
         </button>
       </form>
       {error && (
-        <p className="compose-field-error" role="alert" data-testid="template-error">
+        <p className="field-error" role="alert" data-testid="template-error">
           {error}
         </p>
       )}
@@ -54,10 +54,10 @@ export function TemplatesPanel() {
                   {t.input.copies && t.input.copies > 1 ? ` · ×${t.input.copies}` : ''} · saved {savedAt(t.savedAt)}
                 </span>
               </div>
-              <button type="button" className="compose-small" data-testid="template-load" onClick={() => load(t.name)}>
+              <button type="button" className="btn small" data-testid="template-load" onClick={() => load(t.name)}>
                 Load
               </button>
-              <button type="button" className="compose-small danger" data-testid="template-delete" aria-label={`Delete template ${t.name}`} onClick={() => void remove(t.name)}>
+              <button type="button" className="btn small danger-quiet" data-testid="template-delete" aria-label={`Delete template ${t.name}`} onClick={() => void remove(t.name)}>
                 Delete
               </button>
             </li>

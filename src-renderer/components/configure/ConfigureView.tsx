@@ -28,9 +28,9 @@ function Configure() {
         </p>
       )}
       {loaded && (
-        <div className="cfg-columns" data-testid="configure-ready">
+        <div className="columns" data-testid="configure-ready">
           <SourcesSection />
-          <div className="cfg-stack">
+          <div className="stack">
             <DestinationsSection />
             <DeliverySection />
           </div>

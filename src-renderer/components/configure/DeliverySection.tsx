@@ -8,10 +8,10 @@ export function DeliverySection() {
   if (!delivery) return null;
   const preset = presetOf(delivery);
   return (
-    <section className="cfg-card" data-testid="delivery-section" aria-labelledby="delivery-title">
+    <section className="card" data-testid="delivery-section" aria-labelledby="delivery-title">
       <h2 id="delivery-title">Timeouts and retries</h2>
-      <label className="cfg-field">
-        <span>Retry preset (all destinations)</span>
+      <label className="field">
+        <span className="field-label">Retry preset (all destinations)</span>
         <select value={preset} onChange={(e) => void setPreset(e.target.value as PresetName)} data-testid="retry-preset">
           {PRESET_NAMES.map((name) => (
             <option key={name} value={name}>

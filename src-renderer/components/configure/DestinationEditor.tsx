@@ -33,8 +33,8 @@ export function DestinationEditor() {
     >
       <h3>{draft.saved ? `Edit “${draft.saved}”` : 'New destination'}</h3>
       <div className="cfg-row">
-        <label className="cfg-field grow">
-          <span>Name</span>
+        <label className="field grow">
+          <span className="field-label">Name</span>
           <input
             value={draft.name}
             readOnly={draft.saved !== null}
@@ -59,7 +59,7 @@ export function DestinationEditor() {
       </div>
       <FieldErrors errors={errors} fields={[field.enabled]} />
 
-      <fieldset className="cfg-fieldset">
+      <fieldset className="group">
         <legend>Attached sources</legend>
         {sources.length === 0 && <p className="muted">No sources yet: create one above first, or nothing will reach this destination.</p>}
         <div className="cfg-checks">
@@ -78,7 +78,7 @@ export function DestinationEditor() {
         <FieldErrors errors={errors} fields={[field.sources, ...draft.sources.map((_s, k) => `${field.sources}[${k}]`)]} label="Sources" />
       </fieldset>
 
-      <fieldset className="cfg-fieldset">
+      <fieldset className="group">
         <legend>
           Webhook URLs <span className="muted">({draft.webhooks.length} of {MAX_WEBHOOKS_PER_DESTINATION})</span>
         </legend>
@@ -86,7 +86,7 @@ export function DestinationEditor() {
           <WebhookEntry key={i} entry={w} i={i} />
         ))}
         <FieldErrors errors={errors} fields={[field.webhooks, field.webhook(MAX_WEBHOOKS_PER_DESTINATION)]} label="Webhook URLs" />
-        <div className="cfg-inline">
+        <div className="inline">
           <button type="button" className="btn" disabled={atLimit} onClick={() => update(edit.addWebhook)} data-testid="webhook-add-url" aria-describedby={atLimit ? 'url-limit' : undefined}>
             Add URL
           </button>
@@ -98,9 +98,9 @@ export function DestinationEditor() {
         </div>
       </fieldset>
 
-      <fieldset className="cfg-fieldset">
+      <fieldset className="group">
         <legend>Shared secret</legend>
-        <div className="cfg-inline">
+        <div className="inline">
           <input
             className="mono grow"
             type={reveal ? 'text' : 'password'}
@@ -124,11 +124,11 @@ export function DestinationEditor() {
       </fieldset>
 
       {unplaced.length > 0 && (
-        <div className="cfg-unplaced" data-testid="destination-errors">
+        <div className="notice bad" data-testid="destination-errors">
           <FieldErrors errors={unplaced} fields={unplaced.map((e) => e.field)} />
         </div>
       )}
-      <div className="cfg-buttons">
+      <div className="buttons">
         <button type="submit" className="btn primary" disabled={saving} data-testid="destination-save">
           {saving ? 'Saving…' : 'Save destination'}
         </button>
@@ -141,7 +141,7 @@ export function DestinationEditor() {
           </span>
         )}
         {saved && (
-          <span className="cfg-saved" role="status" data-testid="destination-saved">
+          <span className="status status-succeeded" role="status" data-testid="destination-saved">
             Saved “{saved}”
           </span>
         )}
@@ -157,7 +157,7 @@ function WebhookEntry({ entry, i }: { entry: WebhookDraft; i: number }) {
   if (!draft) return null;
   return (
     <div className="webhook" data-testid="webhook-entry">
-      <div className="cfg-inline">
+      <div className="inline">
         <span className="webhook-index">{i + 1}</span>
         <input
           className="mono grow"
@@ -177,7 +177,7 @@ function WebhookEntry({ entry, i }: { entry: WebhookDraft; i: number }) {
       <div className="headers-editor">
         {entry.headers.map((h, j) => (
           <div key={j} className="header-row">
-            <div className="cfg-inline">
+            <div className="inline">
               <input
                 className="mono"
                 value={h.name}

@@ -8,23 +8,23 @@ export function DestinationsSection() {
   const editing = useConfigure((s) => s.draft !== null);
   const newDestination = useConfigure((s) => s.newDestination);
   return (
-    <section className="cfg-card" data-testid="destinations-section" aria-labelledby="destinations-title">
-      <div className="cfg-head">
+    <section className="card" data-testid="destinations-section" aria-labelledby="destinations-title">
+      <div className="card-head">
         <h2 id="destinations-title">Webhooks destinations</h2>
         <button type="button" className="btn primary" onClick={newDestination} data-testid="destination-new">
           New destination
         </button>
       </div>
-      <p className="muted">
+      <p className="muted card-intro">
         Each event from an attached source is POSTed to every URL of an enabled destination, signed with its shared secret.
       </p>
       {destinations.length === 0 && !editing ? (
-        <p className="cfg-empty" data-testid="destinations-empty">
+        <p className="empty-note" data-testid="destinations-empty">
           No destinations yet. Create one with the URL of your receiver (up to five URLs), attach a source, and events start flowing.
         </p>
       ) : (
         destinations.length > 0 && (
-          <table className="cfg-table" data-testid="destinations">
+          <table className="data-table" data-testid="destinations">
             <thead>
               <tr>
                 <th>Name</th>
@@ -75,7 +75,7 @@ function DestinationRow({ destination: d }: { destination: Destination }) {
         </td>
       </tr>
       {refusal && (
-        <tr className="cfg-refusal-row">
+        <tr>
           <td colSpan={6}>
             <p className="field-error" role="alert" data-testid="destination-delete-error">
               Not deleted: {refusal}

@@ -6,15 +6,15 @@ import { ConfirmButton, CopyButton, FieldErrors } from './widgets';
 export function SourcesSection() {
   const sources = useConfigure((s) => s.sources);
   return (
-    <section className="cfg-card" data-testid="sources-section" aria-labelledby="sources-title">
+    <section className="card" data-testid="sources-section" aria-labelledby="sources-title">
       <h2 id="sources-title">Sources</h2>
-      <p className="muted">A source is an app or service that sends events. Its write key tells Hookbench which source a call comes from.</p>
+      <p className="muted card-intro">A source is an app or service that sends events. Its write key tells Hookbench which source a call comes from.</p>
       {sources.length === 0 ? (
-        <p className="cfg-empty" data-testid="sources-empty">
+        <p className="empty-note" data-testid="sources-empty">
           No sources yet. Create one below, then point an SDK at the address shown with its write key.
         </p>
       ) : (
-        <table className="cfg-table" data-testid="sources">
+        <table className="data-table" data-testid="sources">
           <thead>
             <tr>
               <th>Name</th>
@@ -58,7 +58,7 @@ function SourceRow({ source }: { source: Source }) {
         </td>
       </tr>
       {refusal && (
-        <tr className="cfg-refusal-row">
+        <tr>
           <td colSpan={3}>
             <p className="field-error" role="alert" data-testid="source-delete-error">
               Not deleted: {refusal}
@@ -90,14 +90,14 @@ function SourceForm() {
     >
       <h3>{exists ? `Change the write key of “${draft.name.trim()}”` : 'New source'}</h3>
       <div className="cfg-row">
-        <label className="cfg-field">
-          <span>Name</span>
+        <label className="field">
+          <span className="field-label">Name</span>
           <input value={draft.name} onChange={(e) => set({ name: e.target.value })} placeholder="backend" data-testid="source-name" aria-invalid={errors.some((e) => e.field === 'source.name')} />
           <FieldErrors errors={errors} fields={['source.name']} label="Name" />
         </label>
-        <label className="cfg-field grow">
-          <span>Write key</span>
-          <span className="cfg-inline">
+        <label className="field grow">
+          <span className="field-label">Write key</span>
+          <span className="inline">
             <input
               className="mono grow"
               value={draft.writeKey}
@@ -115,12 +115,12 @@ function SourceForm() {
         </label>
       </div>
       <FieldErrors errors={unplaced} fields={unplaced.map((e) => e.field)} />
-      <div className="cfg-buttons">
+      <div className="buttons">
         <button type="submit" className="btn primary" data-testid="source-save">
           {exists ? 'Save write key' : 'Create source'}
         </button>
         {saved && (
-          <span className="cfg-saved" role="status" data-testid="source-saved">
+          <span className="status status-succeeded" role="status" data-testid="source-saved">
             Saved “{saved}”
           </span>
         )}
@@ -138,7 +138,7 @@ function Snippets() {
   return (
     <div className="snippets" data-testid="snippets" data-source={source.name}>
       <h3>Send events from “{source.name}”</h3>
-      <p className="cfg-inline">
+      <p className="inline">
         <span className="muted">Tracking API address</span>
         <code className="mono" data-testid="ingest-url">
           {ingest ?? INGEST_PLACEHOLDER}

@@ -18,7 +18,7 @@ export function DeletionsView() {
           Could not load the deletion requests: {error}
         </p>
       )}
-      <div className="dl-columns">
+      <div className="columns narrow-start">
         <RequestForm />
         <RequestList />
       </div>
@@ -52,9 +52,9 @@ function RequestForm() {
   const submit = useDeletions((s) => s.submit);
   const userId = draft.userId.trim();
   return (
-    <section className="dl-card dl-form-card" aria-labelledby="dl-form-title">
+    <section className="card" aria-labelledby="dl-form-title">
       <h2 id="dl-form-title">Request a deletion</h2>
-      <p className="muted">
+      <p className="muted card-intro">
         Every source that received data for this user and has the Webhooks destination enabled forwards one delete notice{' '}
         <code className="mono dl-code">{'{"type": "delete", "userId", "timestamp"}'}</code> to that destination, through the usual delivery (signed,
         retried, replayable).
@@ -68,8 +68,8 @@ function RequestForm() {
           else ask();
         }}
       >
-        <label className="dl-field">
-          <span>userId</span>
+        <label className="field">
+          <span className="field-label">userId</span>
           <input
             data-testid="deletion-user"
             value={draft.userId}
@@ -84,7 +84,7 @@ function RequestForm() {
           <input type="checkbox" data-testid="deletion-purge" checked={draft.purge} onChange={(e) => setDraft({ purge: e.target.checked })} />
           <span>
             Also purge this user’s stored messages and profile here, once every notice is forwarded
-            <span className="muted dl-hint">
+            <span className="muted hint">
               Hookbench keeps every message it received, and a profile per user, for the Inbound and Audiences views. With this box ticked they
               are removed once the receivers have the notices; the deliveries already made stay in the log. Unticked, only the notices are sent.
             </span>
@@ -100,7 +100,7 @@ function RequestForm() {
               Send delete notices for <strong className="mono">{userId}</strong>
               {draft.purge ? ' and purge their stored messages and profile once forwarded' : ''}? This cannot be taken back.
             </p>
-            <div className="dl-buttons">
+            <div className="buttons">
               <button type="submit" className="btn danger" data-testid="deletion-submit-confirm" disabled={submitting}>
                 {submitting ? 'Requesting…' : `Yes, delete ${userId}`}
               </button>
@@ -112,7 +112,7 @@ function RequestForm() {
         )}
         <Errors general />
         {submitted && (
-          <p className="dl-submitted" role="status" data-testid="deletion-submitted" data-id={submitted.id}>
+          <p className="notice ok" role="status" data-testid="deletion-submitted" data-id={submitted.id}>
             Deletion of “{submitted.userId}” requested: {submitted.notices.length} notice{submitted.notices.length === 1 ? '' : 's'} to forward.
           </p>
         )}
@@ -125,10 +125,10 @@ function RequestList() {
   const loaded = useDeletions((s) => s.loaded);
   const requests = useDeletions((s) => s.requests);
   return (
-    <section className="dl-card dl-list" aria-labelledby="dl-list-title">
+    <section className="card" aria-labelledby="dl-list-title">
       <h2 id="dl-list-title">Requests</h2>
       {loaded && requests.length === 0 ? (
-        <p className="dl-empty" data-testid="deletions-empty">
+        <p className="empty-note" data-testid="deletions-empty">
           No deletion requested yet. Request one with the form; its delete notices and their delivery appear here.
         </p>
       ) : (
@@ -143,10 +143,11 @@ function RequestList() {
 }
 
 const STATUS_CLASS: Record<DeletionRequest['status'], string> = { pending: 'status-retrying', forwarded: 'status-succeeded', failed: 'status-failed' };
+const STRIPE: Record<DeletionRequest['status'], string> = { pending: 'warn', forwarded: 'ok', failed: 'bad' };
 
 function RequestRow({ r }: { r: DeletionRequest }) {
   return (
-    <li className="dl-request" data-testid="deletion-row" data-user={r.userId} data-status={r.status} data-id={r.id}>
+    <li className={`entry ${STRIPE[r.status]}`} data-testid="deletion-row" data-user={r.userId} data-status={r.status} data-id={r.id}>
       <div className="dl-request-head">
         <strong className="mono dl-user">{r.userId}</strong>
         <span className={`status ${STATUS_CLASS[r.status]}`} data-testid="deletion-status">
@@ -168,7 +169,7 @@ function RequestRow({ r }: { r: DeletionRequest }) {
         </dd>
       </dl>
       {r.notices.length > 0 && (
-        <table className="dl-notices">
+        <table className="data-table compact dl-notices">
           <thead>
             <tr>
               <th>Source</th>

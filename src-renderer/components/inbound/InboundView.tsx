@@ -89,7 +89,7 @@ function RequestList() {
         e.preventDefault();
       }}
     >
-      <table className="inbound-table" data-testid="inbound-requests">
+      <table className="data-table selectable nowrap" data-testid="inbound-requests">
         <thead>
           <tr>
             <th>Time</th>
@@ -194,13 +194,13 @@ function RequestDetail() {
   const select = useInbound((s) => s.select);
   if (selectedId === null || !row) {
     return (
-      <aside className="inbound-detail" data-testid="inbound-no-selection">
+      <aside className="detail" data-testid="inbound-no-selection">
         <p className="muted">Select a call to see the messages it produced and the items that were dropped, with the reason.</p>
       </aside>
     );
   }
   return (
-    <aside className="inbound-detail" data-testid="inbound-detail" data-id={row.id} aria-busy={detail === null}>
+    <aside className="detail" data-testid="inbound-detail" data-id={row.id} aria-busy={detail === null}>
       <div className="detail-head">
         <h2>
           {row.path} <span className="muted">#{row.id}</span>
@@ -232,7 +232,7 @@ function RequestDetail() {
             <>
               <h3>Dropped items</h3>
               {detail.dropped.map((d) => (
-                <div key={`${d.kind}-${d.index}`} className={`dropped dropped-${d.kind}`} data-testid="dropped-item" data-kind={d.kind}>
+                <div key={`${d.kind}-${d.index}`} className={`entry ${d.kind === 'invalid' ? 'bad' : 'warn'}`} data-testid="dropped-item" data-kind={d.kind}>
                   <p>
                     <span className={`status ${d.kind === 'invalid' ? 'status-failed' : 'status-retrying'}`}>{d.kind}</span>{' '}
                     <span className="muted">item {d.index}</span> <span data-testid="dropped-reason">{d.reason}</span>
@@ -261,7 +261,7 @@ function RequestDetail() {
 function Message({ message: m }: { message: InboundMessageView }) {
   const selectDelivery = useDeliveries((s) => s.select);
   return (
-    <div className="inbound-message" data-testid="inbound-message" data-message-id={m.messageId}>
+    <div className="entry" data-testid="inbound-message" data-message-id={m.messageId}>
       <p>
         <strong>{m.type}</strong> {m.event ? `“${m.event}”` : ''} <span className="muted">{m.userId ?? m.anonymousId ?? ''}</span>{' '}
         <span className="mono muted">{m.messageId}</span>

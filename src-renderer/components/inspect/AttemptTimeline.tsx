@@ -122,7 +122,7 @@ function Response({ attempt: a }: { attempt: AttemptView }) {
       )}
       <h4 className="ins-sub">Response body</h4>
       {a.responseTruncated && (
-        <p className="ins-note" data-testid="attempt-response-truncated">
+        <p className="notice warn ins-note" data-testid="attempt-response-truncated">
           Truncated at 64 KB: the receiver sent {bytes >= READ_LIMIT ? 'at least ' : ''}{bytes.toLocaleString('en')} bytes ({formatBytes(bytes)}); the first 65,536 are kept and shown.
         </p>
       )}

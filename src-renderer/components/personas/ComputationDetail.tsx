@@ -14,12 +14,12 @@ export function ComputationDetail() {
   const select = usePersonas((s) => s.select);
   if (!c) return null;
   return (
-    <section className="ps-card" data-testid="computation-detail" data-id={c.id} aria-labelledby="ps-detail-title">
-      <div className="ps-head">
+    <section className="card" data-testid="computation-detail" data-id={c.id} aria-labelledby="ps-detail-title">
+      <div className="card-head">
         <h2 id="ps-detail-title">
           {c.name} <span className="muted">{CLASS_WORDS[c.class].toLowerCase()}</span>
         </h2>
-        <div className="ps-actions">
+        <div className="inline">
           <button type="button" className="btn primary" data-testid="computation-sync" disabled={syncing} onClick={() => void syncNow(c.id)}>
             {syncing ? 'Syncing…' : 'Sync now'}
           </button>
@@ -33,7 +33,7 @@ export function ComputationDetail() {
         </div>
       </div>
       {saved && (
-        <p className="ps-saved" role="status" data-testid="computation-saved" data-key={saved.key}>
+        <p className="notice ok ps-saved" role="status" data-testid="computation-saved" data-key={saved.key}>
           {saved.created ? 'Created' : 'Saved'} “{saved.name}”, key <code className="mono">{saved.key}</code>.{' '}
           {saved.sync
             ? `Its ${saved.sync.kind} sync sent ${saved.sync.sent} identify call${saved.sync.sent === 1 ? '' : 's'}, causing ${saved.sync.deliveryIds.length} deliver${saved.sync.deliveryIds.length === 1 ? 'y' : 'ies'}.`
@@ -76,7 +76,7 @@ function SyncHistory() {
         </p>
       ) : (
         <div className="ps-table-wrap">
-          <table className="ps-table ps-syncs" data-testid="syncs">
+          <table className="data-table nowrap" data-testid="syncs">
             <thead>
               <tr>
                 <th>When</th>

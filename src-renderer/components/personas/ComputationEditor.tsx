@@ -40,8 +40,8 @@ export function ComputationEditor() {
   if (!cls) return null;
   const what = cls === 'audience' ? 'audience' : 'computed trait';
   return (
-    <section className="ps-card ps-editor" data-testid="computation-editor" data-class={cls} aria-labelledby="ps-editor-title">
-      <div className="ps-head">
+    <section className="card" data-testid="computation-editor" data-class={cls} aria-labelledby="ps-editor-title">
+      <div className="card-head">
         <h2 id="ps-editor-title">{editing ? `Edit ${what}` : `New ${what}`}</h2>
         <button type="button" className="btn small" data-testid="computation-cancel" onClick={close}>
           Cancel
@@ -75,8 +75,8 @@ function NameField() {
   const invalid = usePersonas((s) => (s.editor?.errors ?? NONE).some((e) => placeOf(e.field) === 'name'));
   const preview = keyPreview(name);
   return (
-    <div className="ps-field">
-      <label htmlFor="ps-name">Name</label>
+    <div className="field">
+      <label htmlFor="ps-name" className="field-label">Name</label>
       <input
         id="ps-name"
         data-testid="computation-name"
@@ -87,7 +87,7 @@ function NameField() {
         spellCheck={false}
         onChange={(e) => update({ name: e.target.value })}
       />
-      <p className="muted ps-hint">
+      <p className="muted hint">
         Trait key sent:{' '}
         <code className="mono" data-testid="computation-key-preview" data-source={savedKey ? 'engine' : 'preview'}>
           {savedKey ?? (preview || '…')}
@@ -106,9 +106,9 @@ function SpaceField() {
   const update = usePersonas((s) => s.update);
   if (loaded && sources.length === 0) {
     return (
-      <div className="ps-field">
-        <span className="ps-label">Space</span>
-        <p className="ps-empty" data-testid="computation-no-sources">
+      <div className="field">
+        <span className="field-label">Space</span>
+        <p className="empty-note" data-testid="computation-no-sources">
           No source yet. A definition lives in a source (its space): its identify calls go to the destinations attached to that source. Create
           one under{' '}
           <a href="#/configure" data-testid="computation-goto-configure">
@@ -121,8 +121,8 @@ function SpaceField() {
     );
   }
   return (
-    <div className="ps-field">
-      <label htmlFor="ps-space">Space (source)</label>
+    <div className="field">
+      <label htmlFor="ps-space" className="field-label">Space (source)</label>
       <select id="ps-space" data-testid="computation-space" value={space} onChange={(e) => update({ space: e.target.value })}>
         {space === '' && <option value="">Pick a source</option>}
         {sources.map((s) => (
@@ -131,7 +131,7 @@ function SpaceField() {
           </option>
         ))}
       </select>
-      <p className="muted ps-hint">Its identify calls go to the enabled destinations attached to this source, as the source’s own calls do.</p>
+      <p className="muted hint">Its identify calls go to the enabled destinations attached to this source, as the source’s own calls do.</p>
       <ErrorsAt place="space" label="Space" />
     </div>
   );
@@ -143,7 +143,7 @@ function ConditionBuilder() {
   const setCombine = usePersonas((s) => s.setCombine);
   const addRow = usePersonas((s) => s.addRow);
   return (
-    <fieldset className="ps-conditions">
+    <fieldset className="group ps-conditions">
       <legend>Members are profiles that match</legend>
       <div className="ps-combine">
         <select data-testid="condition-combine" aria-label="Combine conditions with" value={combine} onChange={(e) => setCombine(e.target.value as Combine)}>
@@ -161,7 +161,7 @@ function ConditionBuilder() {
       <button type="button" className="btn small" data-testid="condition-add" onClick={addRow}>
         + Add a condition
       </button>
-      <p className="muted ps-hint">
+      <p className="muted hint">
         Values are read as JSON when they parse (<code className="mono">42</code>, <code className="mono">true</code>,{' '}
         <code className="mono">"42"</code>), as text otherwise (<code className="mono">pro</code>).
       </p>
@@ -176,7 +176,7 @@ function ConditionRowEditor({ row, index: i, removable }: { row: ConditionRow; i
   const invalid = usePersonas((s) => (s.editor?.errors ?? NONE).some((e) => placeOf(e.field) === `row:${i}`));
   return (
     <div className={`ps-row${invalid ? ' invalid' : ''}`} data-testid={`condition-row-${i}`} data-kind={row.kind}>
-      <div className="ps-row-line">
+      <div className="inline">
         <select data-testid={`condition-kind-${i}`} aria-label="Kind of condition" value={row.kind} onChange={(e) => set({ kind: e.target.value as ConditionRow['kind'] })}>
           <option value="event">performed event</option>
           <option value="trait">trait</option>
@@ -214,7 +214,7 @@ function ConditionRowEditor({ row, index: i, removable }: { row: ConditionRow; i
         )}
       </div>
       {row.kind === 'event' && (
-        <div className="ps-row-line ps-where">
+        <div className="inline ps-where">
           <span>where property</span>
           <input data-testid={`condition-where-property-${i}`} aria-label="Property" placeholder="(optional) currency" value={row.whereProperty} onChange={(e) => set({ whereProperty: e.target.value })} />
           <span>=</span>
@@ -236,9 +236,9 @@ function RuleFields() {
   const update = usePersonas((s) => s.update);
   if (!form) return null;
   return (
-    <fieldset className="ps-conditions">
+    <fieldset className="group ps-conditions">
       <legend>Value</legend>
-      <div className="ps-row-line">
+      <div className="inline">
         <select data-testid="trait-rule-kind" aria-label="Rule" value={form.ruleKind} onChange={(e) => update({ ruleKind: e.target.value as RuleKind })}>
           {(Object.keys(RULE_WORDS) as RuleKind[]).map((k) => (
             <option key={k} value={k}>
@@ -247,7 +247,7 @@ function RuleFields() {
           ))}
         </select>
       </div>
-      <div className="ps-row-line">
+      <div className="inline">
         {form.ruleKind === 'event_count' ? (
           <>
             <span>count of</span>
@@ -274,9 +274,9 @@ function IntervalField() {
   const value = usePersonas((s) => s.editor?.form.syncEveryMinutes ?? '');
   const update = usePersonas((s) => s.update);
   return (
-    <div className="ps-field">
-      <label htmlFor="ps-interval">Sync every</label>
-      <div className="ps-row-line">
+    <div className="field">
+      <label htmlFor="ps-interval" className="field-label">Sync every</label>
+      <div className="inline">
         <input id="ps-interval" className="ps-num" data-testid="computation-interval" inputMode="numeric" placeholder="—" value={value} onChange={(e) => update({ syncEveryMinutes: e.target.value })} />
         <span>minutes</span>
         <span className="muted">{value.trim() === '' ? '(empty: only when you press “Sync now”)' : ''}</span>
@@ -293,7 +293,7 @@ function Preview() {
   const run = usePersonas((s) => s.preview);
   return (
     <div className="ps-preview">
-      <div className="ps-row-line">
+      <div className="inline">
         <button type="button" className="btn" data-testid="computation-preview" disabled={previewing} onClick={() => void run()}>
           {previewing ? 'Looking…' : cls === 'audience' ? 'Preview members' : 'Preview values'}
         </button>
@@ -306,7 +306,7 @@ function Preview() {
             {preview.members.length < preview.total ? <span className="muted"> (the first {preview.members.length} shown)</span> : null}
           </p>
           {preview.members.length > 0 && (
-            <table className="ps-table ps-compact">
+            <table className="data-table nowrap compact">
               <thead>
                 <tr>
                   <th>Profile</th>
@@ -347,7 +347,7 @@ function SaveBar() {
       <button type="submit" className="btn primary" data-testid="computation-save" disabled={saving || noSources}>
         {saving ? 'Saving and sending…' : label}
       </button>
-      <p className="muted ps-hint" data-testid="computation-save-note">
+      <p className="muted hint" data-testid="computation-save-note">
         {editing
           ? 'Replaces the definition of this name; the next sync sends only the users whose membership or value changed.'
           : audience

@@ -22,8 +22,8 @@ export function PersonasView() {
           {error}
         </p>
       )}
-      <div className="ps-columns">
-        <div className="ps-main">
+      <div className="columns narrow-end">
+        <div className="stack">
           <ComputationList />
           {editing && <ComputationEditor />}
           {!editing && selected && <ComputationDetail />}
@@ -51,10 +51,10 @@ function ComputationList() {
   const newTrait = usePersonas((s) => s.newTrait);
   const now = useNow(30_000);
   return (
-    <section className="ps-card" aria-labelledby="ps-list-title">
-      <div className="ps-head">
+    <section className="card" aria-labelledby="ps-list-title">
+      <div className="card-head">
         <h2 id="ps-list-title">Audiences and computed traits</h2>
-        <div className="ps-actions">
+        <div className="inline">
           <button type="button" className="btn primary" data-testid="audience-new" onClick={newAudience}>
             New audience
           </button>
@@ -63,19 +63,19 @@ function ComputationList() {
           </button>
         </div>
       </div>
-      <p className="muted ps-intro">
+      <p className="muted card-intro">
         Built from the profiles the Tracking API received. Each one is sent to the destinations of its space as identify calls whose traits hold
         its key: <code className="mono">true</code> / <code className="mono">false</code> when a user enters or leaves an audience, the new value
         when a computed trait changes.
       </p>
       {loaded && computations.length === 0 ? (
-        <p className="ps-empty" data-testid="computations-empty">
+        <p className="empty-note" data-testid="computations-empty">
           Nothing defined yet. Start with <strong>New audience</strong>, e.g. users who performed “Order Completed” at least twice in 30 days
           and whose plan is “pro”.
         </p>
       ) : (
         <div className="ps-table-wrap">
-          <table className="ps-table" data-testid="computations">
+          <table className="data-table selectable nowrap" data-testid="computations">
             <thead>
               <tr>
                 <th>Name</th>
@@ -124,7 +124,7 @@ function ComputationRow({ c, now }: { c: Computation; now: number }) {
         <span className="muted ps-definition">{definitionInWords(c)}</span>
       </td>
       <td>
-        <span className={`ps-class ps-class-${c.class}`}>{CLASS_WORDS[c.class]}</span>
+        <span className={`status ps-class-${c.class}`}>{CLASS_WORDS[c.class]}</span>
       </td>
       <td>
         <code className="mono" data-testid="computation-row-key">

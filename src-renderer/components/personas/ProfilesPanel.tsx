@@ -8,9 +8,9 @@ export function ProfilesPanel() {
   const search = usePersonas((s) => s.searchProfiles);
   const open = usePersonas((s) => s.profiles.openId !== null);
   return (
-    <aside className="ps-card ps-profiles" data-testid="profiles-panel" aria-labelledby="ps-profiles-title">
+    <aside className="card ps-profiles" data-testid="profiles-panel" aria-labelledby="ps-profiles-title">
       <h2 id="ps-profiles-title">Profiles</h2>
-      <p className="muted ps-intro">One per user, built from what the Tracking API received: identify traits merged, track events counted, alias calls linking ids.</p>
+      <p className="muted card-intro">One per user, built from what the Tracking API received: identify traits merged, track events counted, alias calls linking ids.</p>
       <input
         type="search"
         data-testid="profile-search"
@@ -37,7 +37,7 @@ function ProfileList() {
         </p>
       )}
       {loaded && items.length === 0 && !error && (
-        <p className="ps-empty" data-testid="profiles-empty">
+        <p className="empty-note" data-testid="profiles-empty">
           {text ? `No profile matches “${text}”.` : 'No profiles yet: send identify or track calls with a userId to a source.'}
         </p>
       )}
@@ -70,13 +70,13 @@ function ProfileDetail() {
   const close = usePersonas((s) => s.openProfile);
   return (
     <div className="ps-profile" data-testid="profile-detail" data-profile={openId ?? ''}>
-      <div className="ps-head">
+      <div className="card-head">
         <h3 className="mono ps-profile-id">{openId}</h3>
         <button type="button" className="btn small" data-testid="profile-close" onClick={() => close(null)}>
           Back to the list
         </button>
       </div>
-      {missing && <p className="ps-empty">This profile is gone (deleted, or merged into another by an alias).</p>}
+      {missing && <p className="empty-note">This profile is gone (deleted, or merged into another by an alias).</p>}
       {p && <ProfileFacts p={p} />}
     </div>
   );
@@ -101,7 +101,7 @@ function ProfileFacts({ p }: { p: ProfileView }) {
       {traits.length === 0 ? (
         <p className="muted">No identify traits.</p>
       ) : (
-        <table className="ps-table ps-compact" data-testid="profile-traits">
+        <table className="data-table nowrap compact" data-testid="profile-traits">
           <tbody>
             {traits.map(([k, v]) => (
               <tr key={k} data-trait={k}>
@@ -116,7 +116,7 @@ function ProfileFacts({ p }: { p: ProfileView }) {
       {computed.length === 0 ? (
         <p className="muted">No audience or computed trait has sent a value for this profile.</p>
       ) : (
-        <table className="ps-table ps-compact" data-testid="profile-computed">
+        <table className="data-table nowrap compact" data-testid="profile-computed">
           <tbody>
             {computed.map(([k, v]) => (
               <tr key={k} data-key={k}>
@@ -131,7 +131,7 @@ function ProfileFacts({ p }: { p: ProfileView }) {
       {p.events.length === 0 ? (
         <p className="muted">No track calls.</p>
       ) : (
-        <table className="ps-table ps-compact" data-testid="profile-events">
+        <table className="data-table nowrap compact" data-testid="profile-events">
           <thead>
             <tr>
               <th>Event</th>
