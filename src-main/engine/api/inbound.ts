@@ -6,17 +6,7 @@ import type { EngineApi, InboundMessageView } from '../../../src-shared/api';
 import { ValidationError } from '../../../src-shared/settings';
 import type { Engine } from '../index';
 import { toIso } from '../ingest/timestamps';
-
-interface MessageRow {
-  id: number;
-  message_id: string;
-  type: string;
-  user_id: string | null;
-  anonymous_id: string | null;
-  event: string | null;
-  received_at: number;
-  json: string;
-}
+import type { MessageRow } from '../store/log-store';
 
 export function createInboundApi(engine: Engine): Pick<EngineApi, 'messagesOf'> {
   const messagesOfRequest = engine.db.prepare(

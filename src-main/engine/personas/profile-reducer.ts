@@ -19,6 +19,7 @@
  */
 import { isJsonObject, type JsonObject } from '../../../src-shared/json';
 import { isMessageType, type InboundMessage, type MessageType } from '../../../src-shared/events';
+import type { MessageRow as StoredMessageRow } from '../store/log-store';
 
 export interface ProfileMessage {
   /** messages.id: log order. */
@@ -35,15 +36,8 @@ export interface ProfileMessage {
   receivedAt: number;
 }
 
-export interface MessageRow {
-  id: number;
-  type: string;
-  user_id: string | null;
-  anonymous_id: string | null;
-  event: string | null;
-  received_at: number;
-  json: string;
-}
+/** What profiles read of a messages row. */
+export type MessageRow = Omit<StoredMessageRow, 'message_id'>;
 
 /** A stored message → what profiles read of it; null for a row that is not a message we know. */
 export function profileMessageOf(row: MessageRow): ProfileMessage | null {

@@ -40,6 +40,18 @@ export interface CommitResult {
   deliveries: number;
 }
 
+/** A row of the messages table (the columns the readers use). */
+export interface MessageRow {
+  id: number;
+  message_id: string;
+  type: string;
+  user_id: string | null;
+  anonymous_id: string | null;
+  event: string | null;
+  received_at: number;
+  json: string;
+}
+
 export interface DeliveryRow {
   id: number;
   message_id: number | null;
