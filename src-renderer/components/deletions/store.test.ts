@@ -6,9 +6,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ApiMethod, LiveEvent } from '../../../src-shared/api';
+import type { ApiMethod } from '../../../src-shared/api';
 import type { DeletionRequest } from '../../../src-shared/personas';
-import { ApiCallError, type ConnectionState, type Transport } from '../../transport';
+import { scriptedTransport } from '../../testing/transport';
+import { ApiCallError } from '../../transport';
 import { createDeletionsStore } from './store';
 import { purgeInWords, purgeState, statusExplanation } from './words';
 
@@ -28,12 +29,8 @@ function request(id: number, patch: Partial<DeletionRequest> = {}): DeletionRequ
 
 function fakeEngine(initial: DeletionRequest[]) {
   const requests = [...initial];
-  const calls: string[] = [];
-  let emit: (e: LiveEvent) => void = () => {};
-  let state: (s: ConnectionState) => void = () => {};
   let refusal: ApiCallError | null = null;
   async function answer(method: ApiMethod, params?: unknown): Promise<unknown> {
-    calls.push(params === undefined ? method : `${method} ${JSON.stringify(params)}`);
     switch (method) {
       case 'listDeletions':
         // Oldest first on purpose: the store orders them.
@@ -49,24 +46,14 @@ function fakeEngine(initial: DeletionRequest[]) {
         throw new Error(`unexpected ${method}`);
     }
   }
-  const transport: Transport = {
-    call: (method, params) => answer(method, params) as never,
-    subscribe(onEvent, onState) {
-      emit = onEvent;
-      state = onState;
-      onState('connected');
-      return () => {};
-    },
-  };
+  const scripted = scriptedTransport(answer);
+
   return {
-    transport,
+    ...scripted,
     requests,
-    emit: (e: LiveEvent) => emit(e),
-    state: (s: ConnectionState) => state(s),
     refuse(err: ApiCallError | null) {
       refusal = err;
     },
-    take: (): string[] => calls.splice(0),
   };
 }
 

@@ -7,9 +7,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ApiMethod, DeliverySummary, LiveEvent } from '../../../src-shared/api';
+import type { ApiMethod, DeliverySummary } from '../../../src-shared/api';
 import type { AudienceInput, Computation, PreviewResult, ProfileView, SyncSummary } from '../../../src-shared/personas';
-import { ApiCallError, type ConnectionState, type Transport } from '../../transport';
+import { scriptedTransport } from '../../testing/transport';
+import { ApiCallError } from '../../transport';
 import { summaryFixture } from '../../testing/summary';
 import { createPersonasStore, LINKS_PER_SYNC, PROFILES_EVERY_MS, shownDeliveryIds } from './store';
 
@@ -33,12 +34,9 @@ function sync(id: number, computationId: number, deliveryIds: number[], kind: Sy
 
 /** A small engine: saves by name, a sync per save / sync-now, three deliveries per sync. */
 function fakeEngine() {
-  const calls: string[] = [];
   const computations: Computation[] = [];
   const syncs: SyncSummary[] = [];
   let nextDelivery = 1;
-  let emit: (e: LiveEvent) => void = () => {};
-  let state: (s: ConnectionState) => void = () => {};
   const gates: Partial<Record<ApiMethod, Gate>> = {};
   let refuseSave: ApiCallError | null = null;
   let previewTotal = 2;
@@ -51,7 +49,6 @@ function fakeEngine() {
   };
 
   async function answer(method: ApiMethod, params?: unknown): Promise<unknown> {
-    calls.push(params === undefined ? method : `${method} ${JSON.stringify(params)}`);
     await gates[method]?.wait();
     switch (method) {
       case 'listComputations':
@@ -108,31 +105,17 @@ function fakeEngine() {
         throw new Error(`unexpected ${method}`);
     }
   }
-  const transport: Transport = {
-    call: (method, params) => answer(method, params) as never,
-    subscribe(onEvent, onState) {
-      emit = onEvent;
-      state = onState;
-      onState('connected');
-      return () => {};
-    },
-  };
+  const scripted = scriptedTransport(answer);
+
   return {
-    transport,
-    calls,
+    ...scripted,
     computations,
     gates,
-    emit: (e: LiveEvent) => emit(e),
-    state: (s: ConnectionState) => state(s),
     refuse(err: ApiCallError | null) {
       refuseSave = err;
     },
     setPreviewTotal(n: number) {
       previewTotal = n;
-    },
-    /** Calls made since the last look, then forgotten. */
-    take(): string[] {
-      return calls.splice(0);
     },
   };
 }
