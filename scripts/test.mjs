@@ -31,6 +31,9 @@ if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
+// Tests that start a process importing hookbench/client load the compiled package: build it first.
+const built = spawnSync(process.execPath, [join(root, 'scripts', 'build-client.mjs')], { cwd: root, stdio: 'inherit' });
+if (built.status !== 0) process.exit(built.status ?? 1);
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', ...files],
