@@ -1,12 +1,12 @@
 #!/usr/bin/env node
-// Runs every *.test.ts under the source rooms and e2e/ with Node's own test runner (through tsx).
+// Runs every *.test.ts under the source rooms, scripts/ and e2e/ with Node's own test runner (through tsx).
 // Node 20's runner does not expand globs, so the file list is built here.
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
 const root = new URL('..', import.meta.url).pathname;
-const rooms = ['src-shared', 'src-main', 'src-client', 'src-renderer', 'e2e'];
+const rooms = ['src-shared', 'src-main', 'src-client', 'src-renderer', 'scripts', 'e2e'];
 const only = process.argv.slice(2);
 
 function walk(dir, out) {
@@ -31,6 +31,9 @@ if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
+// Tests that start a process importing hookbench/client load the compiled package: build it first.
+const built = spawnSync(process.execPath, [join(root, 'scripts', 'build-client.mjs')], { cwd: root, stdio: 'inherit' });
+if (built.status !== 0) process.exit(built.status ?? 1);
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', ...files],

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Agent } from 'undici';
-import { systemClock } from '../src-shared/clock';
-import type { JsonObject } from '../src-shared/json';
-import { AnalyticsClosedError, AnalyticsDeliveryError, AnalyticsValidationError, type DeliveryErrorCode } from './errors';
+import { systemClock } from '../src-shared/clock.js';
+import type { JsonObject } from '../src-shared/json.js';
+import { TRACKING_LIMITS } from '../src-shared/limits.js';
+import { AnalyticsClosedError, AnalyticsDeliveryError, AnalyticsValidationError, type DeliveryErrorCode } from './errors.js';
 import type {
   AliasParams,
   AnalyticsEvents,
@@ -11,6 +11,7 @@ import type {
   Attributes,
   ClientClock,
   ClientTimer,
+  DropReason,
   DroppedMessage,
   GroupParams,
   IdentifyParams,
@@ -18,18 +19,18 @@ import type {
   PageParams,
   ScreenParams,
   TrackParams,
-} from './types';
+} from './types.js';
 
 export const LIBRARY_NAME = 'hookbench-client';
 export const LIBRARY_VERSION = '0.1.0';
 export const DEFAULT_ENDPOINT = 'http://127.0.0.1:4545';
 /** Largest JSON of one message, in bytes (32 KB). */
-export const MAX_MESSAGE_BYTES = 32768;
-/** Largest request body of one batch, in bytes (500 KB). */
-export const MAX_BATCH_BYTES = 512000;
+export const MAX_MESSAGE_BYTES = TRACKING_LIMITS.maxMessageBytes;
+/** Largest request body of one batch, in bytes (500 KB = 512,000 bytes), envelope included. */
+export const MAX_BATCH_BYTES = TRACKING_LIMITS.maxBatchBytes;
 /** Most messages in one batch request. */
-export const MAX_BATCH_MESSAGES = 2500;
-export const MAX_MESSAGE_ID_LENGTH = 100;
+export const MAX_BATCH_MESSAGES = TRACKING_LIMITS.maxBatchItems;
+export const MAX_MESSAGE_ID_LENGTH = TRACKING_LIMITS.maxMessageIdLength;
 
 const LIBRARY_CONTEXT_JSON = JSON.stringify({ library: { name: LIBRARY_NAME, version: LIBRARY_VERSION } });
 const BODY_HEAD = '{"batch":[';
@@ -74,6 +75,14 @@ function isPlainObject(value: unknown): value is Attributes {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
 }
 
+/** fetch() says only "fetch failed"; the cause (ECONNREFUSED, ENOTFOUND, …) is what a person needs. */
+function networkReason(err: unknown): string {
+  const e = err as Error & { cause?: Error & { code?: string } };
+  const inner = e.cause instanceof Error ? e.cause : e;
+  const code = (inner as { code?: string }).code;
+  return code && !inner.message.includes(code) ? `${code}: ${inner.message}` : inner.message;
+}
+
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
@@ -98,7 +107,6 @@ export class Analytics {
   private readonly maxInFlight: number;
   private readonly clock: ClientClock;
   private readonly debugOn: boolean;
-  private readonly agent: Agent;
   private readonly listeners: Listeners = { error: [], drop: [] };
 
   private queueJson: string[] = [];
@@ -156,12 +164,6 @@ export class Analytics {
       'content-type': 'application/json',
       'user-agent': `${LIBRARY_NAME}/${LIBRARY_VERSION}`,
     };
-    this.agent = new Agent({
-      keepAliveTimeout: 10_000,
-      headersTimeout: this.timeoutMs,
-      bodyTimeout: this.timeoutMs,
-      connect: { timeout: this.timeoutMs },
-    });
     this.debug(`client ready: ${this.endpoint}, flushAt ${this.flushAt}, flushAfter ${this.flushAfter} ms, maxQueueSize ${this.maxQueueSize}`);
   }
 
@@ -261,7 +263,7 @@ export class Analytics {
     }
   }
 
-  /** Flushes, then stops the timer and closes the HTTP agent. Later calls throw AnalyticsClosedError. Never rejects. */
+  /** Flushes, then stops the timer. Later calls throw AnalyticsClosedError. Never rejects. */
   close(): Promise<void> {
     if (!this.closing) {
       this.closed = true;
@@ -269,11 +271,6 @@ export class Analytics {
       this.closing = (async () => {
         await this.flush();
         this.cancelFlushTimer();
-        try {
-          await this.agent.close();
-        } catch (err) {
-          this.debug(`agent close failed: ${String(err)}`);
-        }
         this.debug(`closed (sent ${this.counters.sent}, failed ${this.counters.failed}, dropped ${this.counters.dropped})`);
       })();
     }
@@ -441,14 +438,7 @@ export class Analytics {
     const detail = `queue full: ${this.maxQueueSize} messages waiting (maxQueueSize); the new message was dropped`;
     const drop: DroppedMessage = { reason: 'queue_full', detail, message: JSON.parse(json) as JsonObject };
     this.debug(`dropped ${String(drop.message.type)} ${String(drop.message.messageId)}: ${detail}`);
-    if (this.listeners.drop.length === 0) {
-      if (!this.warnedDrop) {
-        this.warnedDrop = true;
-        process.stderr.write(`analytics: ${detail} (further drops are counted in stats(); listen to 'drop' to see them)\n`);
-      }
-      return;
-    }
-    this.emit('drop', drop);
+    this.reportDrop(drop);
   }
 
   /** Moves the whole queue into batches that respect the request limits, and starts sending them. */
@@ -542,9 +532,8 @@ export class Analytics {
     return Math.round(d / 2 + (Math.random() * d) / 2);
   }
 
-  private retryAfter(header: string | string[] | undefined): number | undefined {
-    const raw = Array.isArray(header) ? header[0] : header;
-    if (raw === undefined || raw.trim() === '') return undefined;
+  private retryAfter(raw: string | null): number | undefined {
+    if (raw === null || raw.trim() === '') return undefined;
     let ms: number;
     if (/^\s*\d+(\.\d+)?\s*$/.test(raw)) {
       ms = Number(raw) * 1000;
@@ -568,27 +557,20 @@ export class Analytics {
     timer.unref();
     this.counters.requests++;
     try {
-      const res = await this.agent.request({
-        origin: this.origin,
-        path: this.path,
-        method: 'POST',
-        headers: this.headers,
-        body,
-        signal: controller.signal,
-      });
-      const status = res.statusCode;
+      const res = await fetch(this.endpoint, { method: 'POST', headers: this.headers, body, signal: controller.signal });
+      const status = res.status;
       if (status >= 200 && status < 300) {
-        await res.body.dump();
+        await res.arrayBuffer();
         return { ok: true, status };
       }
       let text = '';
       try {
-        text = (await res.body.text()).slice(0, 500);
+        text = (await res.text()).slice(0, 500);
       } catch {
         // the status says enough
       }
       const retryable = status >= 500 || status === 429 || status === 408;
-      const retryAfterMs = retryable ? this.retryAfter(res.headers['retry-after']) : undefined;
+      const retryAfterMs = retryable ? this.retryAfter(res.headers.get('retry-after')) : undefined;
       return {
         ok: false,
         code: 'http_status',
@@ -598,11 +580,10 @@ export class Analytics {
         ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
       };
     } catch (err) {
-      const e = err as Error & { code?: string };
-      if (timedOut || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT' || e.code === 'UND_ERR_CONNECT_TIMEOUT') {
-        return { ok: false, code: 'timeout', retryable: true, reason: `timeout: no answer within ${this.timeoutMs} ms (${e.code ?? e.message})` };
+      if (timedOut) {
+        return { ok: false, code: 'timeout', retryable: true, reason: `timeout: no answer within ${this.timeoutMs} ms` };
       }
-      return { ok: false, code: 'network_error', retryable: true, reason: e.code && !e.message.includes(e.code) ? `${e.code}: ${e.message}` : e.message };
+      return { ok: false, code: 'network_error', retryable: true, reason: networkReason(err) };
     } finally {
       clearTimeout(timer);
     }
@@ -610,20 +591,39 @@ export class Analytics {
 
   // ---------------------------------------------------------------- reporting
 
+  /** A given-up batch is lost: one `error` for the batch, then one `drop` for each message in it. */
   private reportFailure(batch: Batch, attempts: number, result: Extract<Attempt, { ok: false }>): void {
+    const messages = JSON.parse(`[${batch.items}]`) as JsonObject[];
     const error = new AnalyticsDeliveryError({
       code: result.code,
       ...(result.status !== undefined ? { status: result.status } : {}),
       attempts,
       retryable: result.retryable,
       reason: result.reason,
-      batch: { messages: JSON.parse(`[${batch.items}]`) as JsonObject[], bytes: batch.bytes },
+      batch: { messages, bytes: batch.bytes },
     });
     if (this.listeners.error.length === 0) {
       process.stderr.write(`${error.message} (listen to 'error' or pass onError to handle this)\n`);
+    } else {
+      this.emit('error', error);
+    }
+    const reason: DropReason = result.retryable ? 'retries_exhausted' : 'refused';
+    const detail = result.retryable
+      ? `batch #${batch.seq} given up after ${attempts} attempts (maxRetries ${this.maxRetries}): ${result.reason}`
+      : `batch #${batch.seq} refused by the ingest, not retried: ${result.reason}`;
+    // The error above already said so on stderr when nobody listens: no second warning for the drops.
+    for (const message of messages) this.reportDrop({ reason, detail, message, error }, false);
+  }
+
+  private reportDrop(drop: DroppedMessage, warn = true): void {
+    if (this.listeners.drop.length === 0) {
+      if (warn && !this.warnedDrop) {
+        this.warnedDrop = true;
+        process.stderr.write(`analytics: ${drop.detail} (further drops are counted in stats(); listen to 'drop' to see them)\n`);
+      }
       return;
     }
-    this.emit('error', error);
+    this.emit('drop', drop);
   }
 
   private emit<K extends keyof AnalyticsEvents>(event: K, arg: Parameters<AnalyticsEvents[K]>[0]): void {

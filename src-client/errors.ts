@@ -1,4 +1,4 @@
-import type { DeliveryBatch } from './types';
+import type { DeliveryBatch } from './types.js';
 
 export type ValidationCode =
   | 'missing_field'

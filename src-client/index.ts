@@ -11,14 +11,14 @@ export {
   MAX_BATCH_MESSAGES,
   MAX_MESSAGE_BYTES,
   MAX_MESSAGE_ID_LENGTH,
-} from './analytics';
+} from './analytics.js';
 export {
   AnalyticsClosedError,
   AnalyticsDeliveryError,
   AnalyticsValidationError,
   type DeliveryErrorCode,
   type ValidationCode,
-} from './errors';
+} from './errors.js';
 export type {
   AliasParams,
   AnalyticsEvents,
@@ -39,4 +39,4 @@ export type {
   PageParams,
   ScreenParams,
   TrackParams,
-} from './types';
+} from './types.js';

@@ -1,6 +1,6 @@
-import type { Clock, ClockTimer } from '../src-shared/clock';
-import type { JsonObject } from '../src-shared/json';
-import type { AnalyticsDeliveryError } from './errors';
+import type { Clock, ClockTimer } from '../src-shared/clock.js';
+import type { JsonObject } from '../src-shared/json.js';
+import type { AnalyticsDeliveryError } from './errors.js';
 
 /** Free-form key/value data (traits, properties, context). Serialized with JSON.stringify. */
 export type Attributes = { [key: string]: unknown };
@@ -38,7 +38,7 @@ export type ScreenParams = Identity &
 export type GroupParams = Identity & CommonFields & { groupId: string; traits?: Attributes };
 export type AliasParams = CommonFields & { userId: string; previousId: string };
 
-export type { MessageType } from '../src-shared/events';
+export type { MessageType } from '../src-shared/events.js';
 
 /** The clock the engine uses too (src-shared/clock.ts): tests pass a ManualClock. */
 export type ClientTimer = ClockTimer;
@@ -52,13 +52,20 @@ export interface DeliveryBatch {
   bytes: number;
 }
 
-export type DropReason = 'queue_full';
+/**
+ * Why a message will never reach the ingest: the queue was full when it was called
+ * (`queue_full`), or its batch was given up: refused with a status that is not retried, such as a
+ * 400 or 401 (`refused`), or still failing after maxRetries (`retries_exhausted`).
+ */
+export type DropReason = 'queue_full' | 'refused' | 'retries_exhausted';
 
 export interface DroppedMessage {
   reason: DropReason;
-  /** Human readable explanation naming the limit. */
+  /** Human readable explanation naming the limit or the ingest's answer. */
   detail: string;
   message: JsonObject;
+  /** For a given-up batch: the error reported for the whole batch. */
+  error?: AnalyticsDeliveryError;
 }
 
 export interface AnalyticsOptions {
@@ -88,9 +95,9 @@ export interface AnalyticsOptions {
   maxInFlight?: number;
   /** Time source for the flushAfter timer, timestamps and backoff sleeps. Default: the system clock (unref'd timers). */
   clock?: ClientClock;
-  /** Called when a batch is given up (4xx, or retries exhausted). */
+  /** Called once when a batch is given up (a 4xx that is not retried, or retries exhausted). */
   onError?: (error: AnalyticsDeliveryError) => void;
-  /** Called when a call is dropped because the queue is full. */
+  /** Called for every message that is lost: dropped because the queue is full, or in a given-up batch. */
   onDrop?: (drop: DroppedMessage) => void;
   /** Log what the client does to stderr. Default: env DEBUG contains `analytics`. */
   debug?: boolean;
@@ -102,7 +109,9 @@ export interface AnalyticsStats {
   /** Messages in batches not yet sent or given up. */
   pending: number;
   sent: number;
+  /** Messages in given-up batches (each also reported as a `drop`). */
   failed: number;
+  /** Messages dropped because the queue was full. */
   dropped: number;
   requests: number;
 }

@@ -1,4 +1,5 @@
-import type { JsonObject } from './json';
+import type { JsonObject } from './json.js';
+import { TRACKING_LIMITS } from './limits.js';
 
 /** The inbound call types the Tracking API accepts. */
 export const MESSAGE_TYPES = ['identify', 'track', 'page', 'screen', 'group', 'alias'] as const;
@@ -40,11 +41,8 @@ export interface InboundMessage {
   receivedAt: string;
 }
 
-/** Limits of the Tracking API (wire-facts 6). */
+/** Limits of the Tracking API: the size limits the client library packs to, and the dedupe window. */
 export const INGEST_LIMITS = {
-  maxMessageBytes: 32 * 1024,
-  maxBatchBytes: 500 * 1000,
-  maxBatchItems: 2500,
-  maxMessageIdLength: 100,
+  ...TRACKING_LIMITS,
   dedupeWindowMs: 24 * 60 * 60 * 1000,
 } as const;

@@ -109,6 +109,20 @@ test('compose: copies each get their own messageId; a given messageId is sent ev
   });
 });
 
+test('compose: 20 copies of a 30 KB track are all taken by the ingest, in requests within its batch limit', async () => {
+  await withEngine(async ({ h, api }) => {
+    // About 30,000 bytes of JSON each (with messageId and timestamp): 17 fit in one request, over 500,000 bytes.
+    const message = { userId: 'u', event: 'Heavy', properties: { blob: 'x'.repeat(29_850) } };
+    const result = await api.composeEvents({ source: 'backend', type: 'track', message, copies: 20 });
+    assert.equal(result.sent, 20);
+    assert.equal(storedMessages(h, result.messageIds).length, 20);
+    const requests = h.engine.db.prepare('SELECT http_status, bytes FROM requests ORDER BY id').all() as { http_status: number; bytes: number }[];
+    assert.deepEqual(requests.map((r) => r.http_status), [200, 200]);
+    const largest = Math.max(...requests.map((r) => r.bytes));
+    assert.ok(largest > 500_000 && largest <= 512_000, `the fuller request packs close to the limit (${largest} bytes)`);
+  });
+});
+
 test('compose refuses what it cannot send, naming the field and the limit', async () => {
   await withEngine(async ({ api, receiver }) => {
     const compose = (input: unknown): Promise<string[]> => refusal(() => api.composeEvents(input as ComposeInput));

@@ -14,7 +14,7 @@ import {
   type PageParams,
   type ScreenParams,
   type TrackParams,
-} from '../../../src-client';
+} from '../../../src-client/index';
 import {
   COMPOSE_TYPES,
   MAX_COMPOSE_COPIES,

@@ -97,7 +97,7 @@ describe('ingest: the HTTP Tracking API', () => {
       batch: Array.from({ length: 20 }, (_, i) => track(1000 + i, { properties: { blob: 'y'.repeat(30_000) } })),
     });
     assert.equal(huge.status, 400);
-    assert.match(String(huge.body.message), /500000 bytes/);
+    assert.match(String(huge.body.message), /512000 bytes/);
 
     const many = await h.post('/v1/batch', { batch: Array.from({ length: 2501 }, (_, i) => ({ type: 'track', userId: 'u', event: 'E', messageId: `x${i}` })) });
     assert.equal(many.status, 400);
