@@ -40,7 +40,9 @@ export async function flipHookbenchFuses(binary, { resetAdHocDarwinSignature = f
 
 /** The fuses a binary carries that differ from FUSES, as `Name: expected on, found off` lines (none when all match). */
 export async function fuseMismatches(binary) {
-  const { getCurrentFuseWire, FuseV1Options, FuseState } = await fusesLibrary();
+  const { getCurrentFuseWire, FuseV1Options } = await fusesLibrary();
+  // 1.x keeps the state enum out of its index module.
+  const { FuseState } = await import('@electron/fuses/dist/constants.js');
   const wire = await getCurrentFuseWire(binary);
   const label = (state) => (state === FuseState.ENABLE ? 'on' : state === FuseState.DISABLE ? 'off' : `state ${state}`);
   return Object.entries(FUSES)
