@@ -211,7 +211,7 @@ test('Inbound shows each call live, newest first, with its messages and its drop
   const dropped = detail.getByTestId('dropped-item');
   assert.equal(await dropped.count(), 2);
   assert.equal(await dropped.nth(0).getAttribute('data-kind'), 'invalid');
-  assert.equal(await dropped.nth(0).getByTestId('dropped-reason').textContent(), 'track needs a non-empty event');
+  assert.equal(await dropped.nth(0).getByTestId('dropped-reason').textContent(), 'batch[1].event: is required for track (a non-empty string)');
   assert.equal(await dropped.nth(1).getAttribute('data-kind'), 'duplicate');
   assert.match((await dropped.nth(1).getByTestId('dropped-reason').textContent()) ?? '', /messageId "e2e-cfg-1"/);
 
