@@ -5,6 +5,8 @@
  * or a number, which JSON.stringify renders safely.
  */
 
+import { MAX_MESSAGE_NESTING, valueNesting } from './nesting';
+
 const PREVIEW_CHARS = 200;
 
 /** "an object", "an array", "a string", "a number", "a boolean" or "null". */
@@ -39,10 +41,11 @@ export function quoted(text: string): string {
 }
 
 /**
- * The value as JSON text, cut to a preview, for a warning stored with a message. Only called once
- * the body's nesting was checked, so the recursive JSON.stringify cannot overflow the stack.
+ * The value as JSON text, cut to a preview, for a warning stored with a message.
  */
 export function previewOf(value: unknown): string {
+  // Callers check nesting first; this guard keeps the function safe on its own.
+  if (valueNesting(value) > MAX_MESSAGE_NESTING) return `(${jsonTypeOf(value)} nested over ${MAX_MESSAGE_NESTING} levels)`;
   return truncate(JSON.stringify(value) ?? 'null', PREVIEW_CHARS);
 }
 

@@ -124,23 +124,23 @@ function accept(
   record.sourceId = source.id;
 
   let rawItems: unknown[];
-  let envelope: Envelope;
   if (forcedType) {
     rawItems = [parsed];
-    envelope = { context: {}, integrations: {}, sentAt: undefined, receivedAtIso: toIso(record.receivedAt) };
   } else {
     if (!Array.isArray(parsed.batch)) {
       const got = parsed.batch === undefined ? 'it is missing' : `got ${jsonTypeOf(parsed.batch)}`;
       throw new IngestError(400, 'invalid_batch', `"batch" must be an array of messages; ${got}`);
     }
     rawItems = parsed.batch;
-    envelope = envelopeOf(parsed, toIso(record.receivedAt));
   }
   if (rawItems.length > INGEST_LIMITS.maxBatchItems) {
     throw new IngestError(400, 'batch_too_large', `batch has ${rawItems.length} messages; the limit is ${INGEST_LIMITS.maxBatchItems}`);
   }
+  // First of all: from here on values get serialized (a bad envelope is described, items are stored).
   checkNesting(body, parsed, rawItems, forcedType !== undefined);
   checkItemLimits(rawItems, body.length);
+  const receivedAtIso = toIso(record.receivedAt);
+  const envelope: Envelope = forcedType ? { context: {}, integrations: {}, sentAt: undefined, receivedAtIso } : envelopeOf(parsed, receivedAtIso);
 
   const ip = req.socket.remoteAddress;
   const destinations = deps.routing.destinationsOf(source.id);

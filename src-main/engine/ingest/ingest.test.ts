@@ -204,6 +204,10 @@ describe('ingest: the HTTP Tracking API', () => {
     const context = await h.post('/v1/batch', null, { raw: `{"context":${nested(100)},"batch":[${json(track(94))}]}` });
     assert.equal(context.status, 400);
     assert.match(String(context.body.message), /^the batch's context \(inside each message\) is nested 101 levels deep/);
+    // Found by the fuzz test: a deep array as the batch's context was serialized to describe it.
+    const arrayContext = await h.post('/v1/batch', null, { raw: `{"context":${'['.repeat(10_000)}${']'.repeat(10_000)},"batch":[]}` });
+    assert.equal(arrayContext.status, 400);
+    assert.equal(arrayContext.body.code, 'message_too_deep');
 
     // At the limit it is accepted, and a deep field the ingest ignores harms nobody.
     const atLimit = `{"type":"track","userId":"u","event":"E","messageId":"m-95","properties":${nested(99)}}`;
