@@ -69,6 +69,46 @@ export function envelopeOf(body: JsonObject, receivedAtIso: string): Envelope {
   return { context, integrations, sentAt, receivedAtIso, warnings };
 }
 
+function refusal(at: string, field: string, problem: string): NormalizeResult {
+  const path = pathOf(at, field);
+  return { ok: false, field: path, problem, reason: path === '' ? problem : `${path}: ${problem}` };
+}
+
+/**
+ * One item's refusals and warnings, each naming its field by its path in the body. A class rather
+ * than closures inside normalizeItem, which runs for every item of every batch.
+ */
+class ItemCheck {
+  readonly warnings: IngestWarning[] = [];
+
+  constructor(
+    private readonly raw: JsonObject,
+    private readonly at: string,
+  ) {}
+
+  refuse(field: string, problem: string): NormalizeResult {
+    return refusal(this.at, field, problem);
+  }
+
+  /** An optional field of the wrong type: left out of the message, with a warning. */
+  leftOut(field: string, expected: string, consequence = ''): void {
+    const value = this.raw[field];
+    this.warnings.push({ field: pathOf(this.at, field), problem: `${expected}; got ${jsonTypeOf(value)}; left out${consequence}`, value: previewOf(value) });
+  }
+
+  coerced(field: string, id: string): void {
+    this.warnings.push({ field: pathOf(this.at, field), problem: `a number; stored as the string "${id}"`, value: previewOf(this.raw[field]) });
+  }
+
+  /** An object field, or undefined when absent or (with a warning) of another type. */
+  object(field: 'context' | 'integrations' | 'traits' | 'properties'): JsonObject | undefined {
+    const value = this.raw[field];
+    if (isJsonObject(value)) return value;
+    if (!absent(value)) this.leftOut(field, 'must be an object');
+    return undefined;
+  }
+}
+
 /**
  * Validates one item and turns it into the message the log stores: required fields per type,
  * messageId (generated when missing), skew-corrected timestamp, merged context and integrations.
@@ -86,24 +126,12 @@ export function normalizeItem(
   ip?: string,
   at = '',
 ): NormalizeResult {
-  const refuse = (field: string, problem: string): NormalizeResult => {
-    const path = pathOf(at, field);
-    return { ok: false, field: path, problem, reason: path === '' ? problem : `${path}: ${problem}` };
-  };
-  if (!isJsonObject(raw)) return refuse('', `must be a JSON object; got ${describeValue(raw)}`);
-  const warnings: IngestWarning[] = [];
-  const warn = (field: string, problem: string, value: JsonValue | undefined): void => {
-    warnings.push({ field: pathOf(at, field), problem, value: previewOf(value) });
-  };
-  /** An optional field of the wrong type: left out, with a warning. */
-  const leftOut = (field: string, expected: string, consequence = ''): void => {
-    warn(field, `${expected}; got ${jsonTypeOf(raw[field])}; left out${consequence}`, raw[field]);
-  };
-  const coercedId = (field: string, id: string): void => warn(field, `a number; stored as the string "${id}"`, raw[field]);
+  if (!isJsonObject(raw)) return refusal(at, '', `must be a JSON object; got ${describeValue(raw)}`);
+  const check = new ItemCheck(raw, at);
 
   const type = forcedType ?? raw.type;
-  if (absent(type)) return refuse('type', `is missing; it ${TYPE_RULE}`);
-  if (!isMessageType(type)) return refuse('type', `${TYPE_RULE}; got ${describeValue(type)}`);
+  if (absent(type)) return check.refuse('type', `is missing; it ${TYPE_RULE}`);
+  if (!isMessageType(type)) return check.refuse('type', `${TYPE_RULE}; got ${describeValue(type)}`);
 
   const ids: Record<'userId' | 'anonymousId' | 'groupId' | 'previousId', string | null> = {
     userId: null,
@@ -115,28 +143,28 @@ export function normalizeItem(
     const id = idOf(raw[field]);
     const required = field === 'userId' || field === 'anonymousId' || (field === 'groupId' && type === 'group') || (field === 'previousId' && type === 'alias');
     if (!id.ok) {
-      if (required) return refuse(field, `must be a string or a number; got ${describeValue(raw[field])}`);
-      leftOut(field, 'must be a string or a number');
+      if (required) return check.refuse(field, `must be a string or a number; got ${describeValue(raw[field])}`);
+      check.leftOut(field, 'must be a string or a number');
       continue;
     }
-    if (id.coerced && id.value !== null) coercedId(field, id.value);
+    if (id.coerced && id.value !== null) check.coerced(field, id.value);
     ids[field] = id.value;
   }
   const { userId, anonymousId } = ids;
-  if (userId === null && anonymousId === null) return refuse('userId', 'is required (or anonymousId); neither was sent');
+  if (userId === null && anonymousId === null) return check.refuse('userId', 'is required (or anonymousId); neither was sent');
 
   let event: string | undefined;
   if (typeof raw.event === 'string') event = raw.event;
   else if (!absent(raw.event)) {
-    if (type === 'track') return refuse('event', `must be a non-empty string; got ${describeValue(raw.event)}`);
-    leftOut('event', 'must be a string');
+    if (type === 'track') return check.refuse('event', `must be a non-empty string; got ${describeValue(raw.event)}`);
+    check.leftOut('event', 'must be a string');
   }
   const groupId = ids.groupId ?? undefined;
   const previousId = ids.previousId ?? undefined;
-  if (type === 'track' && !event) return refuse('event', 'is required for track (a non-empty string)');
-  if (type === 'group' && !groupId) return refuse('groupId', 'is required for group');
-  if (type === 'alias' && !previousId) return refuse('previousId', 'is required for alias');
-  if (type === 'alias' && userId === null) return refuse('userId', 'is required for alias');
+  if (type === 'track' && !event) return check.refuse('event', 'is required for track (a non-empty string)');
+  if (type === 'group' && !groupId) return check.refuse('groupId', 'is required for group');
+  if (type === 'alias' && !previousId) return check.refuse('previousId', 'is required for alias');
+  if (type === 'alias' && userId === null) return check.refuse('userId', 'is required for alias');
 
   let messageId: string;
   const rawMessageId = raw.messageId;
@@ -144,25 +172,25 @@ export function normalizeItem(
   else if (typeof rawMessageId === 'string') messageId = rawMessageId;
   else if (typeof rawMessageId === 'number' && Number.isFinite(rawMessageId)) {
     messageId = JSON.stringify(rawMessageId);
-    coercedId('messageId', messageId);
-  } else return refuse('messageId', `must be a string; got ${describeValue(rawMessageId)}`);
+    check.coerced('messageId', messageId);
+  } else return check.refuse('messageId', `must be a string; got ${describeValue(rawMessageId)}`);
 
   let originalTimestamp: string | undefined;
   if (typeof raw.timestamp === 'string') originalTimestamp = raw.timestamp;
-  else if (!absent(raw.timestamp)) leftOut('timestamp', 'must be an ISO 8601 time as a string', ', so the time of receipt was used');
+  else if (!absent(raw.timestamp)) check.leftOut('timestamp', 'must be an ISO 8601 time as a string', ', so the time of receipt was used');
   let sentAt = envelope.sentAt;
   let sentAtField = 'sentAt';
   if (typeof raw.sentAt === 'string') {
     sentAt = raw.sentAt;
     sentAtField = pathOf(at, 'sentAt');
-  } else if (!absent(raw.sentAt)) leftOut('sentAt', 'must be an ISO 8601 time as a string', envelope.sentAt === undefined ? '' : ", so the batch's was used");
+  } else if (!absent(raw.sentAt)) check.leftOut('sentAt', 'must be an ISO 8601 time as a string', envelope.sentAt === undefined ? '' : ", so the batch's was used");
   const clientTime = originalTimestamp === undefined ? null : parseTimestamp(originalTimestamp);
   if (originalTimestamp !== undefined && clientTime === null) {
-    return refuse('timestamp', `is not an ISO 8601 time; got ${describeValue(originalTimestamp)}`);
+    return check.refuse('timestamp', `is not an ISO 8601 time; got ${describeValue(originalTimestamp)}`);
   }
   const sentTime = sentAt === undefined ? null : sentAt === envelope.sentAt ? envelopeSentTime(envelope) : parseTimestamp(sentAt);
   if (sentAt !== undefined && sentTime === null) {
-    warnings.push({ field: sentAtField, problem: 'is not an ISO 8601 time; kept as sent, but clock skew was not corrected', value: previewOf(sentAt) });
+    check.warnings.push({ field: sentAtField, problem: 'is not an ISO 8601 time; kept as sent, but clock skew was not corrected', value: previewOf(sentAt) });
   }
   // Segment's skew correction: trust the client's clock only for the interval between its event and its send.
   const timestamp =
@@ -170,15 +198,9 @@ export function normalizeItem(
       ? receivedAt - (sentTime - clientTime)
       : (clientTime ?? receivedAt);
 
-  const objectField = (field: 'context' | 'integrations' | 'traits' | 'properties'): JsonObject | undefined => {
-    const value = raw[field];
-    if (isJsonObject(value)) return value;
-    if (!absent(value)) leftOut(field, 'must be an object');
-    return undefined;
-  };
-  const context = merged(envelope.context, objectField('context'));
+  const context = merged(envelope.context, check.object('context'));
   if (ip !== undefined && context.ip === undefined) context.ip = ip;
-  const integrations = merged(envelope.integrations, objectField('integrations'));
+  const integrations = merged(envelope.integrations, check.object('integrations'));
 
   const message: InboundMessage = {
     type,
@@ -196,16 +218,16 @@ export function normalizeItem(
   for (const field of ['name', 'category'] as const) {
     const value = raw[field];
     if (typeof value === 'string') message[field] = value;
-    else if (!absent(value)) leftOut(field, 'must be a string');
+    else if (!absent(value)) check.leftOut(field, 'must be a string');
   }
   if (groupId !== undefined) message.groupId = groupId;
   if (previousId !== undefined) message.previousId = previousId;
-  const traits = objectField('traits');
+  const traits = check.object('traits');
   if (traits) message.traits = traits;
   // analytics-go v2 and others send page data as properties; some older clients use traits for identify only.
-  const properties = objectField('properties');
+  const properties = check.object('properties');
   if (properties) message.properties = properties;
-  return { ok: true, message, warnings: envelope.warnings ? [...envelope.warnings, ...warnings] : warnings };
+  return { ok: true, message, warnings: envelope.warnings ? [...envelope.warnings, ...check.warnings] : check.warnings };
 }
 
 const sentTimes = new WeakMap<Envelope, number | null>();
