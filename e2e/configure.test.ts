@@ -182,7 +182,7 @@ test('Inbound shows each call live, newest first, with its messages and its drop
     writeKey,
     {
       batch: [
-        { type: 'track', userId: 'user_cfg', event: 'Order Completed', messageId: 'e2e-cfg-2', properties: { total: 42 } },
+        { type: 'track', userId: 'user_cfg', event: 'Order Completed', messageId: 'e2e-cfg-2', properties: { total: 42 }, traits: ['vip'] },
         { type: 'track', userId: 'user_cfg', messageId: 'e2e-cfg-bad' },
         { type: 'track', userId: 'user_cfg', event: 'Signed Up', messageId: 'e2e-cfg-1' },
       ],
@@ -208,10 +208,16 @@ test('Inbound shows each call live, newest first, with its messages and its drop
   assert.equal(await detail.getByTestId('inbound-message').getAttribute('data-message-id'), 'e2e-cfg-2');
   const json = JSON.parse((await detail.getByTestId('inbound-message-json').textContent()) ?? '{}') as { properties?: unknown };
   assert.deepEqual(json.properties, { total: 42 });
+  // A wrongly typed optional field is left out of the message and shown next to it.
+  const warning = detail.getByTestId('inbound-warning');
+  assert.equal(await warning.count(), 1);
+  assert.equal(await warning.getByTestId('inbound-warning-field').textContent(), 'batch[0].traits');
+  assert.equal(await warning.getByTestId('inbound-warning-problem').textContent(), 'must be an object; got an array; left out');
+  assert.equal(await detail.getByTestId('inbound-warned-count').textContent(), ' · 1 with warnings');
   const dropped = detail.getByTestId('dropped-item');
   assert.equal(await dropped.count(), 2);
   assert.equal(await dropped.nth(0).getAttribute('data-kind'), 'invalid');
-  assert.equal(await dropped.nth(0).getByTestId('dropped-reason').textContent(), 'track needs a non-empty event');
+  assert.equal(await dropped.nth(0).getByTestId('dropped-reason').textContent(), 'batch[1].event: is required for track (a non-empty string)');
   assert.equal(await dropped.nth(1).getAttribute('data-kind'), 'duplicate');
   assert.match((await dropped.nth(1).getByTestId('dropped-reason').textContent()) ?? '', /messageId "e2e-cfg-1"/);
 

@@ -14,6 +14,7 @@ import type {
   ProfileView,
   SyncSummary,
 } from './personas';
+import type { IngestWarning } from './events';
 import type { DeliverySettings, Destination, DestinationInput, RETRY_PRESETS, Source, SourceInput } from './settings';
 
 export type DeliveryStatus = 'pending' | 'in_flight' | 'succeeded' | 'retrying' | 'failed' | 'discarded';
@@ -182,6 +183,8 @@ export interface InboundMessageView {
   receivedAt: string;
   /** The stored message as JSON text. */
   json: string;
+  /** What ingest could not use in it (fields left out or turned into strings); empty for most. */
+  warnings: IngestWarning[];
   /** Deliveries made from it. */
   deliveryIds: number[];
 }

@@ -41,6 +41,18 @@ export interface InboundMessage {
   receivedAt: string;
 }
 
+/**
+ * Something the Tracking API could not use in an accepted message, stored with it: a field of the
+ * wrong JSON type that was left out (or a number that was turned into a string), or a time that
+ * could not be read. `field` is its path in the request body (`batch[2].properties`, `context`).
+ */
+export interface IngestWarning {
+  field: string;
+  problem: string;
+  /** The value as received, as JSON text cut to a preview. */
+  value: string;
+}
+
 /** Limits of the Tracking API: the size limits the client library packs to, and the dedupe window. */
 export const INGEST_LIMITS = {
   ...TRACKING_LIMITS,

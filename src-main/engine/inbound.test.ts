@@ -40,6 +40,7 @@ test('messagesOf and droppedItemsOf: a batch with a valid item, an invalid one a
     assert.deepEqual(stored.properties, { total: 9 });
     assert.equal(stored.messageId, 'in-ok');
     assert.equal(stored.writeKey, undefined, 'the write key is not kept');
+    assert.deepEqual(m?.warnings, [], 'a valid message has no warnings');
     // The delivery made from it is linked, and it is the real one.
     await receiver.waitFor(2);
     assert.equal(m?.deliveryIds.length, 1);
@@ -54,7 +55,7 @@ test('messagesOf and droppedItemsOf: a batch with a valid item, an invalid one a
         { index: 2, kind: 'duplicate' },
       ],
     );
-    assert.equal(dropped[0]?.reason, 'track needs a non-empty event');
+    assert.equal(dropped[0]?.reason, 'batch[1].event: is required for track (a non-empty string)');
     assert.deepEqual(JSON.parse(dropped[0]!.raw), { type: 'track', userId: 'u2', messageId: 'in-bad' });
     const firstMessage = (await api.messagesOf(first!.id))[0];
     assert.match(dropped[1]?.reason ?? '', new RegExp(`^duplicate of message ${firstMessage?.id}: messageId "in-dup"`));
@@ -75,5 +76,23 @@ test('messagesOf and droppedItemsOf: a batch with a valid item, an invalid one a
   } finally {
     await h.close();
     await receiver.close();
+  }
+});
+
+test('messagesOf returns the warnings stored with a message: the field, the problem and the value as received', async () => {
+  const h = await startHarness({ sources: [{ name: 'backend', writeKey: 'wk_test' }], destinations: [] });
+  const api = createEngineApi(h.engine);
+  try {
+    assert.equal((await h.post('/v1/track', { userId: 'u1', event: 'E', messageId: 'w-1', properties: ['a'], anonymousId: 5 })).status, 200);
+    const [request] = (await api.listRequests({ limit: 1 })).items;
+    const [m] = await api.messagesOf(request!.id);
+    assert.deepEqual(m?.warnings, [
+      { field: 'anonymousId', problem: 'a number; stored as the string "5"', value: '5' },
+      { field: 'properties', problem: 'must be an object; got an array; left out', value: '["a"]' },
+    ]);
+    assert.equal(m?.anonymousId, '5');
+    assert.equal((JSON.parse(m!.json) as Record<string, unknown>).properties, undefined);
+  } finally {
+    await h.close();
   }
 });

@@ -3,14 +3,30 @@
  * the deliveries made from each. (Its dropped items come from LogStore.droppedItemsOf.)
  */
 import type { EngineApi, InboundMessageView } from '../../../src-shared/api';
+import type { IngestWarning } from '../../../src-shared/events';
 import { ValidationError } from '../../../src-shared/settings';
 import type { Engine } from '../index';
 import { toIso } from '../ingest/timestamps';
 import type { MessageRow } from '../store/log-store';
 
+/** The stored list, read defensively: a row written by hand or by an older build may hold anything. */
+function warningsOf(text: string | null | undefined): IngestWarning[] {
+  if (!text) return [];
+  try {
+    const list: unknown = JSON.parse(text);
+    if (!Array.isArray(list)) return [];
+    return list.filter(
+      (w): w is IngestWarning =>
+        typeof w === 'object' && w !== null && typeof w.field === 'string' && typeof w.problem === 'string' && typeof w.value === 'string',
+    );
+  } catch {
+    return [];
+  }
+}
+
 export function createInboundApi(engine: Engine): Pick<EngineApi, 'messagesOf'> {
   const messagesOfRequest = engine.db.prepare(
-    `SELECT id, message_id, type, user_id, anonymous_id, event, received_at, json
+    `SELECT id, message_id, type, user_id, anonymous_id, event, received_at, json, warnings
      FROM messages WHERE request_id = ? ORDER BY id`,
   );
   // Replays carry their original's message, so they are listed too: every delivery made from it.
@@ -31,6 +47,7 @@ export function createInboundApi(engine: Engine): Pick<EngineApi, 'messagesOf'> 
           event: m.event,
           receivedAt: toIso(m.received_at),
           json: m.json,
+          warnings: warningsOf(m.warnings),
           deliveryIds: (deliveriesOfMessage.all(m.id) as { id: number }[]).map((d) => d.id),
         }),
       );

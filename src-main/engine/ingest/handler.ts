@@ -5,7 +5,9 @@ import type { Clock } from '../clock';
 import type { AcceptedItem, DroppedItem, LogStore, RequestRecord } from '../store/log-store';
 import { IngestError } from './errors';
 import { webhooksEnabled } from './integrations';
-import { checkMessageIdLength, normalizeItem, type Envelope } from './normalize';
+import { jsonTypeOf, quoted } from './describe';
+import { deepestField, MAX_MESSAGE_NESTING, textNesting, valueNesting } from './nesting';
+import { checkMessageIdLength, envelopeOf, normalizeItem, type Envelope } from './normalize';
 import { readBody } from './read-body';
 import { toIso } from './timestamps';
 import { writeKeyFrom } from './write-key';
@@ -122,39 +124,74 @@ function accept(
   record.sourceId = source.id;
 
   let rawItems: unknown[];
-  let envelope: Envelope;
   if (forcedType) {
     rawItems = [parsed];
-    envelope = { context: {}, integrations: {}, sentAt: undefined, receivedAtIso: toIso(record.receivedAt) };
   } else {
-    if (!Array.isArray(parsed.batch)) throw new IngestError(400, 'invalid_batch', '"batch" must be an array of messages');
+    if (!Array.isArray(parsed.batch)) {
+      const got = parsed.batch === undefined ? 'it is missing' : `got ${jsonTypeOf(parsed.batch)}`;
+      throw new IngestError(400, 'invalid_batch', `"batch" must be an array of messages; ${got}`);
+    }
     rawItems = parsed.batch;
-    envelope = {
-      context: isJsonObject(parsed.context) ? parsed.context : {},
-      integrations: isJsonObject(parsed.integrations) ? parsed.integrations : {},
-      sentAt: typeof parsed.sentAt === 'string' ? parsed.sentAt : undefined,
-      receivedAtIso: toIso(record.receivedAt),
-    };
   }
   if (rawItems.length > INGEST_LIMITS.maxBatchItems) {
     throw new IngestError(400, 'batch_too_large', `batch has ${rawItems.length} messages; the limit is ${INGEST_LIMITS.maxBatchItems}`);
   }
+  // First of all: from here on values get serialized (a bad envelope is described, items are stored).
+  checkNesting(body, parsed, rawItems, forcedType !== undefined);
   checkItemLimits(rawItems, body.length);
+  const receivedAtIso = toIso(record.receivedAt);
+  const envelope: Envelope = forcedType ? { context: {}, integrations: {}, sentAt: undefined, receivedAtIso } : envelopeOf(parsed, receivedAtIso);
 
   const ip = req.socket.remoteAddress;
   const destinations = deps.routing.destinationsOf(source.id);
   const items: AcceptedItem[] = [];
   const dropped: DroppedItem[] = [];
   rawItems.forEach((raw, index) => {
-    const result = normalizeItem(raw, envelope, record.receivedAt, forcedType, ip);
+    const result = normalizeItem(raw, envelope, record.receivedAt, forcedType, ip, forcedType ? '' : `batch[${index}]`);
     if (!result.ok) {
       dropped.push({ index, kind: 'invalid', reason: result.reason, raw: JSON.stringify(stripWriteKey(raw)) ?? 'null' });
       return;
     }
     const routed = destinations.length > 0 && webhooksEnabled(result.message.integrations) ? destinations : [];
-    items.push({ index, raw: stripWriteKey(raw), message: result.message, json: JSON.stringify(result.message), destinationIds: routed });
+    items.push({
+      index,
+      raw: stripWriteKey(raw),
+      message: result.message,
+      json: JSON.stringify(result.message),
+      destinationIds: routed,
+      warnings: result.warnings,
+    });
   });
   return deps.commit(() => deps.log.commitRequest(record, source.id, items, dropped, INGEST_LIMITS.dedupeWindowMs));
+}
+
+/**
+ * Nesting beyond the limit refuses the whole request (400), naming the item: stored and forwarded
+ * messages are serialized recursively, so one nested thousands of levels deep cannot be kept. The
+ * byte scan settles every ordinary body; only a deep one is walked, to find the item.
+ */
+function checkNesting(body: Buffer, parsed: JsonObject, items: unknown[], single: boolean): void {
+  if (textNesting(body) <= MAX_MESSAGE_NESTING) return;
+  const tooDeep = (what: string, depth: number, under: string | null): IngestError =>
+    new IngestError(
+      400,
+      'message_too_deep',
+      `${what} is nested ${depth} levels deep${under === null ? '' : ` (deepest under ${quoted(under)})`}; the limit is ${MAX_MESSAGE_NESTING} levels`,
+    );
+  if (single) {
+    const depth = valueNesting(parsed);
+    if (depth > MAX_MESSAGE_NESTING) throw tooDeep('the message', depth, deepestField(parsed));
+    return;
+  }
+  items.forEach((raw, index) => {
+    const depth = valueNesting(raw);
+    if (depth > MAX_MESSAGE_NESTING) throw tooDeep(`batch[${index}]`, depth, deepestField(raw));
+  });
+  // The batch's context and integrations become part of every message, one level down.
+  for (const field of ['context', 'integrations'] as const) {
+    const depth = valueNesting(parsed[field]) + 1;
+    if (depth > MAX_MESSAGE_NESTING) throw tooDeep(`the batch's ${field} (inside each message)`, depth, deepestField(parsed[field]));
+  }
 }
 
 /** Size limits refuse the whole request (400) and name the offending item's index. */

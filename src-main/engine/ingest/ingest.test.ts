@@ -133,11 +133,11 @@ describe('ingest: the HTTP Tracking API', () => {
     assert.deepEqual({ ...request, id: undefined }, { id: undefined, items: 7, accepted: 2, dropped: 5 });
     const reasons = h.engine.log.droppedItemsOf(Number(request?.id)).map((d) => `${d.index}:${d.reason}`);
     assert.deepEqual(reasons, [
-      '1:type is missing',
-      '2:userId or anonymousId is required',
-      '3:track needs a non-empty event',
-      '4:group needs a groupId',
-      '5:alias needs a previousId',
+      '1:batch[1].type: is missing; it must be one of identify, track, page, screen, group, alias',
+      '2:batch[2].userId: is required (or anonymousId); neither was sent',
+      '3:batch[3].event: is required for track (a non-empty string)',
+      '4:batch[4].groupId: is required for group',
+      '5:batch[5].previousId: is required for alias',
     ]);
   });
 
@@ -182,6 +182,78 @@ describe('ingest: the HTTP Tracking API', () => {
     // receivedAt − (sentAt − timestamp) = receivedAt − 10 s
     assert.equal(Date.parse(String(msg.receivedAt)) - Date.parse(String(msg.timestamp)), 10_000);
     assert.equal(JSON.parse(String(rows("SELECT json FROM messages WHERE message_id = 'm-80'")[0]?.json)).type, 'identify');
+  });
+
+  /** JSON text nested `levels` objects deep, built as text: the test's own JSON.stringify would overflow. */
+  const nested = (levels: number): string => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+  const json = (value: unknown): string => JSON.stringify(value);
+
+  test('a message nested deeper than 100 levels refuses the request with a 400 naming the item and the limit', async () => {
+    // The reviewer's case: about 4,100 levels fit in 32 KB and used to overflow the stack (500).
+    const items = [json(track(90)), json(track(91)), json(track(92)), `{"type":"track","userId":"u","event":"E","messageId":"m-93","properties":${nested(5000)}}`];
+    const deep = await h.post('/v1/batch', null, { raw: `{"batch":[${items.join(',')}]}` });
+    assert.equal(deep.status, 400);
+    assert.equal(deep.body.code, 'message_too_deep');
+    assert.equal(deep.body.message, 'batch[3] is nested 5001 levels deep (deepest under "properties"); the limit is 100 levels');
+    assert.equal(rows("SELECT 1 FROM messages WHERE message_id IN ('m-90','m-93')").length, 0, 'nothing of a refused request is kept');
+
+    const single = await h.post('/v1/identify', null, { raw: `{"userId":"u","traits":${nested(4100)}}`, gzip: true });
+    assert.equal(single.status, 400);
+    assert.equal(single.body.message, 'the message is nested 4101 levels deep (deepest under "traits"); the limit is 100 levels');
+
+    const context = await h.post('/v1/batch', null, { raw: `{"context":${nested(100)},"batch":[${json(track(94))}]}` });
+    assert.equal(context.status, 400);
+    assert.match(String(context.body.message), /^the batch's context \(inside each message\) is nested 101 levels deep/);
+    // Found by the fuzz test: a deep array as the batch's context was serialized to describe it.
+    const arrayContext = await h.post('/v1/batch', null, { raw: `{"context":${'['.repeat(10_000)}${']'.repeat(10_000)},"batch":[]}` });
+    assert.equal(arrayContext.status, 400);
+    assert.equal(arrayContext.body.code, 'message_too_deep');
+
+    // At the limit it is accepted, and a deep field the ingest ignores harms nobody.
+    const atLimit = `{"type":"track","userId":"u","event":"E","messageId":"m-95","properties":${nested(99)}}`;
+    assert.equal((await h.post('/v1/batch', null, { raw: `{"batch":[${atLimit}]}` })).status, 200);
+    assert.equal((await h.post('/v1/batch', null, { raw: `{"ignored":${nested(5000)},"batch":[${json(track(96))}]}` })).status, 200);
+    assert.equal(rows("SELECT 1 FROM messages WHERE message_id IN ('m-95','m-96')").length, 2);
+  });
+
+  test('an item with an object where the type should be is dropped naming the field; its neighbours are kept', async () => {
+    const res = await h.post('/v1/batch', null, {
+      raw: `{"batch":[${JSON.stringify(track(97))},{"type":{"toString":0},"userId":"u"},${JSON.stringify(track(98))}]}`,
+    });
+    assert.equal(res.status, 200);
+    assert.equal(rows("SELECT 1 FROM messages WHERE message_id IN ('m-97','m-98')").length, 2);
+    const [request] = rows('SELECT id FROM requests ORDER BY id DESC LIMIT 1');
+    const dropped = h.engine.log.droppedItemsOf(Number(request?.id));
+    assert.deepEqual(
+      dropped.map((d) => [d.index, d.kind, d.reason, d.raw]),
+      [[1, 'invalid', 'batch[1].type: must be one of identify, track, page, screen, group, alias; got an object', '{"type":{"toString":0},"userId":"u"}']],
+    );
+  });
+
+  test('wrongly typed optional fields are stored as warnings beside the message; its JSON is what it was', async () => {
+    const res = await h.post('/v1/batch', {
+      sentAt: 12,
+      batch: [track(99, { properties: [1, 2], context: 'web', timestamp: 1763812800000 }), track(100)],
+    });
+    assert.equal(res.status, 200);
+    const [bad, good] = rows("SELECT json, warnings FROM messages WHERE message_id IN ('m-99','m-100') ORDER BY id");
+    assert.deepEqual(
+      (JSON.parse(String(bad?.warnings)) as { field: string; problem: string; value: string }[]).map((w) => [w.field, w.value]),
+      [
+        ['sentAt', '12'],
+        ['batch[0].timestamp', '1763812800000'],
+        ['batch[0].context', '"web"'],
+        ['batch[0].properties', '[1,2]'],
+      ],
+    );
+    const stored = JSON.parse(String(bad?.json)) as Record<string, unknown>;
+    assert.equal(stored.properties, undefined);
+    assert.equal(stored.warnings, undefined, 'warnings never enter the message that destinations receive');
+    assert.deepEqual(stored.context, { ip: '127.0.0.1' });
+    assert.deepEqual(JSON.parse(String(good?.warnings)), [{ field: 'sentAt', problem: 'must be an ISO 8601 time as a string; got a number; left out', value: '12' }]);
+    const clean = await h.post('/v1/batch', { batch: [track(101)] });
+    assert.equal(clean.status, 200);
+    assert.deepEqual(rows("SELECT warnings FROM messages WHERE message_id = 'm-101'"), [{ warnings: null }]);
   });
 
   test('anything but POST to a Tracking API path is refused with a reason', async () => {

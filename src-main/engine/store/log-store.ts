@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Db } from './database';
-import type { InboundMessage } from '../../../src-shared/events';
+import type { InboundMessage, IngestWarning } from '../../../src-shared/events';
 
 export type DeliveryStatus = 'pending' | 'in_flight' | 'succeeded' | 'retrying' | 'failed' | 'discarded';
 
@@ -31,6 +31,8 @@ export interface AcceptedItem {
   json: string;
   /** Destinations this message is routed to (integrations already applied). */
   destinationIds: number[];
+  /** What ingest could not use in it; stored beside the message, never inside its JSON. */
+  warnings?: IngestWarning[];
 }
 
 export interface CommitResult {
@@ -50,6 +52,8 @@ export interface MessageRow {
   event: string | null;
   received_at: number;
   json: string;
+  /** JSON list of IngestWarning, or NULL. */
+  warnings?: string | null;
 }
 
 export interface DeliveryRow {
@@ -150,8 +154,8 @@ export class LogStore {
     );
     this.insertMessage = db.prepare(
       `INSERT OR IGNORE INTO messages
-         (source_id, request_id, message_id, dedupe_key, type, user_id, anonymous_id, event, received_at, json)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         (source_id, request_id, message_id, dedupe_key, type, user_id, anonymous_id, event, received_at, json, warnings)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.findDuplicate = db.prepare('SELECT id, received_at FROM messages WHERE source_id = ? AND dedupe_key = ?');
     this.releaseDedupeKey = db.prepare('UPDATE messages SET dedupe_key = NULL WHERE id = ?');
@@ -233,6 +237,7 @@ export class LogStore {
             m.event ?? null,
             record.receivedAt,
             item.json,
+            item.warnings && item.warnings.length > 0 ? JSON.stringify(item.warnings) : null,
           );
         let inserted = insert();
         if (inserted.changes === 0) {

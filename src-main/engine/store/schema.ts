@@ -227,4 +227,10 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX persona_syncs_computation ON persona_syncs (computation_id, id);
   `,
+  /* 6: what ingest could not use in an accepted message (a field of the wrong JSON type, left out;
+     a number turned into a string; an unreadable sentAt): a JSON list of {field, problem, value},
+     NULL when there was nothing. Kept beside the message so its stored JSON, which is what the
+     destinations receive, stays exactly what it was. */ `
+  ALTER TABLE messages ADD COLUMN warnings TEXT;
+  `,
 ];

@@ -1,6 +1,7 @@
 import { createContext, useContext, useEffect, useState } from 'react';
 import { useStore, type StoreApi } from 'zustand';
 import type { InboundMessageView, InboundRequest } from '../../../src-shared/api';
+import type { IngestWarning } from '../../../src-shared/events';
 import { snippetsFor } from '../configure/snippets';
 import { useDeliveries } from '../context';
 import { prettyJson, timeOf } from '../format';
@@ -244,6 +245,12 @@ function RequestDetail() {
           )}
           <h3>
             Messages <span className="muted">({detail.messages.length})</span>
+            {warned(detail.messages) > 0 && (
+              <span className="muted" data-testid="inbound-warned-count">
+                {' '}
+                · {warned(detail.messages)} with warnings
+              </span>
+            )}
           </h3>
           {detail.messages.length === 0 ? (
             <p className="muted" data-testid="inbound-no-messages">
@@ -258,10 +265,12 @@ function RequestDetail() {
   );
 }
 
+const warned = (messages: InboundMessageView[]): number => messages.filter((m) => m.warnings.length > 0).length;
+
 function Message({ message: m }: { message: InboundMessageView }) {
   const selectDelivery = useDeliveries((s) => s.select);
   return (
-    <div className="entry" data-testid="inbound-message" data-message-id={m.messageId}>
+    <div className={m.warnings.length > 0 ? 'entry warn' : 'entry'} data-testid="inbound-message" data-message-id={m.messageId}>
       <p>
         <strong>{m.type}</strong> {m.event ? `“${m.event}”` : ''} <span className="muted">{m.userId ?? m.anonymousId ?? ''}</span>{' '}
         <span className="mono muted">{m.messageId}</span>
@@ -288,9 +297,29 @@ function Message({ message: m }: { message: InboundMessageView }) {
           </>
         )}
       </p>
+      {m.warnings.length > 0 && <MessageWarnings warnings={m.warnings} />}
       <pre className="code" data-testid="inbound-message-json">
         {prettyJson(m.json)}
       </pre>
     </div>
+  );
+}
+
+/** What ingest could not use in an accepted message: the field, what was wrong, the value as received. */
+function MessageWarnings({ warnings }: { warnings: IngestWarning[] }) {
+  return (
+    <ul className="inbound-warnings" data-testid="inbound-warnings" aria-label="Warnings">
+      {warnings.map((w, i) => (
+        <li key={i} data-testid="inbound-warning">
+          <span className="mono" data-testid="inbound-warning-field">
+            {w.field}
+          </span>
+          : <span data-testid="inbound-warning-problem">{w.problem}</span>{' '}
+          <span className="mono muted" title="the value as received">
+            {w.value}
+          </span>
+        </li>
+      ))}
+    </ul>
   );
 }

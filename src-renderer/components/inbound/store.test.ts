@@ -88,7 +88,8 @@ test('the store lists calls newest first, follows new ones live, and shows a cal
     assert.deepEqual(detail.messages.map((m) => m.messageId), ['ib-2']);
     assert.equal(detail.messages[0]?.deliveryIds.length, 1);
     assert.deepEqual(detail.dropped.map((d) => [d.index, d.kind]), [[1, 'invalid'], [2, 'duplicate']]);
-    assert.equal(detail.dropped[0]?.reason, 'userId or anonymousId is required');
+    assert.equal(detail.dropped[0]?.reason, 'batch[1].userId: is required (or anonymousId); neither was sent');
+    assert.deepEqual(detail.messages[0]?.warnings, []);
 
     s.getState().move(1);
     assert.equal(s.getState().selectedId, s.getState().rows[2]?.id, 'j moves to the older call');
