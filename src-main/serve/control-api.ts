@@ -85,6 +85,8 @@ export function createControlApi(engine: Engine, options: { ingestUrl?: () => st
       sendJson(res, 200, { ok: true, result: await invoke.call(api, parsed.params) });
     } catch (err) {
       if (err instanceof ValidationError) return fail(res, 400, err.code, err.message, err.errors);
+      const fault = engine.health.fault(err);
+      if (fault) return fail(res, 503, fault.code, `${fault.message}; ${fault.advice}`);
       fail(res, 500, 'internal', (err as Error).message);
     }
   }

@@ -122,6 +122,9 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
     async countDeliveriesByStatus() {
       return engine.log.countDeliveriesByStatus();
     },
+    async getHealth() {
+      return engine.health.current();
+    },
     async listRequests(page) {
       if (isObject(page) && page.status !== undefined) {
         throw new ValidationError([{ field: 'page.status', message: 'requests have no status filter' }]);

@@ -39,14 +39,20 @@ export function startCheckpointer(path: string, options: { nativeBinding?: strin
   worker.on('message', (m: { error?: string }) => {
     if (m.error) process.stderr.write(`hookbench: WAL checkpoint failed: ${m.error}\n`);
   });
+  // Without a listener a worker's error (its connection could not open the file) would end the process.
+  worker.on('error', (err) => process.stderr.write(`hookbench: WAL checkpointer stopped: ${err.message}\n`));
+  let exited = false;
+  worker.once('exit', () => (exited = true));
   return {
     stop: () =>
       new Promise<void>((resolve) => {
+        if (exited) return resolve();
         const done = (): void => {
           void worker.terminate().then(() => resolve());
         };
         worker.once('message', done);
         worker.once('error', done);
+        worker.once('exit', done);
         worker.postMessage('stop');
       }),
   };
