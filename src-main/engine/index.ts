@@ -9,7 +9,7 @@ import { Scheduler, type Sender } from './delivery/scheduler';
 import { createIngestHandler, type IngestRouting } from './ingest/handler';
 import { ConfigStore, type SecretSealer } from './store/config-store';
 import { openDatabase, type Db } from './store/database';
-import { lockDataDir } from './store/data-lock';
+import { DataDirLockedError, lockDataDir } from './store/data-lock';
 import { startCheckpointer } from './store/checkpointer';
 import { createGroupCommit } from './store/group-commit';
 import { LogStore } from './store/log-store';
@@ -105,10 +105,17 @@ export interface Engine {
 }
 
 export function createEngine(options: EngineOptions): Engine {
-  mkdirSync(options.dataDir, { recursive: true });
-  const unlock = lockDataDir(options.dataDir);
   const clock = options.clock ?? systemClock;
   const dbPath = join(options.dataDir, 'hookbench.sqlite');
+  let unlock: () => void;
+  try {
+    mkdirSync(options.dataDir, { recursive: true });
+    unlock = lockDataDir(options.dataDir);
+  } catch (err) {
+    // A folder that cannot be made or a lock file that cannot be written (disk full, read-only).
+    const fault = err instanceof DataDirLockedError ? null : classifyStorageError(err, faultContext(dbPath, clock.now()));
+    throw fault ? new StorageFaultError(fault) : err;
+  }
   let db: Db;
   try {
     db = openDatabase(dbPath, { nativeBinding: options.nativeBinding });

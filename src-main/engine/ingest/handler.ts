@@ -58,7 +58,8 @@ function storageUnavailable(problem: { code: string; message: string; advice: st
   return new IngestError(
     503,
     problem.code,
-    `Hookbench cannot store calls right now, nothing of this one was kept: ${problem.message}; ${problem.advice}`,
+    `Hookbench cannot store calls right now and kept nothing of this one: ${problem.message}; ${problem.advice}` +
+      (problem.retryable ? '. It takes calls again by itself once that is done: send this one again' : ''),
     { 'retry-after': String(problem.retryable ? STORAGE_RETRY_AFTER_S : CORRUPT_RETRY_AFTER_S) },
   );
 }

@@ -11,7 +11,7 @@ export interface StorageFault {
   code: StorageFaultCode;
   /** What went wrong, for people: one sentence naming the file or folder. */
   message: string;
-  /** What to do about it, for people: one sentence. */
+  /** What to do about it, for people: one sentence (whether the engine then recovers by itself is `retryable`). */
   advice: string;
   /** True when the fault can clear by itself or by the user's action while the engine runs (space freed, lock released). */
   retryable: boolean;
@@ -70,22 +70,22 @@ export function classifyStorageError(err: unknown, ctx: FaultContext): StorageFa
     case 'disk_full':
       return {
         code,
-        message: `the disk holding ${folder} is full: Hookbench cannot write ${file} (${detail})`,
-        advice: `free disk space on the disk that holds ${folder}; Hookbench carries on by itself once it can write again`,
+        message: `the disk holding ${folder} is full (${detail})`,
+        advice: `free disk space on the disk that holds ${folder}`,
         retryable: true,
       };
     case 'database_locked':
       return {
         code,
         message: `another program holds a lock on ${ctx.dbPath} (${detail})`,
-        advice: `close the other program using ${file} (a database browser, a backup or sync tool); Hookbench carries on by itself once the lock is released`,
+        advice: `close the other program using ${file} (a database browser, a backup or sync tool)`,
         retryable: true,
       };
     case 'io_error':
       return {
         code,
         message: `reading or writing ${ctx.dbPath} failed with an I/O error (${detail})`,
-        advice: `check the disk that holds ${folder} (removed, remounted read-only, failing); Hookbench tries again by itself`,
+        advice: `check the disk that holds ${folder} (removed, remounted read-only, failing)`,
         retryable: true,
       };
     case 'not_writable':
