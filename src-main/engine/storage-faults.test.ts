@@ -1,9 +1,13 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import Database from 'better-sqlite3';
 import { ManualClock } from './clock';
+import { createEngine } from './index';
+import { createEngineApi } from './api';
 import { startHarness, configWith, WRITE_KEY, type Harness } from './testing/harness';
 import { Receiver } from './testing/receiver';
 import { SmallDisk } from './testing/small-disk';
@@ -167,6 +171,60 @@ describe('storage faults: the engine stays up, answers 503 and recovers by itsel
       other.close();
       await h.close();
       await receiver.close();
+    }
+  });
+
+  test('at start-up and in an interval sync: a held lock degrades the engine instead of ending it; after release it resumes the interrupted delivery and runs the sync that fell due', async () => {
+    const receiver = await new Receiver().start();
+    const clock = new ManualClock(T0);
+    const dataDir = mkdtempSync(join(tmpdir(), 'hookbench-startlock-'));
+    const dbPath = join(dataDir, 'hookbench.sqlite');
+    try {
+      const h = await startHarness(configWith(receiver.url), { clock, dataDir, log: () => {} });
+      assert.equal((await postRaw(h, { batch: [{ type: 'track', userId: 'u1', event: 'Order Completed', messageId: 'buy-1' }] })).status, 200);
+      await receiver.waitFor(1);
+      const audience = await createEngineApi(h.engine).saveAudience({
+        name: 'Buyers',
+        space: 'backend',
+        syncEveryMinutes: 60,
+        condition: { kind: 'event', event: 'Order Completed' },
+      });
+      await receiver.waitFor(2);
+      await waitUntil(() => h.engine.log.countDeliveriesByStatus().succeeded === 2, 'both delivered');
+      await h.close();
+
+      // As a crash would leave it: the first delivery still in flight.
+      const other = new Database(dbPath);
+      other.prepare("UPDATE deliveries SET status = 'in_flight' WHERE id = (SELECT MIN(id) FROM deliveries)").run();
+      other.exec('BEGIN EXCLUSIVE');
+      other.prepare("INSERT INTO settings (key, value) VALUES ('other.program', 'x')").run();
+
+      const engine = createEngine({ dataDir, clock, random: () => 0.5, log: () => {} });
+      try {
+        assert.deepEqual(engine.start(), { attempts: 0, deliveries: 0 }, 'nothing could be resumed yet');
+        assert.equal(engine.health.current().problem?.code, 'database_locked');
+        const api = createEngineApi(engine);
+        // The interval sync falls due while the lock is held: it fails, reported, and the engine stays up.
+        clock.advance(61 * 60_000);
+        assert.equal((await api.listSyncs(audience.id)).length, 1);
+        assert.equal(engine.health.current().status, 'degraded');
+
+        other.exec('COMMIT');
+        clock.advance(1000);
+        assert.equal(engine.health.current().status, 'ok');
+        clock.advance(0);
+        assert.equal((await api.listSyncs(audience.id)).length, 2, 'the sync that fell due ran once the log took writes');
+        await receiver.waitFor(3);
+        await waitUntil(() => (engine.log.getDelivery(1)?.status === 'succeeded' ? true : undefined), 'the interrupted delivery resumed');
+        assert.equal(JSON.parse(receiver.received[2]!.body.toString('utf8')).messageId, 'buy-1');
+        assert.deepEqual(unhandled, []);
+      } finally {
+        other.close();
+        await engine.stop();
+      }
+    } finally {
+      await receiver.close();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -12,8 +12,16 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.module);
 const db = new Database(workerData.path, workerData.nativeBinding ? { nativeBinding: workerData.nativeBinding } : {});
 db.pragma('busy_timeout = 1000');
+let lastError = null;
 const run = () => {
-  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch (err) { parentPort.postMessage({ error: String(err) }); }
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+    lastError = null;
+  } catch (err) {
+    // Said once per new cause: a full disk fails every checkpoint until space is freed.
+    if (String(err) !== lastError) parentPort.postMessage({ error: String(err) });
+    lastError = String(err);
+  }
 };
 const timer = setInterval(run, workerData.intervalMs);
 parentPort.on('message', (m) => {
