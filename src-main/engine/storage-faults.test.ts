@@ -8,6 +8,8 @@ import Database from 'better-sqlite3';
 import { ManualClock } from './clock';
 import { createEngine } from './index';
 import { createEngineApi } from './api';
+import { StorageFaultError } from './store/storage-fault';
+import { answerCall } from '../electron/ipc-guard';
 import { startHarness, configWith, WRITE_KEY, type Harness } from './testing/harness';
 import { Receiver } from './testing/receiver';
 import { SmallDisk } from './testing/small-disk';
@@ -156,6 +158,14 @@ describe('storage faults: the engine stays up, answers 503 and recovers by itsel
       const healthMs = Date.now() - started;
       assert.equal(health.problem?.code, 'database_locked');
       assert.ok(healthMs < 200, `/healthz took ${healthMs} ms`);
+      // A control API call that needs a write says why it failed, on either transport.
+      const api = createEngineApi(h.engine);
+      await assert.rejects(api.saveSource({ name: 'other', writeKey: 'wk_other' }), (e) => e instanceof StorageFaultError && e.fault.code === 'database_locked');
+      assert.deepEqual(
+        await answerCall(api, { method: 'saveSource', params: { name: 'other', writeKey: 'wk_other' } }).then((a) => (a.ok ? null : a.error.code)),
+        'database_locked',
+      );
+      assert.deepEqual(await api.getHealth(), h.engine.health.current());
       // The retry falls due while locked: nothing is claimed, nothing is lost.
       clock.advance(60_000);
       assert.equal((await healthz(h)).status, 'degraded');
