@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { DataDirLockedError } from '../engine/store/data-lock';
-import { StorageFaultError } from '../engine/store/storage-fault';
+import { classifyStorageError, StorageFaultError } from '../engine/store/storage-fault';
+import { faultContext } from '../engine/health';
 import { createEngine } from '../engine';
 import { parseConfig } from '../engine/config';
 import { ValidationError } from '../../src-shared/settings';
@@ -61,7 +63,9 @@ export async function serve(argv: string[]): Promise<void> {
     engine = createEngine({ dataDir });
   } catch (err) {
     if (err instanceof DataDirLockedError || err instanceof StorageFaultError) fail(err.message);
-    fail(`cannot open the data folder ${dataDir}: ${oneLine(err)}`);
+    // A damaged page can also surface while the engine reads its tables at start.
+    const fault = classifyStorageError(err, faultContext(join(dataDir, 'hookbench.sqlite'), Date.now()));
+    fail(fault ? `${fault.message}; ${fault.advice}` : `cannot open the data folder ${dataDir}: ${oneLine(err)}`);
   }
   // A log that cannot take a write now (disk full, a lock held by another program) is said at
   // once, rather than as 503s to the first SDK that calls.
