@@ -130,6 +130,29 @@ describe('storage faults: the engine stays up, answers 503 and recovers by itsel
     }
   });
 
+  test('a full disk with no destination: every valid call is a 503 disk_full (never a 500), a bad one still its 400, and the engine stays up', async () => {
+    const disk = SmallDisk.mount(16 * 1024 * 1024);
+    const clock = new ManualClock(T0);
+    const h = await startHarness({ sources: [{ name: 'backend', writeKey: WRITE_KEY }], destinations: [] }, { dataDir: join(disk.dir, 'data'), clock, log: () => {} });
+    try {
+      disk.fill();
+      const answers = [];
+      for (let i = 0; i < 15; i++) {
+        const res = await postRaw(h, i % 2 === 0 ? bigBatch(`nd-${i}`) : { batch: 'not an array' });
+        answers.push(`${res.status} ${String(res.body.code)}`);
+      }
+      assert.deepEqual(new Set(answers), new Set(['503 disk_full', '400 invalid_batch']));
+      assert.equal(answers[0], '503 disk_full');
+      disk.free();
+      clock.advance(1000);
+      assert.equal((await postRaw(h, { batch: 'not an array' })).status, 400, 'refusals are judged and logged again');
+      assert.deepEqual(unhandled, []);
+    } finally {
+      await h.close();
+      disk.unmount();
+    }
+  });
+
   test('a lock held by another connection: 503 database_locked within the short wait, /healthz answers at once, and what was acknowledged is delivered after release', async () => {
     const receiver = await new Receiver().start();
     const clock = new ManualClock(T0);

@@ -117,8 +117,6 @@ export function createIngestHandler(deps: IngestDeps): (req: IncomingMessage, re
     readBody(req, limit, limitName)
       .then((body) => {
         record.bytes = body.length;
-        const problem = deps.storage?.writable() === false ? deps.storage.current().problem : null;
-        if (problem) throw storageUnavailable(problem);
         return accept(deps, req, body, record, forcedType);
       })
       .then((committed) => {
@@ -193,6 +191,9 @@ function accept(
     const routed = destinations.length > 0 && webhooksEnabled(result.message.integrations) ? destinations : [];
     items.push({ index, raw: stripWriteKey(raw), message: result.message, json: JSON.stringify(result.message), destinationIds: routed });
   });
+  // Judged first (a bad call is a 4xx whatever the disk), then refused at once while the log cannot take it.
+  const problem = deps.storage?.writable() === false ? deps.storage.current().problem : null;
+  if (problem) throw storageUnavailable(problem);
   return deps.commit(() => deps.log.commitRequest(record, source.id, items, dropped, INGEST_LIMITS.dedupeWindowMs));
 }
 
