@@ -3,6 +3,7 @@ import { INGEST_LIMITS, type MessageType } from '../../../src-shared/events';
 import { isJsonObject, type JsonObject } from '../../../src-shared/json';
 import type { Clock } from '../clock';
 import type { AcceptedItem, DroppedItem, LogStore, RequestRecord } from '../store/log-store';
+import type { StorageFault } from '../store/storage-fault';
 import { IngestError } from './errors';
 import { webhooksEnabled } from './integrations';
 import { checkMessageIdLength, normalizeItem, type Envelope } from './normalize';
@@ -40,12 +41,15 @@ export interface IngestDeps {
   storage?: IngestStorage;
 }
 
+/** A storage fault, or the engine's current problem (its code as plain text, as on the wire). */
+type Problem = Pick<StorageFault, 'message' | 'advice' | 'retryable'> & { code: string };
+
 export interface IngestStorage {
   /** False while the log cannot take writes: the call is answered 503 at once. */
   writable(): boolean;
-  current(): { problem: { code: string; message: string; advice: string; retryable: boolean } | null };
+  current(): { problem: Problem | null };
   /** Classifies a failed write; null when it was no storage fault. */
-  fault(err: unknown): { code: string; message: string; advice: string; retryable: boolean } | null;
+  fault(err: unknown): Problem | null;
   succeeded(): void;
 }
 
@@ -54,7 +58,7 @@ export const STORAGE_RETRY_AFTER_S = 5;
 /** A damaged file needs the user: SDKs keep their queue and try again less often. */
 export const CORRUPT_RETRY_AFTER_S = 60;
 
-function storageUnavailable(problem: { code: string; message: string; advice: string; retryable: boolean }): IngestError {
+function storageUnavailable(problem: Problem): IngestError {
   return new IngestError(
     503,
     problem.code,
