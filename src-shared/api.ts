@@ -287,6 +287,32 @@ export interface EngineApi {
    * The renderer cannot guess the ingest address: in Electron the page's origin is not the ingest.
    */
   getEnvironment(): Promise<EngineEnvironment>;
+  /** Whether the log can be written now, and if not, why and what to do (also sent live as `health`). */
+  getHealth(): Promise<EngineHealth>;
+}
+
+/**
+ * The engine's storage health. `degraded` while the log cannot be written (disk full, a lock held by
+ * another program, I/O errors, a damaged file): the Tracking API then answers 503 with the problem's
+ * code, and nothing is lost. The engine recovers by itself once the cause clears, except from a
+ * damaged file, which the user moves aside.
+ */
+export interface EngineHealth {
+  status: 'ok' | 'degraded';
+  problem: HealthProblem | null;
+}
+export interface HealthProblem {
+  /** disk_full, database_locked, io_error, database_corrupt or not_writable. */
+  code: string;
+  /** What went wrong, naming the file or folder. */
+  message: string;
+  /** What to do about it. */
+  advice: string;
+  /** False for a damaged file: it does not clear by itself. */
+  retryable: boolean;
+  dataDir: string;
+  /** When the problem began (ISO 8601 UTC). */
+  since: string;
 }
 
 export interface EngineEnvironment {
@@ -341,6 +367,7 @@ export const API_METHODS = [
   'requestDeletion',
   'listDeletions',
   'getDeletion',
+  'getHealth',
 ] as const satisfies readonly ApiMethod[];
 
 // Compile-time proof that API_METHODS lists every method of EngineApi, not just some of them.
@@ -383,4 +410,6 @@ export type LiveEvent =
   /** Deletion requests were created or changed status: refetch them. */
   | { type: 'deletions'; ids: number[] }
   /** Tracking API requests were logged (accepted or refused): the Inbound view refetches. */
-  | { type: 'requests'; ids: number[] };
+  | { type: 'requests'; ids: number[] }
+  /** The engine's storage health changed (degraded, its cause, or ok again). */
+  | { type: 'health'; health: EngineHealth };

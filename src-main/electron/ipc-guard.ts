@@ -6,6 +6,7 @@
 import { API_METHODS, isApiMethod, type ApiResponse, type EngineApi } from '../../src-shared/api';
 import { isJsonObject } from '../../src-shared/json';
 import { ValidationError } from '../../src-shared/settings';
+import { StorageFaultError } from '../engine/store/storage-fault';
 
 /** Where our own renderer lives: the built index.html, or electron-vite's dev server. */
 export type RendererLocation = { kind: 'file'; indexUrl: string } | { kind: 'dev'; url: string };
@@ -51,6 +52,7 @@ export async function answerCall(api: EngineApi, request: unknown): Promise<ApiR
     return { ok: true, result: await invoke.call(api, request.params) };
   } catch (err) {
     if (err instanceof ValidationError) return { ok: false, error: { code: err.code, message: err.message, fields: err.errors } };
+    if (err instanceof StorageFaultError) return failure(err.fault.code, err.message);
     return failure('internal', err instanceof Error ? err.message : String(err));
   }
 }

@@ -9,7 +9,7 @@ import { Scheduler, type Sender } from './delivery/scheduler';
 import { createIngestHandler, type IngestRouting } from './ingest/handler';
 import { ConfigStore, type SecretSealer } from './store/config-store';
 import { openDatabase, type Db } from './store/database';
-import { lockDataDir } from './store/data-lock';
+import { DataDirLockedError, lockDataDir } from './store/data-lock';
 import { startCheckpointer } from './store/checkpointer';
 import { createGroupCommit } from './store/group-commit';
 import { LogStore } from './store/log-store';
@@ -17,6 +17,10 @@ import { createDeletions, type Deletions, type PurgeHook } from './deletion/serv
 import { webhooksEnabled } from './ingest/integrations';
 import { createPersonas, type InternalCommit, type Personas } from './personas/service';
 import { INGEST_LIMITS } from '../../src-shared/events';
+import type { EngineHealth } from '../../src-shared/api';
+import { createHealthMonitor, faultContext, type HealthMonitor } from './health';
+import { createStorageProbe } from './store/storage-probe';
+import { classifyStorageError, StorageFaultError, type StorageFault } from './store/storage-fault';
 
 export interface EngineOptions {
   dataDir: string;
@@ -31,10 +35,19 @@ export interface EngineOptions {
   liveIntervalMs?: number;
   /** Seals destinations' shared secrets at rest (Electron: safeStorage); plain text when absent. */
   secrets?: SecretSealer;
+  /** While degraded by a storage fault, how often (on the clock) a small write checks whether the log can take writes again. */
+  probeIntervalMs?: number;
+  /** Free space below which the storage check counts the disk as full (1 MiB when absent). */
+  minFreeBytes?: number;
+  /** Where the engine's one-line storage reports go; stderr when absent. */
+  log?: (line: string) => void;
 }
 
 /** What the engine itself reports live; config events come from the API layer that saved them. */
-export type EngineLiveEvent = { type: 'deliveries' | 'requests' | 'computations' | 'deletions'; ids: number[] };
+export type EngineLiveEvent =
+  | { type: 'deliveries' | 'requests' | 'computations' | 'deletions'; ids: number[] }
+  | { type: 'health'; health: EngineHealth };
+type RowsEventType = Extract<EngineLiveEvent, { ids: number[] }>['type'];
 export type LiveListener = (event: EngineLiveEvent) => void;
 
 export interface Engine {
@@ -44,6 +57,13 @@ export interface Engine {
   readonly log: LogStore;
   readonly config: ConfigStore;
   readonly clock: Clock;
+  /** Storage health: degraded while the log cannot be written, and why (also the `health` live event). */
+  readonly health: HealthMonitor;
+  /**
+   * Tries one small write now, waiting up to waitMs for a lock held by another program. Null when
+   * it committed; else the fault (the start-up check of `hookbench serve`).
+   */
+  checkStorage(waitMs?: number): StorageFault | null;
   start(): { attempts: number; deliveries: number };
   stop(): Promise<void>;
   /** Applies a config file (already validated) by name; running it twice changes nothing. */
@@ -61,7 +81,7 @@ export interface Engine {
   handleIngest(req: IncomingMessage, res: ServerResponse, path: string): void;
   onLive(listener: LiveListener): () => void;
   /** Reports changed rows live (coalesced with the engine's own events): for the personas and deletion rooms. */
-  publishLive(type: EngineLiveEvent['type'], ids: number[]): void;
+  publishLive(type: RowsEventType, ids: number[]): void;
   /**
    * Queues a replay of a delivery: the same bytes unless `body` is given (sent exactly as given and
    * signed anew), to the destination's URLs unless `targetUrl` is given. Returns the new delivery's id.
@@ -85,16 +105,24 @@ export interface Engine {
 }
 
 export function createEngine(options: EngineOptions): Engine {
-  mkdirSync(options.dataDir, { recursive: true });
-  const unlock = lockDataDir(options.dataDir);
   const clock = options.clock ?? systemClock;
   const dbPath = join(options.dataDir, 'hookbench.sqlite');
+  let unlock: () => void;
+  try {
+    mkdirSync(options.dataDir, { recursive: true });
+    unlock = lockDataDir(options.dataDir);
+  } catch (err) {
+    // A folder that cannot be made or a lock file that cannot be written (disk full, read-only).
+    const fault = err instanceof DataDirLockedError ? null : classifyStorageError(err, faultContext(dbPath, clock.now()));
+    throw fault ? new StorageFaultError(fault) : err;
+  }
   let db: Db;
   try {
     db = openDatabase(dbPath, { nativeBinding: options.nativeBinding });
   } catch (err) {
     unlock();
-    throw err;
+    const fault = classifyStorageError(err, faultContext(dbPath, clock.now()));
+    throw fault ? new StorageFaultError(fault) : err;
   }
   const checkpointer = startCheckpointer(dbPath, { nativeBinding: options.nativeBinding });
   const config = new ConfigStore(db, options.secrets);
@@ -118,7 +146,7 @@ export function createEngine(options: EngineOptions): Engine {
   reload();
 
   const listeners = new Set<LiveListener>();
-  const pending: Record<EngineLiveEvent['type'], Set<number>> = {
+  const pending: Record<RowsEventType, Set<number>> = {
     requests: new Set(),
     deliveries: new Set(),
     computations: new Set(),
@@ -134,12 +162,38 @@ export function createEngine(options: EngineOptions): Engine {
       for (const l of listeners) l(event);
     }
   };
-  const publishTo = (type: EngineLiveEvent['type'], ids: number[]): void => {
+  const publishTo = (type: RowsEventType, ids: number[]): void => {
     if (listeners.size === 0) return;
     for (const id of ids) pending[type].add(id);
     liveTimer ??= setTimeout(flushLive, options.liveIntervalMs ?? 50);
   };
   const publish = (ids: number[]): void => publishTo('deliveries', ids);
+
+  const probe = createStorageProbe(db, options.dataDir, options.minFreeBytes);
+  let started = false;
+  const health: HealthMonitor = createHealthMonitor({
+    clock,
+    dbPath,
+    dataDir: options.dataDir,
+    // No wait: a probe blocked on a lock would stall the event loop; it runs again a moment later.
+    probe: (now) => probe.check(now, 0),
+    probeIntervalMs: options.probeIntervalMs,
+    log: options.log,
+    // Not coalesced: a change of health is rare and the banner should not lag behind it.
+    onChange: (h) => {
+      for (const l of listeners) l({ type: 'health', health: h });
+    },
+    onRecovered: () => {
+      if (!started) return;
+      scheduler.resume();
+      deletions.resume();
+      personas.start();
+    },
+  });
+  /** Reports a storage fault from a background task; anything else is a bug and is thrown on. */
+  const reportOrThrow = (err: unknown): void => {
+    if (health.fault(err) === null) throw err;
+  };
 
   const sender: Sender = createSender({ clock, ca: options.ca });
   // Built before the scheduler, which reports to it; it wakes the scheduler only once running.
@@ -160,6 +214,7 @@ export function createEngine(options: EngineOptions): Engine {
     settings: () => settings,
     random: options.random,
     concurrency: options.concurrency,
+    storage: health,
     onChange: (ids) => {
       publish(ids);
       deletions.deliveriesChanged(ids);
@@ -198,6 +253,11 @@ export function createEngine(options: EngineOptions): Engine {
     sources: () => config.listSources(),
     commit: commitInternal,
     publish: (ids) => publishTo('computations', ids),
+    onError: (id, err) => {
+      if (health.fault(err) === null) {
+        process.stderr.write(`hookbench: the interval sync of computation ${id} failed: ${err instanceof Error ? err.message : String(err)}\n`);
+      }
+    },
   });
   deletions.onPurge((person) => personas.forget(person));
 
@@ -210,6 +270,7 @@ export function createEngine(options: EngineOptions): Engine {
     routing,
     clock,
     commit: createGroupCommit(db),
+    storage: health,
     onCommitted: () => scheduler.wake(),
     onRequest: (id) => publishTo('requests', [id]),
   });
@@ -220,13 +281,32 @@ export function createEngine(options: EngineOptions): Engine {
     log,
     config,
     clock,
+    health,
+    checkStorage(waitMs = 2000) {
+      try {
+        probe.check(clock.now(), waitMs);
+        return null;
+      } catch (err) {
+        const fault = classifyStorageError(err, faultContext(dbPath, clock.now()));
+        if (fault === null) throw err;
+        return fault;
+      }
+    },
     start: () => {
+      started = true;
+      // Each part reports a storage fault and carries on; onRecovered runs them again.
       const recovered = scheduler.start();
-      deletions.resume();
-      personas.start();
+      try {
+        deletions.resume();
+        personas.start();
+      } catch (err) {
+        reportOrThrow(err);
+      }
       return recovered;
     },
     async stop() {
+      started = false;
+      health.stop();
       personas.stop();
       await scheduler.stop();
       await sender.close();
@@ -293,3 +373,4 @@ export function createEngine(options: EngineOptions): Engine {
     },
   };
 }
+

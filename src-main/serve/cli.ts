@@ -1,5 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { DataDirLockedError } from '../engine/store/data-lock';
+import { classifyStorageError, StorageFaultError } from '../engine/store/storage-fault';
+import { faultContext } from '../engine/health';
 import { createEngine } from '../engine';
 import { parseConfig } from '../engine/config';
 import { ValidationError } from '../../src-shared/settings';
@@ -7,6 +10,10 @@ import { parseServeArgs, USAGE } from './args';
 import { defaultDataDir } from './data-dir';
 import { listen } from './server';
 import { generateToken, tokenFromEnv } from './auth';
+
+function oneLine(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).replace(/\s*\n\s*/g, ' ');
+}
 
 function fail(message: string): never {
   process.stderr.write(`hookbench: ${message}\n`);
@@ -55,10 +62,27 @@ export async function serve(argv: string[]): Promise<void> {
   try {
     engine = createEngine({ dataDir });
   } catch (err) {
-    if (err instanceof DataDirLockedError) fail(err.message);
-    throw err;
+    if (err instanceof DataDirLockedError || err instanceof StorageFaultError) fail(err.message);
+    // A damaged page can also surface while the engine reads its tables at start.
+    const fault = classifyStorageError(err, faultContext(join(dataDir, 'hookbench.sqlite'), Date.now()));
+    fail(fault ? `${fault.message}; ${fault.advice}` : `cannot open the data folder ${dataDir}: ${oneLine(err)}`);
   }
-  if (config) engine.applyConfig(config);
+  // A log that cannot take a write now (disk full, a lock held by another program) is said at
+  // once, rather than as 503s to the first SDK that calls.
+  const fault = engine.checkStorage();
+  if (fault) {
+    await engine.stop();
+    fail(`${fault.message}; ${fault.advice}`);
+  }
+  if (config) {
+    try {
+      engine.applyConfig(config);
+    } catch (err) {
+      const applyFault = engine.health.fault(err);
+      await engine.stop();
+      fail(applyFault ? `${applyFault.message}; ${applyFault.advice}` : `cannot apply config file ${args.config ?? ''}: ${oneLine(err)}`);
+    }
+  }
   const recovered = engine.start();
   if (recovered.deliveries > 0) {
     process.stderr.write(`hookbench: resumed ${recovered.deliveries} deliveries interrupted by the last stop\n`);

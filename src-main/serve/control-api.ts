@@ -9,6 +9,7 @@ import { API_METHODS, isApiMethod, type ApiResponse, type EngineApi, type LiveEv
 import { isJsonObject } from '../../src-shared/json';
 import { ValidationError, type FieldError } from '../../src-shared/settings';
 import { checkApiRequest, type AuthContext } from './auth';
+import { StorageFaultError } from '../engine/store/storage-fault';
 
 export { createEngineApi };
 
@@ -85,6 +86,7 @@ export function createControlApi(engine: Engine, options: { ingestUrl?: () => st
       sendJson(res, 200, { ok: true, result: await invoke.call(api, parsed.params) });
     } catch (err) {
       if (err instanceof ValidationError) return fail(res, 400, err.code, err.message, err.errors);
+      if (err instanceof StorageFaultError) return fail(res, 503, err.fault.code, err.message);
       fail(res, 500, 'internal', (err as Error).message);
     }
   }

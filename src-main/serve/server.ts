@@ -20,6 +20,22 @@ function sendJson(res: import('node:http').ServerResponse, status: number, body:
   res.end(text);
 }
 
+/**
+ * `ok` and `deliveries` as before (ok: the engine can write its log), plus `status` and the
+ * `problem` with its code and advice while degraded. Counts come from a read, which a damaged file
+ * can also fail: then they are left out rather than failing the health check itself.
+ */
+function healthOf(engine: Engine): Record<string, unknown> {
+  let deliveries: Record<string, number> | null = null;
+  try {
+    deliveries = engine.log.countDeliveriesByStatus();
+  } catch (err) {
+    engine.health.fault(err);
+  }
+  const health = engine.health.current();
+  return { ok: health.status === 'ok', status: health.status, problem: health.problem, deliveries };
+}
+
 export interface ListenOptions {
   /** Generated when absent; the control API refuses every call without it. */
   token?: string;
@@ -47,7 +63,7 @@ export function listen(engine: Engine, host: string, port: number, options: List
       });
       return;
     }
-    if (url === '/healthz') return sendJson(res, 200, { ok: true, deliveries: engine.log.countDeliveriesByStatus() });
+    if (url === '/healthz') return sendJson(res, 200, healthOf(engine));
     sendJson(res, 404, {
       success: false,
       code: 'not_found',

@@ -12,6 +12,7 @@ import { InboundView } from './inbound/InboundView';
 import { PersonasView } from './personas/PersonasView';
 import { DeletionsView } from './deletions/DeletionsView';
 import { TransportContext } from './transport-context';
+import { StorageBanner } from './health/StorageBanner';
 
 export const VIEWS = [
   { id: 'deliveries', label: 'Deliveries' },
@@ -66,6 +67,7 @@ export function App({ store, transport }: { store: StoreApi<DeliveriesState>; tr
             </nav>
             <ConnectionBadge />
           </header>
+          <StorageBanner />
           <ErrorBanner />
           {view === 'deliveries' && (
             <div className="panes" data-testid="deliveries-view">

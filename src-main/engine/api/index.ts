@@ -3,7 +3,9 @@
  * serve/control-api.ts, Electron IPC) differ; this does not (DESIGN.md: one contract, two transports).
  */
 import type { Engine } from '../index';
+import { StorageFaultError } from '../store/storage-fault';
 import {
+  API_METHODS,
   DEFAULT_PAGE_LIMIT,
   DELIVERY_STATUSES,
   MAX_PAGE_LIMIT,
@@ -122,6 +124,9 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
     async countDeliveriesByStatus() {
       return engine.log.countDeliveriesByStatus();
     },
+    async getHealth() {
+      return engine.health.current();
+    },
     async listRequests(page) {
       if (isObject(page) && page.status !== undefined) {
         throw new ValidationError([{ field: 'page.status', message: 'requests have no status filter' }]);
@@ -208,5 +213,25 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
       return detail;
     },
   };
-  return api;
+  return reportingStorageFaults(engine, api);
+}
+
+/**
+ * Every call that fails on the log (disk full, locked, damaged) tells the engine's health, and
+ * reaches the transport as a StorageFaultError carrying the cause's code, whatever the transport.
+ */
+function reportingStorageFaults(engine: Engine, api: EngineApi): EngineApi {
+  const wrapped = { ...api };
+  for (const method of API_METHODS) {
+    const call = api[method] as (params: unknown) => Promise<unknown>;
+    (wrapped as Record<string, unknown>)[method] = async (params: unknown): Promise<unknown> => {
+      try {
+        return await call.call(api, params);
+      } catch (err) {
+        const fault = engine.health.fault(err);
+        throw fault ? new StorageFaultError(fault) : err;
+      }
+    };
+  }
+  return wrapped;
 }

@@ -18,6 +18,7 @@ import { deletePayload, serializePayload } from '../delivery/payloads';
 import { toIso } from '../ingest/timestamps';
 import type { Db } from '../store/database';
 import type { LogStore } from '../store/log-store';
+import { storageFaultCode } from '../store/storage-fault';
 import { parseDeletionInput, type Person } from './identity';
 import { explainStatus, noticeOutcome, requestStatus, type ChainMember } from './status';
 import { DeletionStore, type NoticeRow, type PurgeCounts, type RequestRow } from './store';
@@ -82,6 +83,9 @@ export function createDeletions(deps: DeletionDeps): Deletions {
       settleOnce(requestId, true);
       purgeErrors.delete(requestId);
     } catch (err) {
+      // The log itself failed (disk full, locked): the caller reports it, and resume() settles
+      // every request again once the engine can write.
+      if (storageFaultCode(err) !== null) throw err;
       // The purge rolled back whole; the status still follows the notices, and the view says why
       // nothing was purged. Thrown on, it would take down the scheduler that reported the change.
       purgeErrors.set(requestId, (err as Error).message);

@@ -23,6 +23,18 @@ export interface SchedulerDeps {
   concurrency?: number;
   /** Told of every delivery whose state changed, for the live view. */
   onChange?(deliveryIds: number[]): void;
+  /**
+   * The engine's storage health. A storage fault is reported here instead of thrown; while the log
+   * cannot be written, nothing is claimed and finished rounds are kept in memory until resume().
+   */
+  storage?: StorageHealth;
+}
+
+export interface StorageHealth {
+  writable(): boolean;
+  /** Returns null when err is not a storage fault (a bug: thrown on). */
+  fault(err: unknown): unknown;
+  succeeded(): void;
 }
 
 interface RoundJob {
@@ -48,6 +60,8 @@ export class Scheduler {
   private readonly rounds = new Set<Promise<void>>();
   private finished: { attempts: FinishedAttempt[]; deliveries: DeliveryUpdate[] } = { attempts: [], deliveries: [] };
   private flushQueued = false;
+  /** recoverInterrupted() could not be written at start: done before the first claim. */
+  private recoveryPending = false;
 
   constructor(private readonly deps: SchedulerDeps) {
     this.concurrency = deps.concurrency ?? 128;
@@ -55,10 +69,46 @@ export class Scheduler {
   }
 
   start(): { attempts: number; deliveries: number } {
-    const recovered = this.deps.log.recoverInterrupted(this.deps.clock.now());
+    let recovered = { attempts: 0, deliveries: 0 };
     this.running = true;
+    this.recoveryPending = true;
+    this.guard(() => {
+      recovered = this.recoverIfPending();
+    });
     this.wake();
     return recovered;
+  }
+
+  /** The log can be written again: writes the rounds kept meanwhile, then claims what is due. */
+  resume(): void {
+    this.flushFinished();
+    this.wake();
+  }
+
+  private recoverIfPending(): { attempts: number; deliveries: number } {
+    if (!this.recoveryPending) return { attempts: 0, deliveries: 0 };
+    const recovered = this.deps.log.recoverInterrupted(this.deps.clock.now());
+    this.recoveryPending = false;
+    return recovered;
+  }
+
+  private writable(): boolean {
+    return this.deps.storage?.writable() ?? true;
+  }
+
+  /**
+   * Runs a step that reads or writes the log. A storage fault is reported (the engine becomes
+   * degraded and retries through resume()); without a health to report to, or for any other
+   * error, it is thrown as before.
+   */
+  private guard(step: () => void): boolean {
+    try {
+      step();
+      return true;
+    } catch (err) {
+      if (!this.deps.storage || this.deps.storage.fault(err) === null) throw err;
+      return false;
+    }
   }
 
   /** Stops claiming work and waits for the rounds in flight to finish and be written. */
@@ -80,7 +130,12 @@ export class Scheduler {
   }
 
   private tick(): void {
-    if (!this.running) return;
+    if (!this.running || !this.writable()) return;
+    this.guard(() => this.claim());
+  }
+
+  private claim(): void {
+    this.recoverIfPending();
     const free = this.concurrency - this.inFlight;
     // Under load, claim in batches (one transaction per quarter of the slots) rather than one
     // delivery per completed round; when idle, any free slot is claimed at once for low latency.
@@ -244,10 +299,16 @@ export class Scheduler {
   private flushFinished(): void {
     const batch = this.finished;
     if (batch.attempts.length === 0 && batch.deliveries.length === 0) return;
+    // Kept, not lost: every finished round is written once the log takes writes again.
+    if (!this.writable()) return;
+    const written = this.guard(() => this.deps.log.finishRounds(batch.attempts, batch.deliveries));
+    if (!written) return;
     this.finished = { attempts: [], deliveries: [] };
-    this.deps.log.finishRounds(batch.attempts, batch.deliveries);
-    this.deps.onChange?.(batch.deliveries.map((d) => d.deliveryId));
-    this.armTimer();
+    this.deps.storage?.succeeded();
+    this.guard(() => {
+      this.deps.onChange?.(batch.deliveries.map((d) => d.deliveryId));
+      this.armTimer();
+    });
   }
 }
 

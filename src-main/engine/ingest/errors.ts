@@ -4,6 +4,8 @@ export class IngestError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** Sent with the answer (Retry-After on a 503). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
     this.name = 'IngestError';

@@ -3,6 +3,7 @@ import { INGEST_LIMITS, type MessageType } from '../../../src-shared/events';
 import { isJsonObject, type JsonObject } from '../../../src-shared/json';
 import type { Clock } from '../clock';
 import type { AcceptedItem, DroppedItem, LogStore, RequestRecord } from '../store/log-store';
+import type { StorageFault } from '../store/storage-fault';
 import { IngestError } from './errors';
 import { webhooksEnabled } from './integrations';
 import { jsonTypeOf, quoted } from './describe';
@@ -38,6 +39,35 @@ export interface IngestDeps {
   onCommitted(result: { accepted: number; deliveries: number }): void;
   /** Called once per logged request, accepted or refused (the Inbound view's live feed). */
   onRequest?(requestId: number): void;
+  /** The engine's storage health: consulted before each write, told of each fault and each commit. */
+  storage?: IngestStorage;
+}
+
+/** A storage fault, or the engine's current problem (its code as plain text, as on the wire). */
+type Problem = Pick<StorageFault, 'message' | 'advice' | 'retryable'> & { code: string };
+
+export interface IngestStorage {
+  /** False while the log cannot take writes: the call is answered 503 at once. */
+  writable(): boolean;
+  current(): { problem: Problem | null };
+  /** Classifies a failed write; null when it was no storage fault. */
+  fault(err: unknown): Problem | null;
+  succeeded(): void;
+}
+
+/** Seconds an SDK waits before sending again while the log cannot be written. */
+export const STORAGE_RETRY_AFTER_S = 5;
+/** A damaged file needs the user: SDKs keep their queue and try again less often. */
+export const CORRUPT_RETRY_AFTER_S = 60;
+
+function storageUnavailable(problem: Problem): IngestError {
+  return new IngestError(
+    503,
+    problem.code,
+    `Hookbench cannot store calls right now and kept nothing of this one: ${problem.message}; ${problem.advice}` +
+      (problem.retryable ? '. It takes calls again by itself once that is done: send this one again' : ''),
+    { 'retry-after': String(problem.retryable ? STORAGE_RETRY_AFTER_S : CORRUPT_RETRY_AFTER_S) },
+  );
 }
 
 /** The Tracking API's path for a request URL, or null when it is not one: `//v1/batch` counts. */
@@ -46,8 +76,8 @@ export function ingestPath(url: string): string | null {
   return BATCH_PATHS.has(path) || path in SINGLE_CALL_PATHS ? path : null;
 }
 
-function send(res: ServerResponse, status: number, body: string): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }
 
@@ -66,14 +96,22 @@ export function createIngestHandler(deps: IngestDeps): (req: IncomingMessage, re
       userAgent: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'] : null,
     };
     const refuse = (err: IngestError): void => {
+      // Answered already (a listener failed after the 200): nothing more can be said to this client.
+      if (res.headersSent) return;
       record.httpStatus = err.status;
       record.errorCode = err.code;
       record.errorText = err.message;
-      try {
-        deps.onRequest?.(deps.log.recordRefused(record));
-      } finally {
-        send(res, err.status, err.toBody());
+      // A refusal is logged when the log can take it; a failure to log it never stops the answer.
+      if (err.status !== 503 && (deps.storage?.writable() ?? true)) {
+        try {
+          deps.onRequest?.(deps.log.recordRefused(record));
+        } catch (logErr) {
+          if (!deps.storage?.fault(logErr)) {
+            process.stderr.write(`hookbench: could not log a refused call: ${logErr instanceof Error ? logErr.message : String(logErr)}\n`);
+          }
+        }
       }
+      send(res, err.status, err.toBody(), err.headers);
     };
     if (req.method !== 'POST') {
       refuse(new IngestError(405, 'method_not_allowed', `${req.method ?? 'this method'} is not allowed; the Tracking API takes POST`));
@@ -88,13 +126,16 @@ export function createIngestHandler(deps: IngestDeps): (req: IncomingMessage, re
         return accept(deps, req, body, record, forcedType);
       })
       .then((committed) => {
+        deps.storage?.succeeded();
         send(res, 200, OK_BODY);
         if (committed.deliveries > 0) deps.onCommitted(committed);
         deps.onRequest?.(committed.requestId);
       })
       .catch((err: unknown) => {
-        if (err instanceof IngestError) refuse(err);
-        else refuse(new IngestError(500, 'internal_error', `Hookbench could not store this request: ${String(err)}`));
+        if (err instanceof IngestError) return refuse(err);
+        const fault = deps.storage?.fault(err);
+        if (fault) return refuse(storageUnavailable(fault));
+        refuse(new IngestError(500, 'internal_error', `Hookbench could not store this request: ${String(err)}`));
       });
   };
 }
@@ -162,6 +203,9 @@ function accept(
       warnings: result.warnings,
     });
   });
+  // Judged first (a bad call is a 4xx whatever the disk), then refused at once while the log cannot take it.
+  const problem = deps.storage?.writable() === false ? deps.storage.current().problem : null;
+  if (problem) throw storageUnavailable(problem);
   return deps.commit(() => deps.log.commitRequest(record, source.id, items, dropped, INGEST_LIMITS.dedupeWindowMs));
 }
 

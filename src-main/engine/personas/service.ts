@@ -63,7 +63,7 @@ export interface PersonasDeps {
 export type Definitions = { condition: Condition } | { rule: ComputedTraitRule };
 
 export interface Personas {
-  /** Arms the interval syncs (engine start). */
+  /** Arms the interval syncs (engine start, and again once the log can be written after a storage fault). */
   start(): void;
   /** Cancels them (engine stop). */
   stop(): void;
@@ -212,9 +212,14 @@ export function createPersonas(deps: PersonasDeps): Personas {
         sync(id);
       } catch (err) {
         (deps.onError ?? defaultOnError)(id, err);
-        // Not from the last sync, which is still in the past: that would fire again at once.
-        const row = computations.get(id);
-        if (running && row && row.sync_every_minutes !== null) armAt(id, deps.clock.now() + row.sync_every_minutes * MINUTE_MS);
+        try {
+          // Not from the last sync, which is still in the past: that would fire again at once.
+          const row = computations.get(id);
+          if (running && row && row.sync_every_minutes !== null) armAt(id, deps.clock.now() + row.sync_every_minutes * MINUTE_MS);
+        } catch (readErr) {
+          // The log cannot even be read (a storage fault): the engine re-arms every sync once it recovers.
+          (deps.onError ?? defaultOnError)(id, readErr);
+        }
       }
     }, Math.max(0, at - deps.clock.now()));
     timers.set(id, { timer, at });
@@ -265,6 +270,8 @@ export function createPersonas(deps: PersonasDeps): Personas {
   return {
     start() {
       running = true;
+      for (const { timer } of timers.values()) timer.cancel();
+      timers.clear();
       for (const row of computations.all()) arm(row.id);
     },
     stop() {

@@ -12,8 +12,16 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.module);
 const db = new Database(workerData.path, workerData.nativeBinding ? { nativeBinding: workerData.nativeBinding } : {});
 db.pragma('busy_timeout = 1000');
+let lastError = null;
 const run = () => {
-  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch (err) { parentPort.postMessage({ error: String(err) }); }
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+    lastError = null;
+  } catch (err) {
+    // Said once per new cause: a full disk fails every checkpoint until space is freed.
+    if (String(err) !== lastError) parentPort.postMessage({ error: String(err) });
+    lastError = String(err);
+  }
 };
 const timer = setInterval(run, workerData.intervalMs);
 parentPort.on('message', (m) => {
@@ -39,14 +47,20 @@ export function startCheckpointer(path: string, options: { nativeBinding?: strin
   worker.on('message', (m: { error?: string }) => {
     if (m.error) process.stderr.write(`hookbench: WAL checkpoint failed: ${m.error}\n`);
   });
+  // Without a listener a worker's error (its connection could not open the file) would end the process.
+  worker.on('error', (err) => process.stderr.write(`hookbench: WAL checkpointer stopped: ${err.message}\n`));
+  let exited = false;
+  worker.once('exit', () => (exited = true));
   return {
     stop: () =>
       new Promise<void>((resolve) => {
+        if (exited) return resolve();
         const done = (): void => {
           void worker.terminate().then(() => resolve());
         };
         worker.once('message', done);
         worker.once('error', done);
+        worker.once('exit', done);
         worker.postMessage('stop');
       }),
   };

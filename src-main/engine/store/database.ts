@@ -6,7 +6,16 @@ export type Db = Database.Database;
 export interface OpenOptions {
   /** Path to a better_sqlite3.node built for the running ABI (Electron ships its own). */
   nativeBinding?: string;
+  /** How long a write waits for a lock held by another connection before failing with SQLITE_BUSY. */
+  busyTimeoutMs?: number;
 }
+
+/**
+ * SQLite waits for a lock by sleeping on the calling thread: on the engine's connection that is
+ * the event loop, so every HTTP call (health checks included) waits with it. A short wait rides
+ * out a checkpoint or a backup's brief lock; a longer one makes the engine degraded instead.
+ */
+export const BUSY_TIMEOUT_MS = 250;
 
 /** Opens (creating if needed) the log at path and brings its schema up to date. */
 export function openDatabase(path: string, options: OpenOptions = {}): Db {
@@ -19,7 +28,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   // a safety net should that thread fall behind, bounding the WAL to about 200 MB.
   db.pragma('wal_autocheckpoint = 50000');
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
+  db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? BUSY_TIMEOUT_MS}`);
   migrate(db);
   return db;
 }

@@ -1,4 +1,5 @@
 import type { Db } from './database';
+import { storageFaultCode } from './storage-fault';
 
 /**
  * Group commit: writes queued in the same turn of the event loop (concurrent ingest requests) run
@@ -19,6 +20,9 @@ export function createGroupCommit(db: Db): <T>(write: () => T) => Promise<T> {
             // A db.transaction() inside a transaction is a savepoint in better-sqlite3.
             outcomes.push({ ok: true, value: db.transaction(item.write)() });
           } catch (error) {
+            // A machine fault (disk full, I/O error) may have rolled back the whole transaction
+            // under the savepoint: the batch fails together, and no caller is told "committed".
+            if (storageFaultCode(error) !== null) throw error;
             outcomes.push({ ok: false, error });
           }
         }

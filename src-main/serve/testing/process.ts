@@ -37,3 +37,20 @@ export function startServe(args: string[], options: StartServeOptions = {}): Pro
     void exited.then(({ code }) => reject(new Error(`serve exited with ${code} before listening: ${stderr}`)));
   });
 }
+
+/** Runs `hookbench serve` expecting it to stop before listening: its exit code, stderr and how long it ran. */
+export function runServeToExit(args: string[], timeoutMs = 30_000): Promise<{ code: number | null; stderr: string; stdout: string; ms: number }> {
+  const started = Date.now();
+  const child = spawn(process.execPath, ['bin/hookbench.mjs', 'serve', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  let stdout = '';
+  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+  child.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr, stdout, ms: Date.now() - started });
+    }),
+  );
+}
