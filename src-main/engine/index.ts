@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DEFAULT_DELIVERY_SETTINGS, type DeliverySettings, type Destination } from '../../src-shared/settings';
@@ -10,6 +9,7 @@ import { createIngestHandler, type IngestRouting } from './ingest/handler';
 import { ConfigStore, type SecretSealer } from './store/config-store';
 import { openDatabase, type Db } from './store/database';
 import { lockDataDir } from './store/data-lock';
+import { preparePrivateDatabase, preparePrivateDir } from './store/private-files';
 import { startCheckpointer } from './store/checkpointer';
 import { createGroupCommit } from './store/group-commit';
 import { LogStore } from './store/log-store';
@@ -85,12 +85,14 @@ export interface Engine {
 }
 
 export function createEngine(options: EngineOptions): Engine {
-  mkdirSync(options.dataDir, { recursive: true });
-  const unlock = lockDataDir(options.dataDir);
+  preparePrivateDir(options.dataDir);
+  const unlock = lockDataDir(options.dataDir, { nativeBinding: options.nativeBinding });
   const clock = options.clock ?? systemClock;
   const dbPath = join(options.dataDir, 'hookbench.sqlite');
   let db: Db;
   try {
+    // Only once the lock is ours: no other engine has this database open.
+    preparePrivateDatabase(dbPath);
     db = openDatabase(dbPath, { nativeBinding: options.nativeBinding });
   } catch (err) {
     unlock();
