@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Engine } from '../engine';
 import { ingestPath } from '../engine/ingest/handler';
-import { generateToken, type AuthContext } from './auth';
+import { IngestError } from '../engine/ingest/errors';
+import { checkIngestHost, generateToken, type AuthContext } from './auth';
 import { createControlApi } from './control-api';
 import { DEFAULT_UI_DIR, isUiPath, serveUi } from './static';
 
@@ -38,7 +39,17 @@ export function listen(engine: Engine, host: string, port: number, options: List
   const server = createServer((req, res) => {
     const url = req.url ?? '/';
     const path = ingestPath(url);
-    if (path) return engine.handleIngest(req, res, path);
+    if (path) {
+      const verdict = auth ? checkIngestHost(auth, req.headers.host) : { ok: true as const };
+      if (!verdict.ok) {
+        const body = new IngestError(verdict.status, verdict.code, verdict.message).toBody();
+        res.writeHead(verdict.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+        res.end(body);
+        req.resume();
+        return;
+      }
+      return engine.handleIngest(req, res, path);
+    }
     if ((url === '/api' || url.startsWith('/api/') || url.startsWith('/api?')) && auth) return control.handle(req, res, auth);
     if (isUiPath(url)) {
       serveUi(uiDir, req, res).catch(() => {
