@@ -380,4 +380,6 @@ export type LiveEvent =
   /** Deletion requests were created or changed status: refetch them. */
   | { type: 'deletions'; ids: number[] }
   /** Tracking API requests were logged (accepted or refused): the Inbound view refetches. */
-  | { type: 'requests'; ids: number[] };
+  | { type: 'requests'; ids: number[] }
+  /** The engine is stopping: the last event of the stream, which then ends. */
+  | { type: 'stopped' };

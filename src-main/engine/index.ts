@@ -45,7 +45,12 @@ export interface Engine {
   readonly config: ConfigStore;
   readonly clock: Clock;
   start(): { attempts: number; deliveries: number };
-  stop(): Promise<void>;
+  /**
+   * Stops delivering and closes the log. Rounds in flight are waited for, for roundsWaitMs at most
+   * when given; a round still out then is cut short and its attempts are recovered as interrupted
+   * at the next start.
+   */
+  stop(options?: { roundsWaitMs?: number }): Promise<void>;
   /** Applies a config file (already validated) by name; running it twice changes nothing. */
   applyConfig(config: HookbenchConfig): void;
   deliverySettings(): DeliverySettings;
@@ -228,10 +233,10 @@ export function createEngine(options: EngineOptions): Engine {
       personas.start();
       return recovered;
     },
-    async stop() {
+    async stop(stopOptions = {}) {
       personas.stop();
-      await scheduler.stop();
-      await sender.close();
+      const finished = await scheduler.stop({ waitMs: stopOptions.roundsWaitMs });
+      await sender.close({ abort: !finished });
       if (liveTimer) clearTimeout(liveTimer);
       await checkpointer.stop();
       db.close();
