@@ -290,6 +290,15 @@ export interface EngineEnvironment {
   /** The Tracking API's base address, e.g. http://127.0.0.1:4545 (SDKs post to /v1/batch under it). */
   ingestUrl: string | null;
   dataDir: string | null;
+  /** How destinations' shared secrets are kept on disk. */
+  secrets: SecretsAtRest;
+}
+
+export interface SecretsAtRest {
+  /** true: encrypted with the system keychain before they are written; false: stored as plain text. */
+  sealed: boolean;
+  /** Why, in a sentence for the Configure view. */
+  reason: string;
 }
 
 export interface ReplayInput {

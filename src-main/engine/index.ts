@@ -17,6 +17,7 @@ import { createDeletions, type Deletions, type PurgeHook } from './deletion/serv
 import { webhooksEnabled } from './ingest/integrations';
 import { createPersonas, type InternalCommit, type Personas } from './personas/service';
 import { INGEST_LIMITS } from '../../src-shared/events';
+import type { SecretsAtRest } from '../../src-shared/api';
 
 export interface EngineOptions {
   dataDir: string;
@@ -31,7 +32,15 @@ export interface EngineOptions {
   liveIntervalMs?: number;
   /** Seals destinations' shared secrets at rest (Electron: safeStorage); plain text when absent. */
   secrets?: SecretSealer;
+  /** What to tell the user about secrets at rest; said from `secrets` when absent. */
+  secretsAtRest?: SecretsAtRest;
 }
+
+const SEALED: SecretsAtRest = { sealed: true, reason: 'Shared secrets are encrypted with the system keychain before they are stored.' };
+const PLAIN: SecretsAtRest = {
+  sealed: false,
+  reason: 'Shared secrets are stored as plain text in hookbench.sqlite, a file only your user account can read.',
+};
 
 /** What the engine itself reports live; config events come from the API layer that saved them. */
 export type EngineLiveEvent = { type: 'deliveries' | 'requests' | 'computations' | 'deletions'; ids: number[] };
@@ -40,6 +49,8 @@ export type LiveListener = (event: EngineLiveEvent) => void;
 export interface Engine {
   /** Where the database lives (the user data folder in Electron, --data-dir in headless mode). */
   readonly dataDir: string;
+  /** Whether shared secrets are sealed at rest, and why (or why not). */
+  readonly secretsAtRest: SecretsAtRest;
   readonly db: Db;
   readonly log: LogStore;
   readonly config: ConfigStore;
@@ -223,6 +234,7 @@ export function createEngine(options: EngineOptions): Engine {
 
   return {
     dataDir: options.dataDir,
+    secretsAtRest: options.secretsAtRest ?? (options.secrets?.seal ? SEALED : PLAIN),
     db,
     log,
     config,
