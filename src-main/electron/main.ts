@@ -139,9 +139,11 @@ function stopAll(): Promise<void> {
     const current = running;
     running = null;
     if (!current) return;
-    // Server first, so no new request reaches an engine that is closing its database.
+    send({ type: 'stopped' });
+    // Server first, so no new request reaches an engine that is closing its database. A round
+    // still waiting on a webhook after a second is resumed as interrupted at the next start.
     await current.server.close();
-    await current.engine.stop();
+    await current.engine.stop({ roundsWaitMs: 1_000 });
   })();
   return stopping;
 }
