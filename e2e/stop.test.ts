@@ -16,7 +16,7 @@ after(async () => {
   await wb?.close();
 });
 
-test('SIGTERM with a tab open: serve exits 0 within 2 s, the badge and a banner say Hookbench stopped', async () => {
+test('SIGTERM with a tab open: serve exits 0 within 2 s, the badge and a banner say Hookbench stopped', async (t) => {
   assert.ok(wb);
   const { page, problems } = await wb.openPage({ viewport: { width: 1280, height: 800 }, consoleErrors: false });
   const badge = page.getByTestId('connection-state');
@@ -27,6 +27,7 @@ test('SIGTERM with a tab open: serve exits 0 within 2 s, the badge and a banner 
   const exit = await wb.serve.exited;
   const took = performance.now() - started;
   assert.deepEqual(exit, { code: 0, signal: null }, wb.serve.stderr());
+  t.diagnostic(`stopped in ${Math.round(took)} ms`);
   assert.ok(took < 2_000, `stopped in ${Math.round(took)} ms`);
 
   await page.locator('[data-testid="connection-state"][data-state="stopped"]').waitFor({ timeout: 5_000 });

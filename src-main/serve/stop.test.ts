@@ -29,7 +29,7 @@ function openLiveStream(base: string): Promise<{ text: () => string; closed: Pro
   });
 }
 
-test('SIGTERM with a live stream, an idle keep-alive socket and a round in flight: exit 0 within 2 s, the stream told', async () => {
+test('SIGTERM with a live stream, an idle keep-alive socket and a round in flight: exit 0 within 2 s, the stream told', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'hookbench-stop-'));
   const receiver = await new Receiver().start();
   // The receiver never answers: the round waits on its 5 s timeout when the stop comes.
@@ -68,6 +68,7 @@ test('SIGTERM with a live stream, an idle keep-alive socket and a round in fligh
     const exit = await serve.exited;
     const took = performance.now() - started;
     assert.deepEqual(exit, { code: 0, signal: null }, serve.stderr());
+    t.diagnostic(`stopped in ${Math.round(took)} ms`);
     assert.ok(took < 2_000, `stopped in ${Math.round(took)} ms`);
     await live.closed;
     assert.match(live.text(), /data: \{"type":"stopped"\}\n\n/, 'the stream ends with the stopped event');
