@@ -21,8 +21,13 @@ import Database from 'better-sqlite3';
 export const LOCK_FILE = 'hookbench.lock';
 export const PID_FILE = 'hookbench.pid';
 
-/** How long a refused start waits for the new owner to write its pid (it does so right after locking). */
-const OWNER_PID_WAIT_MS = 2_000;
+/**
+ * How long a start keeps trying while the lock is busy and no live owner is named. Starters racing
+ * each other can all be refused at once (each holds SQLite's shared lock while asking for the
+ * exclusive one), and a new owner writes its pid a moment after locking; both pass within
+ * milliseconds.
+ */
+const CONTENTION_WAIT_MS = 2_000;
 
 export class DataDirLockedError extends Error {
   readonly code = 'data_dir_locked';
@@ -60,30 +65,30 @@ function readPid(path: string): number | null {
   }
 }
 
-function isAlive(pid: number): boolean {
+/** A zombie (killed, not yet reaped by its parent) holds no lock, so it counts as dead. */
+function isZombie(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: the process exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').startsWith('Z');
+  } catch {
+    // No /proc (macOS, Windows), or the process is gone already.
+    return false;
   }
 }
 
-/**
- * The pid of whoever holds the lock. The pid file may still name the previous owner for the few
- * microseconds between a new owner's lock and its write, so a pid that is gone is read again.
- */
-function ownerPid(dataDir: string): number {
-  const path = join(dataDir, PID_FILE);
-  const deadline = Date.now() + OWNER_PID_WAIT_MS;
-  let pid = readPid(path);
-  while ((pid === null || !isAlive(pid)) && Date.now() < deadline) {
-    sleepSync(10);
-    pid = readPid(path);
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    // EPERM: the process exists but belongs to someone else.
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
-  // 0 only if the owner never wrote its pid (a foreign file, or a folder we may not write to).
-  return pid ?? 0;
+  return !isZombie(pid);
+}
+
+/** The owner the pid file names, if that process is alive. */
+function liveOwner(dataDir: string): number | null {
+  const pid = readPid(join(dataDir, PID_FILE));
+  return pid !== null && isAlive(pid) ? pid : null;
 }
 
 function writePidFile(dataDir: string): void {
@@ -140,16 +145,26 @@ export function lockDataDir(dataDir: string, options: LockOptions = {}): () => v
   const path = join(dataDir, LOCK_FILE);
   const legacy = legacyOwner(path);
   if (legacy !== null) throw new DataDirLockedError(dataDir, legacy);
+  const deadline = Date.now() + CONTENTION_WAIT_MS;
   let held: Database.Database | 'busy';
-  try {
-    held = tryLock(path, options);
-  } catch (err) {
-    if (sqliteCode(err) !== 'SQLITE_NOTADB') throw err;
-    // Not a database and not a live legacy lock: a stray file, replaced by a lock of ours.
-    unlinkSync(path);
-    held = tryLock(path, options);
+  for (;;) {
+    try {
+      held = tryLock(path, options);
+    } catch (err) {
+      if (sqliteCode(err) !== 'SQLITE_NOTADB') throw err;
+      // Not a database and not a live legacy lock: a stray file, replaced by a lock of ours.
+      unlinkSync(path);
+      continue;
+    }
+    if (held !== 'busy') break;
+    // Busy and a live process named: that is the owner. Otherwise a race or a fresh owner that has
+    // not written its pid yet: try again after a random pause, so racing starters fall out of step.
+    const owner = liveOwner(dataDir);
+    if (owner !== null) throw new DataDirLockedError(dataDir, owner);
+    // 0 only if no owner ever named itself (a foreign process holding the file).
+    if (Date.now() >= deadline) throw new DataDirLockedError(dataDir, readPid(join(dataDir, PID_FILE)) ?? 0);
+    sleepSync(2 + Math.random() * 8);
   }
-  if (held === 'busy') throw new DataDirLockedError(dataDir, ownerPid(dataDir));
   const lock = held;
   writePidFile(dataDir);
   let released = false;
