@@ -12,7 +12,8 @@
  * other, which plain fcntl locks would not. The lock file is never deleted: removing a lock file
  * that others may have open is what lets two processes each lock a different inode.
  *
- * `hookbench.pid` beside it only names the owner in the refusal; it decides nothing.
+ * `hookbench.pid` beside it names the owner in the refusal. It never grants the lock; it only tells
+ * a held lock (a live owner named: refuse) from a race between starters (try again).
  */
 import { chmodSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
