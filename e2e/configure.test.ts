@@ -97,6 +97,8 @@ test('configure in the UI: a source with a generated write key, a destination wi
   assert.equal(await page.getByTestId('destination-secret').getAttribute('type'), 'password');
   await page.getByTestId('destination-secret-reveal').click();
   assert.equal(await page.getByTestId('destination-secret').getAttribute('type'), 'text');
+  // Headless mode has no keychain: the editor says the secret is kept as plain text, and where.
+  assert.match((await page.getByTestId('destination-secret-at-rest').textContent()) ?? '', /stored as plain text in hookbench\.sqlite, a file only your user account can read/);
   await page.getByTestId('destination-save').click();
   await page.getByTestId('destination-saved').waitFor();
   await page.locator('[data-testid="destination-row"][data-name="Two receivers"]').waitFor();

@@ -79,6 +79,17 @@ describe('the IPC transport', () => {
     ]);
     assert.equal(fake.listeners.size, 0);
   });
+
+  test('the engine stopping (the app quitting) turns the state to stopped', () => {
+    const fake = fakeBridge(() => ({ ok: true, result: null }));
+    const states: ConnectionState[] = [];
+    const events: LiveEvent[] = [];
+    const stop = ipcTransport(fake.bridge).subscribe((e) => events.push(e), (s) => states.push(s));
+    fake.push({ type: 'stopped' });
+    assert.deepEqual(states, ['connecting', 'connected', 'stopped']);
+    assert.deepEqual(events, [{ type: 'stopped' }]);
+    stop();
+  });
 });
 
 describe('picking the transport', () => {

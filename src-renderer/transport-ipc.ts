@@ -35,7 +35,10 @@ export function ipcTransport(bridge: HookbenchBridge): Transport {
     subscribe(onEvent, onState) {
       onState('connecting');
       // IPC has no connection to lose: once the listener is in place every later event arrives.
-      const unsubscribe = bridge.subscribe(onEvent);
+      const unsubscribe = bridge.subscribe((event) => {
+        if (event.type === 'stopped') onState('stopped');
+        onEvent(event);
+      });
       onState('connected');
       return unsubscribe;
     },

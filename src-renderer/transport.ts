@@ -9,7 +9,8 @@ import { bridgeFrom, ipcTransport } from './transport-ipc';
 
 export { ApiCallError };
 
-export type ConnectionState = 'connecting' | 'connected' | 'reconnecting';
+/** stopped: the engine said it stopped; the stream is not reopened (a new start has a new token). */
+export type ConnectionState = 'connecting' | 'connected' | 'reconnecting' | 'stopped';
 
 export interface Transport {
   call<M extends ApiMethod>(method: M, params?: ApiParams<M>): Promise<ApiResult<M>>;
@@ -43,6 +44,7 @@ export function httpTransport(token: string, base = ''): Transport {
       let timer: ReturnType<typeof setTimeout> | null = null;
       let delay = RETRY_MIN_MS;
       let stopped = false;
+      let engineStopped = false;
       const open = (): void => {
         source = new EventSource(`${base}/api/live?token=${encodeURIComponent(token)}`);
         source.onopen = () => {
@@ -50,13 +52,23 @@ export function httpTransport(token: string, base = ''): Transport {
           onState('connected');
         };
         source.onmessage = (message: MessageEvent<string>) => {
+          let event: LiveEvent;
           try {
-            onEvent(JSON.parse(message.data) as LiveEvent);
+            event = JSON.parse(message.data) as LiveEvent;
           } catch {
             // A malformed event is ignored; the next refetch corrects the view.
+            return;
           }
+          if (event.type === 'stopped') {
+            // Closed before the server ends the stream, so that its end is not taken for a drop.
+            engineStopped = true;
+            source?.close();
+            onState('stopped');
+          }
+          onEvent(event);
         };
         source.onerror = () => {
+          if (engineStopped) return;
           onState('reconnecting');
           // EventSource retries by itself unless the server refused the stream; then we retry, slower each time.
           if (source?.readyState === EventSource.CLOSED && !stopped) {

@@ -319,6 +319,15 @@ export interface EngineEnvironment {
   /** The Tracking API's base address, e.g. http://127.0.0.1:4545 (SDKs post to /v1/batch under it). */
   ingestUrl: string | null;
   dataDir: string | null;
+  /** How destinations' shared secrets are kept on disk. */
+  secrets: SecretsAtRest;
+}
+
+export interface SecretsAtRest {
+  /** true: encrypted with the system keychain before they are written; false: stored as plain text. */
+  sealed: boolean;
+  /** Why, in a sentence for the Configure view. */
+  reason: string;
 }
 
 export interface ReplayInput {
@@ -412,4 +421,6 @@ export type LiveEvent =
   /** Tracking API requests were logged (accepted or refused): the Inbound view refetches. */
   | { type: 'requests'; ids: number[] }
   /** The engine's storage health changed (degraded, its cause, or ok again). */
-  | { type: 'health'; health: EngineHealth };
+  | { type: 'health'; health: EngineHealth }
+  /** The engine is stopping: the last event of the stream, which then ends. */
+  | { type: 'stopped' };

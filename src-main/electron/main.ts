@@ -13,7 +13,7 @@ import { CALL_CHANNEL, LIVE_CHANNEL } from './channels';
 import { listenPreferring } from './ingest-port';
 import { guardedCalls, isOwnRenderer, type RendererLocation } from './ipc-guard';
 import { electronSqliteBinding, preferredIngestPort } from './paths';
-import { sealerFrom } from './secret-sealer';
+import { secretStorageFrom } from './secret-sealer';
 import { CONTENT_SECURITY_POLICY, devContentSecurityPolicy, externalUrl, permissionGranted, windowOptions, withContentSecurityPolicy } from './security';
 
 const here = import.meta.dirname;
@@ -53,7 +53,9 @@ async function startEngine(renderer: RendererLocation): Promise<{ running: Runni
       `better-sqlite3 built for Electron is missing (${nativeBinding}). Run \`npm run rebuild:electron-sqlite\` once (it downloads Electron's headers), then start again.`,
     );
   }
-  const engine = createEngine({ dataDir: app.getPath('userData'), nativeBinding, secrets: sealerFrom(safeStorage) });
+  // After whenReady: before it, safeStorage cannot tell which Linux keychain backend it uses.
+  const secrets = secretStorageFrom(safeStorage);
+  const engine = createEngine({ dataDir: app.getPath('userData'), nativeBinding, secrets: secrets.sealer, secretsAtRest: secrets.atRest });
   try {
     engine.start();
     const bound = await listenPreferring((port) => listen(engine, '127.0.0.1', port), preferredIngestPort(process.env));
@@ -137,9 +139,11 @@ function stopAll(): Promise<void> {
     const current = running;
     running = null;
     if (!current) return;
-    // Server first, so no new request reaches an engine that is closing its database.
+    send({ type: 'stopped' });
+    // Server first, so no new request reaches an engine that is closing its database. A round
+    // still waiting on a webhook after a second is resumed as interrupted at the next start.
     await current.server.close();
-    await current.engine.stop();
+    await current.engine.stop({ roundsWaitMs: 1_000 });
   })();
   return stopping;
 }

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
-import type { ApiResponse, EngineApi, LiveEvent } from '../../src-shared/api';
+import type { ApiResponse, EngineApi, EngineEnvironment, LiveEvent } from '../../src-shared/api';
 import { ValidationError } from '../../src-shared/settings';
 import { createEngineApi, type ConfigWhat } from './api';
 import { ManualClock } from './clock';
@@ -34,7 +34,7 @@ const deliveryOf = (h: Harness, messageId: string) =>
     .prepare('SELECT d.* FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE m.message_id = ?')
     .get(messageId) as { id: number; status: string; last_error: string | null; next_attempt_at: number | null } | undefined;
 
-test('getEnvironment names the ingest address and the data folder, over the real control API', async () => {
+test('getEnvironment names the ingest address, the data folder and how secrets are kept, over the real control API', async () => {
   const h = await startHarness(configWith('http://127.0.0.1:9/hook'));
   try {
     const res = await fetch(`${h.server.url}/api/call`, {
@@ -42,10 +42,15 @@ test('getEnvironment names the ingest address and the data folder, over the real
       headers: { authorization: `Bearer ${h.server.token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ method: 'getEnvironment' }),
     });
-    const answer = (await res.json()) as ApiResponse<{ ingestUrl: string | null; dataDir: string | null }>;
-    assert.deepEqual(answer, { ok: true, result: { ingestUrl: h.server.url, dataDir: h.dataDir } });
+    const answer = (await res.json()) as ApiResponse<EngineEnvironment>;
+    // Headless mode has no keychain: the secrets are plain, and the user is told where.
+    const secrets = {
+      sealed: false,
+      reason: 'Shared secrets are stored as plain text in hookbench.sqlite, a file only your user account can read.',
+    };
+    assert.deepEqual(answer, { ok: true, result: { ingestUrl: h.server.url, dataDir: h.dataDir, secrets } });
     // Without a listening server (an engine alone) there is no ingest address yet.
-    assert.deepEqual(await createEngineApi(h.engine).getEnvironment(), { ingestUrl: null, dataDir: h.dataDir });
+    assert.deepEqual(await createEngineApi(h.engine).getEnvironment(), { ingestUrl: null, dataDir: h.dataDir, secrets });
   } finally {
     await h.close();
   }

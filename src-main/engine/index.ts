@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DEFAULT_DELIVERY_SETTINGS, type DeliverySettings, type Destination } from '../../src-shared/settings';
@@ -10,6 +9,7 @@ import { createIngestHandler, type IngestRouting } from './ingest/handler';
 import { ConfigStore, type SecretSealer } from './store/config-store';
 import { openDatabase, type Db } from './store/database';
 import { DataDirLockedError, lockDataDir } from './store/data-lock';
+import { preparePrivateDatabase, preparePrivateDir } from './store/private-files';
 import { startCheckpointer } from './store/checkpointer';
 import { createGroupCommit } from './store/group-commit';
 import { LogStore } from './store/log-store';
@@ -21,6 +21,7 @@ import type { EngineHealth } from '../../src-shared/api';
 import { createHealthMonitor, faultContext, type HealthMonitor } from './health';
 import { createStorageProbe } from './store/storage-probe';
 import { classifyStorageError, StorageFaultError, type StorageFault } from './store/storage-fault';
+import type { SecretsAtRest } from '../../src-shared/api';
 
 export interface EngineOptions {
   dataDir: string;
@@ -41,7 +42,15 @@ export interface EngineOptions {
   minFreeBytes?: number;
   /** Where the engine's one-line storage reports go; stderr when absent. */
   log?: (line: string) => void;
+  /** What to tell the user about secrets at rest; said from `secrets` when absent. */
+  secretsAtRest?: SecretsAtRest;
 }
+
+const SEALED: SecretsAtRest = { sealed: true, reason: 'Shared secrets are encrypted with the system keychain before they are stored.' };
+const PLAIN: SecretsAtRest = {
+  sealed: false,
+  reason: 'Shared secrets are stored as plain text in hookbench.sqlite, a file only your user account can read.',
+};
 
 /** What the engine itself reports live; config events come from the API layer that saved them. */
 export type EngineLiveEvent =
@@ -53,6 +62,8 @@ export type LiveListener = (event: EngineLiveEvent) => void;
 export interface Engine {
   /** Where the database lives (the user data folder in Electron, --data-dir in headless mode). */
   readonly dataDir: string;
+  /** Whether shared secrets are sealed at rest, and why (or why not). */
+  readonly secretsAtRest: SecretsAtRest;
   readonly db: Db;
   readonly log: LogStore;
   readonly config: ConfigStore;
@@ -65,7 +76,12 @@ export interface Engine {
    */
   checkStorage(waitMs?: number): StorageFault | null;
   start(): { attempts: number; deliveries: number };
-  stop(): Promise<void>;
+  /**
+   * Stops delivering and closes the log. Rounds in flight are waited for, for roundsWaitMs at most
+   * when given; a round still out then is cut short and its attempts are recovered as interrupted
+   * at the next start.
+   */
+  stop(options?: { roundsWaitMs?: number }): Promise<void>;
   /** Applies a config file (already validated) by name; running it twice changes nothing. */
   applyConfig(config: HookbenchConfig): void;
   deliverySettings(): DeliverySettings;
@@ -109,8 +125,8 @@ export function createEngine(options: EngineOptions): Engine {
   const dbPath = join(options.dataDir, 'hookbench.sqlite');
   let unlock: () => void;
   try {
-    mkdirSync(options.dataDir, { recursive: true });
-    unlock = lockDataDir(options.dataDir);
+    preparePrivateDir(options.dataDir);
+    unlock = lockDataDir(options.dataDir, { nativeBinding: options.nativeBinding });
   } catch (err) {
     // A folder that cannot be made or a lock file that cannot be written (disk full, read-only).
     const fault = err instanceof DataDirLockedError ? null : classifyStorageError(err, faultContext(dbPath, clock.now()));
@@ -118,6 +134,8 @@ export function createEngine(options: EngineOptions): Engine {
   }
   let db: Db;
   try {
+    // Only once the lock is ours: no other engine has this database open.
+    preparePrivateDatabase(dbPath);
     db = openDatabase(dbPath, { nativeBinding: options.nativeBinding });
   } catch (err) {
     unlock();
@@ -277,6 +295,7 @@ export function createEngine(options: EngineOptions): Engine {
 
   return {
     dataDir: options.dataDir,
+    secretsAtRest: options.secretsAtRest ?? (options.secrets?.seal ? SEALED : PLAIN),
     db,
     log,
     config,
@@ -304,12 +323,12 @@ export function createEngine(options: EngineOptions): Engine {
       }
       return recovered;
     },
-    async stop() {
+    async stop(stopOptions = {}) {
       started = false;
       health.stop();
       personas.stop();
-      await scheduler.stop();
-      await sender.close();
+      const finished = await scheduler.stop({ waitMs: stopOptions.roundsWaitMs });
+      await sender.close({ abort: !finished });
       if (liveTimer) clearTimeout(liveTimer);
       await checkpointer.stop();
       db.close();

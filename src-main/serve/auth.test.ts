@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkApiRequest, generateToken, presentedToken, tokenFromEnv, tokensMatch, type ApiRequestHeaders, type AuthContext } from './auth';
+import { checkApiRequest, checkIngestHost, generateToken, isLoopbackName, parseHost, presentedToken, tokenFromEnv, tokensMatch, type ApiRequestHeaders, type AuthContext } from './auth';
 
 const TOKEN = 'tok_0123456789abcdefghij';
 const ctx: AuthContext = { token: TOKEN, listenHosts: ['127.0.0.1'], port: 4545 };
@@ -33,6 +33,56 @@ test('control API verdicts: Host, then Origin, then token', () => {
     const v = checkApiRequest(context, { ...good, ...change });
     assert.equal(v.ok ? 'ok' : `${v.status} ${v.code}`, expected, name);
   }
+});
+
+test('Host parsing: name and port, IPv6 unbracketed, anything beyond host[:port] refused', () => {
+  assert.deepEqual(parseHost('LocalHost:4545'), { name: 'localhost', port: 4545 });
+  assert.deepEqual(parseHost('[::1]:4545'), { name: '::1', port: 4545 });
+  assert.deepEqual(parseHost('127.0.0.1'), { name: '127.0.0.1', port: null });
+  assert.deepEqual(parseHost('localhost:80'), { name: 'localhost', port: 80 });
+  for (const bad of ['', 'evil.example@127.0.0.1', '127.0.0.1/x', 'a b', 'localhost:99999']) assert.equal(parseHost(bad), null, bad);
+});
+
+test('loopback names: localhost, *.localhost, 127.0.0.0/8, ::1', () => {
+  for (const yes of ['localhost', 'LOCALHOST', 'app.localhost', 'localhost.', '127.0.0.1', '127.255.3.4', '::1', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1']) {
+    assert.equal(isLoopbackName(yes), true, yes);
+  }
+  for (const no of ['evil.example', 'localhost.evil.example', '128.0.0.1', '0.0.0.0', '::', '10.0.0.1', '::2', 'mylocalhost']) {
+    assert.equal(isLoopbackName(no), false, no);
+  }
+});
+
+test('Tracking API Host check: on loopback only names of this machine (any port); elsewhere any Host', () => {
+  const loop = { listenHosts: ['127.0.0.1', '127.0.0.1'], port: 4545 };
+  const byName = { listenHosts: ['localhost', '127.0.0.1'], port: 4545 };
+  const wildcard = { listenHosts: ['0.0.0.0', '0.0.0.0'], port: 4545 };
+  const lan = { listenHosts: ['192.168.1.20', '192.168.1.20'], port: 4545 };
+  const rows: [string, { listenHosts: string[]; port: number }, string | undefined, boolean][] = [
+    ['127.0.0.1 with port', loop, '127.0.0.1:4545', true],
+    ['localhost', loop, 'localhost:4545', true],
+    ['localhost on a forwarded port', loop, 'localhost:8080', true],
+    ['no port', loop, '127.0.0.1', true],
+    ['*.localhost', byName, 'dev.localhost:4545', true],
+    ['[::1]', loop, '[::1]:4545', true],
+    ['DNS-rebound name', loop, 'evil.example:4545', false],
+    ['rebound name without port', loop, 'evil.example', false],
+    ['no Host', loop, undefined, false],
+    ['user info trick', loop, 'evil.example@127.0.0.1:4545', false],
+    ['0.0.0.0: any name', wildcard, 'evil.example:4545', true],
+    ['LAN address: any name', lan, 'hookbench.lan:4545', true],
+  ];
+  for (const [name, ctx, host, ok] of rows) assert.equal(checkIngestHost(ctx, host).ok, ok, name);
+  const refused = checkIngestHost(loop, 'evil.example:4545');
+  assert.equal(refused.ok, false);
+  if (!refused.ok) {
+    assert.equal(refused.status, 403);
+    assert.equal(refused.code, 'forbidden_host');
+    assert.match(refused.message, /Host "evil\.example:4545".*localhost, \*\.localhost, 127\.0\.0\.0\/8 or \[::1\]/);
+  }
+  // --host naming this machine by another name: that name is accepted, others still refused.
+  const alias = { listenHosts: ['hookbench.test', '127.0.0.1'], port: 4545 };
+  assert.equal(checkIngestHost(alias, 'hookbench.test:4545').ok, true);
+  assert.equal(checkIngestHost(alias, 'evil.example:4545').ok, false);
 });
 
 test('presented token: bearer first, query only for GET', () => {

@@ -14,6 +14,14 @@ import { generateToken, tokenFromEnv } from './auth';
 function oneLine(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).replace(/\s*\n\s*/g, ' ');
 }
+/**
+ * A stop ends within two seconds whatever is open: requests in flight get half a second, delivery
+ * rounds in flight (possibly waiting on a 5 s webhook timeout) up to a second more, after which they
+ * are resumed as interrupted at the next start.
+ */
+const CLOSE_GRACE_MS = 500;
+const ROUNDS_WAIT_MS = 1_000;
+const STOP_DEADLINE_MS = 1_900;
 
 function fail(message: string): never {
   process.stderr.write(`hookbench: ${message}\n`);
@@ -95,24 +103,31 @@ export async function serve(argv: string[]): Promise<void> {
     await engine.stop();
     fail(`cannot listen on ${args.host}:${args.port}: ${(err as Error).message}`);
   }
-  process.stdout.write(`Hookbench listening on ${running.url}\n`);
-  // stderr, not stdout: the ready line's format is a contract, and the token must not sit in CI logs that parse it.
-  process.stderr.write(`hookbench: open ${running.url}/?token=${running.token} in a browser\n`);
-  process.stderr.write(`hookbench: data in ${dataDir}\n`);
-
+  const server = running;
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
     process.stderr.write(`hookbench: ${signal}, stopping\n`);
+    // Every step below is bounded; this is the backstop should one still hang (every acknowledged
+    // message is committed already, so leaving here loses nothing).
+    setTimeout(() => {
+      process.stderr.write('hookbench: stop took too long; exiting now\n');
+      process.exit(0);
+    }, STOP_DEADLINE_MS).unref();
     // Stop taking requests first; every acknowledged message is already committed.
-    void running
-      .close()
-      .then(() => engine.stop())
+    void server
+      .close({ graceMs: CLOSE_GRACE_MS })
+      .then(() => engine.stop({ roundsWaitMs: ROUNDS_WAIT_MS }))
       .then(() => process.exit(0));
   };
+  // Before the ready line: whoever reads it may signal at once, and must get a clean stop.
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  process.stdout.write(`Hookbench listening on ${running.url}\n`);
+  // stderr, not stdout: the ready line's format is a contract, and the token must not sit in CI logs that parse it.
+  process.stderr.write(`hookbench: open ${running.url}/?token=${running.token} in a browser\n`);
+  process.stderr.write(`hookbench: data in ${dataDir}\n`);
 }
 
 export async function main(argv: string[]): Promise<void> {

@@ -47,13 +47,17 @@ export interface ControlApi {
   readonly api: EngineApi;
   /** Handles any /api/* request; auth is checked here, before anything else. */
   handle(req: IncomingMessage, res: ServerResponse, auth: AuthContext): void;
-  /** Ends open live streams, so that the server can close. */
+  /**
+   * Tells every open live stream that the engine stopped and ends it, so that the server can close;
+   * a live stream asked for afterwards gets only that event.
+   */
   close(): void;
 }
 
 export function createControlApi(engine: Engine, options: { ingestUrl?: () => string | null } = {}): ControlApi {
   const streams = new Set<(event: LiveEvent) => void>();
   const closers = new Set<() => void>();
+  let stopped = false;
   const api = createEngineApi(engine, {
     ...options,
     onConfig: (what) => {
@@ -108,6 +112,7 @@ export function createControlApi(engine: Engine, options: { ingestUrl?: () => st
     };
     const end = (): void => {
       cleanup();
+      send({ type: 'stopped' });
       res.end();
     };
     closers.add(end);
@@ -116,11 +121,14 @@ export function createControlApi(engine: Engine, options: { ingestUrl?: () => st
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
-      connection: 'keep-alive',
+      // A stream's socket is never reused: when it ends (the engine stopping), the socket closes
+      // with it instead of idling in keep-alive and holding the server open.
+      connection: 'close',
       'x-accel-buffering': 'no',
     });
     // Subscribed before the first byte, so a client that has the headers misses no event.
     res.write(': connected\n\n');
+    if (stopped) end();
   }
 
   return {
@@ -147,6 +155,7 @@ export function createControlApi(engine: Engine, options: { ingestUrl?: () => st
       fail(res, 404, 'not_found', `${req.method} ${path} is not a control API endpoint (POST /api/call, GET /api/live)`);
     },
     close() {
+      stopped = true;
       for (const end of [...closers]) end();
     },
   };

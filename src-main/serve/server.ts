@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Engine } from '../engine';
 import { ingestPath } from '../engine/ingest/handler';
-import { generateToken, type AuthContext } from './auth';
+import { IngestError } from '../engine/ingest/errors';
+import { checkIngestHost, generateToken, type AuthContext } from './auth';
 import { createControlApi } from './control-api';
 import { DEFAULT_UI_DIR, isUiPath, serveUi } from './static';
 
@@ -11,8 +12,15 @@ export interface RunningServer {
   url: string;
   /** The control API's per-launch token (DESIGN.md: security posture). */
   token: string;
-  close(): Promise<void>;
+  /**
+   * Stops taking connections and ends the live streams (each told the engine stopped). Requests in
+   * flight get graceMs to finish; then every connection still open is cut, so that an idle
+   * keep-alive socket or a slow client cannot hold the stop.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
 }
+
+const DEFAULT_CLOSE_GRACE_MS = 500;
 
 function sendJson(res: import('node:http').ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
@@ -51,10 +59,23 @@ export function listen(engine: Engine, host: string, port: number, options: List
   const uiDir = options.uiDir ?? DEFAULT_UI_DIR;
   // Known once bound (port 0 picks one); before that, /api/ falls through to the 404 below.
   let auth: AuthContext | null = null;
+  let closing = false;
   const server = createServer((req, res) => {
+    // A request on a kept-alive socket while stopping is served, and its socket closed after it.
+    if (closing) res.setHeader('connection', 'close');
     const url = req.url ?? '/';
     const path = ingestPath(url);
-    if (path) return engine.handleIngest(req, res, path);
+    if (path) {
+      const verdict = auth ? checkIngestHost(auth, req.headers.host) : { ok: true as const };
+      if (!verdict.ok) {
+        const body = new IngestError(verdict.status, verdict.code, verdict.message).toBody();
+        res.writeHead(verdict.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+        res.end(body);
+        req.resume();
+        return;
+      }
+      return engine.handleIngest(req, res, path);
+    }
     if ((url === '/api' || url.startsWith('/api/') || url.startsWith('/api?')) && auth) return control.handle(req, res, auth);
     if (isUiPath(url)) {
       serveUi(uiDir, req, res).catch(() => {
@@ -87,10 +108,15 @@ export function listen(engine: Engine, host: string, port: number, options: List
         server,
         url: `http://${shownHost}:${address.port}`,
         token,
-        close: () =>
+        close: ({ graceMs = DEFAULT_CLOSE_GRACE_MS } = {}) =>
           new Promise<void>((done) => {
+            closing = true;
+            const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+            server.close(() => {
+              clearTimeout(cut);
+              done();
+            });
             control.close();
-            server.close(() => done());
             server.closeIdleConnections();
           }),
       });

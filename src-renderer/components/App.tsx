@@ -67,6 +67,7 @@ export function App({ store, transport }: { store: StoreApi<DeliveriesState>; tr
             </nav>
             <ConnectionBadge />
           </header>
+          <StoppedBanner />
           <StorageBanner />
           <ErrorBanner />
           {view === 'deliveries' && (
@@ -83,6 +84,17 @@ export function App({ store, transport }: { store: StoreApi<DeliveriesState>; tr
         </div>
       </DeliveriesContext.Provider>
     </TransportContext.Provider>
+  );
+}
+
+/** Once the engine said it stopped, what is on screen is the last it showed: say so over every view. */
+function StoppedBanner() {
+  const stopped = useDeliveries((s) => s.connection === 'stopped');
+  if (!stopped) return null;
+  return (
+    <p className="banner" role="alert" data-testid="stopped-banner">
+      Hookbench stopped: nothing here updates any more. Start it again and open the address it prints.
+    </p>
   );
 }
 

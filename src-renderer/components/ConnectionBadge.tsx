@@ -1,6 +1,6 @@
 import { useDeliveries } from './context';
 
-const LABELS = { connecting: 'Connecting…', connected: 'Live', reconnecting: 'Reconnecting…' } as const;
+const LABELS = { connecting: 'Connecting…', connected: 'Live', reconnecting: 'Reconnecting…', stopped: 'Hookbench stopped' } as const;
 
 export function ConnectionBadge() {
   const state = useDeliveries((s) => s.connection);

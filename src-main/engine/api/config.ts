@@ -1,6 +1,6 @@
 /**
  * Removing sources and destinations, and what the Configure view needs to know about the running
- * engine (where its Tracking API listens). Saving lives in index.ts with the rest of the settings.
+ * engine (where its Tracking API listens, whether secrets are sealed at rest). Saving lives in index.ts with the rest of the settings.
  */
 import type { EngineApi } from '../../../src-shared/api';
 import { ValidationError } from '../../../src-shared/settings';
@@ -52,7 +52,7 @@ export function createConfigApi(engine: Engine, deps: ConfigDeps): Pick<EngineAp
       deps.onConfig('destinations');
     },
     async getEnvironment() {
-      return { ingestUrl: deps.ingestUrl(), dataDir: engine.dataDir };
+      return { ingestUrl: deps.ingestUrl(), dataDir: engine.dataDir, secrets: engine.secretsAtRest };
     },
   };
 }

@@ -9,7 +9,8 @@ import type { AttemptResult } from './types';
 
 export interface Sender {
   send(req: { url: string; headers: Record<string, string>; body: Uint8Array; timeoutMs: number }): Promise<AttemptResult>;
-  close(): Promise<void>;
+  /** Lets attempts in flight finish, then closes; with abort, ends them at once instead. */
+  close(options?: { abort?: boolean }): Promise<void>;
 }
 
 export interface SchedulerDeps {
@@ -54,6 +55,8 @@ export class Scheduler {
   private readonly random: () => number;
   private inFlight = 0;
   private running = false;
+  /** Set when stop() gave up waiting: late results are dropped, their attempts stay in flight. */
+  private abandoned = false;
   private tickQueued = false;
   private timer: ClockTimer | null = null;
   private timerAt: number | null = null;
@@ -111,13 +114,41 @@ export class Scheduler {
     }
   }
 
-  /** Stops claiming work and waits for the rounds in flight to finish and be written. */
-  async stop(): Promise<void> {
+  /**
+   * Stops claiming work and waits for the rounds in flight to finish and be written; with waitMs,
+   * for that long at most. Rounds still out then are abandoned: their attempts stay in_flight in the
+   * log, which the next start() recovers as interrupted and sends again. Resolves true when every
+   * round finished.
+   */
+  async stop(options: { waitMs?: number } = {}): Promise<boolean> {
     this.running = false;
     this.timer?.cancel();
     this.timer = null;
-    while (this.rounds.size > 0) await Promise.all([...this.rounds]);
+    let timedOut = false;
+    const limit =
+      options.waitMs === undefined
+        ? null
+        : new Promise<void>((resolve) => {
+            const timer = this.deps.clock.setTimer(() => {
+              timedOut = true;
+              resolve();
+            }, options.waitMs as number);
+            void this.drained().then(() => {
+              timer.cancel();
+              resolve();
+            });
+          });
+    await (limit ?? this.drained());
     this.flushFinished();
+    if (timedOut && this.rounds.size > 0) {
+      this.abandoned = true;
+      return false;
+    }
+    return true;
+  }
+
+  private async drained(): Promise<void> {
+    while (this.rounds.size > 0) await Promise.all([...this.rounds]);
   }
 
   wake(): void {
@@ -297,6 +328,8 @@ export class Scheduler {
   }
 
   private flushFinished(): void {
+    // The log may be closed by now; what these rounds learnt is redone after the next start.
+    if (this.abandoned) return;
     const batch = this.finished;
     if (batch.attempts.length === 0 && batch.deliveries.length === 0) return;
     // Kept, not lost: every finished round is written once the log takes writes again.

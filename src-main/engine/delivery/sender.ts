@@ -30,8 +30,11 @@ export interface SenderOptions {
 
 export interface AttemptSender {
   send(req: AttemptRequest): Promise<AttemptResult>;
-  /** Lets attempts in flight finish (each is bounded by its own deadline), then closes every socket. */
-  close(): Promise<void>;
+  /**
+   * Lets attempts in flight finish (each is bounded by its own deadline), then closes every socket;
+   * with abort, ends the attempts in flight and their sockets at once.
+   */
+  close(options?: { abort?: boolean }): Promise<void>;
 }
 
 /** Connection phases of one freshly opened socket; handed to the first request written on it only. */
@@ -183,9 +186,10 @@ export function createSender(opts: SenderOptions): AttemptSender {
 
   return {
     send,
-    async close() {
+    async close(options = {}) {
       diagnosticsChannel.unsubscribe(SEND_HEADERS_CHANNEL, onSendHeaders);
-      await agent.close();
+      if (options.abort) await agent.destroy();
+      else await agent.close();
     },
   };
 }

@@ -28,9 +28,10 @@ const nextIdOf = (table: 'sources' | 'destinations'): string =>
 /**
  * Seals a shared secret at rest (Electron passes one over safeStorage); secrets are plain without
  * one, as in headless mode. `seal` returns text (e.g. base64 of the ciphertext); `open` reverses it.
+ * A sealer without `seal` only opens what was sealed before: new secrets are then stored plain.
  */
 export interface SecretSealer {
-  seal(plain: string): string;
+  seal?(plain: string): string;
   open(sealed: string): string;
 }
 
@@ -45,7 +46,7 @@ export class ConfigStore {
   ) {}
 
   private sealSecret(plain: string | null): string | null {
-    return plain === null || !this.secrets ? plain : SEALED_PREFIX + this.secrets.seal(plain);
+    return plain === null || !this.secrets?.seal ? plain : SEALED_PREFIX + this.secrets.seal(plain);
   }
 
   /**

@@ -4,15 +4,16 @@ import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sealerFrom, type StringEncryptor } from '../../electron/secret-sealer';
+import { sealerFrom, secretStorageFrom, type StringEncryptor } from '../../electron/secret-sealer';
 import { startHarness, configWith } from '../testing/harness';
 import { Receiver } from '../testing/receiver';
 import { SEALED_PREFIX } from './config-store';
 
 /** A stand-in for safeStorage: real AES-256-GCM under a key held in memory, as a keychain would hold it. */
-function aesEncryptor(key = randomBytes(32)): StringEncryptor {
+function aesEncryptor(key = randomBytes(32), backend = 'gnome_libsecret'): StringEncryptor {
   return {
     isEncryptionAvailable: () => true,
+    getSelectedStorageBackend: () => backend,
     encryptString(plain) {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', key, iv);
@@ -108,5 +109,39 @@ describe('shared secret sealed at rest', () => {
     }
     const unavailable = sealerFrom({ ...aesEncryptor(), isEncryptionAvailable: () => false });
     assert.equal(unavailable, undefined);
+  });
+
+  test("Linux's basic_text backend (a key everyone knows) is not sealing: new secrets are stored plain, earlier sealed ones still open", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'hookbench-seal-'));
+    const key = randomBytes(32);
+    try {
+      const sealedBefore = await startHarness(configWith('http://127.0.0.1:9/hook'), { dataDir, secrets: sealerFrom(aesEncryptor(key, 'gnome_libsecret'), 'linux') });
+      assert.ok(storedSecret(sealedBefore.engine.db)?.startsWith(SEALED_PREFIX));
+      await sealedBefore.close();
+
+      const basic = secretStorageFrom(aesEncryptor(key, 'basic_text'), 'linux');
+      assert.equal(basic.atRest.sealed, false);
+      assert.match(basic.atRest.reason, /not encrypted: no keychain .* backend is basic_text.*plain text in hookbench\.sqlite/);
+      const h = await startHarness({ sources: [], destinations: [] }, { dataDir, secrets: basic.sealer, secretsAtRest: basic.atRest });
+      try {
+        assert.equal(h.engine.config.listDestinations()[0]?.sharedSecret, SECRET, 'the earlier sealed value still opens');
+        h.engine.applyConfig(configWith('http://127.0.0.1:9/hook', { sharedSecret: 'n3w' }));
+        assert.equal(storedSecret(h.engine.db), 'n3w', 'stored plain, not pretend-sealed');
+        assert.deepEqual(h.engine.secretsAtRest, basic.atRest);
+      } finally {
+        await h.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('what Configure is told: sealed with a real keychain (and always on macOS and Windows), plain otherwise', () => {
+    for (const backend of ['gnome_libsecret', 'kwallet', 'kwallet6']) assert.equal(secretStorageFrom(aesEncryptor(undefined, backend), 'linux').atRest.sealed, true, backend);
+    for (const backend of ['basic_text', 'unknown']) assert.equal(secretStorageFrom(aesEncryptor(undefined, backend), 'linux').atRest.sealed, false, backend);
+    assert.equal(secretStorageFrom(aesEncryptor(undefined, 'basic_text'), 'darwin').atRest.sealed, true);
+    assert.equal(secretStorageFrom(aesEncryptor(undefined, 'basic_text'), 'win32').atRest.sealed, true);
+    const none = secretStorageFrom({ ...aesEncryptor(), isEncryptionAvailable: () => false }, 'darwin');
+    assert.deepEqual([none.sealer, none.atRest.sealed], [undefined, false]);
   });
 });

@@ -9,6 +9,7 @@ export function DestinationEditor() {
   const draft = useConfigure((s) => s.draft);
   const errors = useConfigure((s) => s.draftErrors);
   const saving = useConfigure((s) => s.saving);
+  const secretsAtRest = useConfigure((s) => s.environment?.secrets);
   const saved = useConfigure((s) => s.destinationSaved);
   const sources = useConfigure((s) => s.sources);
   const update = useConfigure((s) => s.updateDraft);
@@ -120,6 +121,11 @@ export function DestinationEditor() {
           </button>
         </div>
         <p className="muted hint">With a secret, every request carries X-Signature: the lowercase hex HMAC-SHA1 of the body with it.</p>
+        {secretsAtRest && !secretsAtRest.sealed && (
+          <p className="muted hint" data-testid="destination-secret-at-rest">
+            {secretsAtRest.reason}
+          </p>
+        )}
         <FieldErrors errors={errors} fields={[field.sharedSecret]} label="The secret" />
       </fieldset>
 

@@ -39,7 +39,7 @@ test('loads sources, destinations, delivery settings and the ingest address', as
   const { h, s, close } = await setUp();
   try {
     const state = s.getState();
-    assert.deepEqual(state.environment, { ingestUrl: h.server.url, dataDir: h.dataDir });
+    assert.deepEqual(state.environment, { ingestUrl: h.server.url, dataDir: h.dataDir, secrets: h.engine.secretsAtRest });
     assert.deepEqual(state.sources.map((o) => o.name), ['backend']);
     assert.equal(state.selectedSource, 'backend', 'the first source\'s snippets are shown');
     assert.deepEqual(state.destinations.map((d) => d.name), ['Local receiver']);

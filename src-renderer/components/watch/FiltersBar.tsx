@@ -45,6 +45,7 @@ export function FiltersBar({ searchRef }: { searchRef: Ref<HTMLInputElement> }) 
   const setFilter = useDeliveries((s) => s.setFilter);
   const counts = useDeliveries((s) => s.counts);
   const paused = useDeliveries((s) => s.paused);
+  const engineStopped = useDeliveries((s) => s.connection === 'stopped');
   const setPaused = useDeliveries((s) => s.setPaused);
   const newWhilePaused = useDeliveries((s) => s.newWhilePaused);
   const showNew = useDeliveries((s) => s.showNew);
@@ -106,9 +107,9 @@ export function FiltersBar({ searchRef }: { searchRef: Ref<HTMLInputElement> }) 
         />
       </label>
       <div className="wlive">
-        <button type="button" role="switch" aria-checked={paused} className="wswitch" data-testid="live-pause" onClick={() => setPaused(!paused)}>
+        <button type="button" role="switch" aria-checked={paused} className="wswitch" data-testid="live-pause" disabled={engineStopped} onClick={() => setPaused(!paused)}>
           <span className="wswitch-knob" aria-hidden="true" />
-          {paused ? 'Paused' : 'Live'}
+          {engineStopped ? 'Hookbench stopped' : paused ? 'Paused' : 'Live'}
         </button>
         {paused && newWhilePaused > 0 && (
           <button type="button" className="wnew" data-testid="new-while-paused" data-count={newWhilePaused} onClick={showNew}>
