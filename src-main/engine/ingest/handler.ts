@@ -3,6 +3,7 @@ import { INGEST_LIMITS, type MessageType } from '../../../src-shared/events';
 import { isJsonObject, type JsonObject } from '../../../src-shared/json';
 import type { Clock } from '../clock';
 import type { AcceptedItem, DroppedItem, LogStore, RequestRecord } from '../store/log-store';
+import { echo } from '../store/refused-log';
 import { IngestError } from './errors';
 import { webhooksEnabled } from './integrations';
 import { checkMessageIdLength, normalizeItem, type Envelope } from './normalize';
@@ -117,7 +118,7 @@ function accept(
   }
   const source = deps.routing.sourceByWriteKey(writeKey);
   if (!source) {
-    throw new IngestError(401, 'unknown_write_key', `write key "${writeKey}" belongs to no source; create the source first or check the key`);
+    throw new IngestError(401, 'unknown_write_key', `write key "${echo(writeKey)}" belongs to no source; create the source first or check the key`);
   }
   record.sourceId = source.id;
 
