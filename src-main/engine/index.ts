@@ -1,14 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DEFAULT_DELIVERY_SETTINGS, type DeliverySettings, type Destination } from '../../src-shared/settings';
+import { DEFAULT_DELIVERY_SETTINGS, DEFAULT_RETENTION, type DeliverySettings, type Destination, type RetentionSettings } from '../../src-shared/settings';
 import { systemClock, type Clock } from './clock';
 import { deliverySettingsOf, type HookbenchConfig } from './config';
 import { createSender } from './delivery/sender';
 import { Scheduler, type Sender } from './delivery/scheduler';
 import { createIngestHandler, type IngestRouting } from './ingest/handler';
 import { ConfigStore, type SecretSealer } from './store/config-store';
-import { openDatabase, type Db } from './store/database';
+import { openDatabase, truncateWal, useIncrementalVacuum, type Db } from './store/database';
 import { lockDataDir } from './store/data-lock';
 import { startCheckpointer } from './store/checkpointer';
 import { createGroupCommit } from './store/group-commit';
@@ -17,6 +17,7 @@ import { createDeletions, type Deletions, type PurgeHook } from './deletion/serv
 import { webhooksEnabled } from './ingest/integrations';
 import { createPersonas, type InternalCommit, type Personas } from './personas/service';
 import { INGEST_LIMITS } from '../../src-shared/events';
+import { createRetention, type Retention } from './retention/service';
 
 export interface EngineOptions {
   dataDir: string;
@@ -82,6 +83,9 @@ export interface Engine {
    * (integrations respected), the scheduler woken. Synchronous; joins the caller's transaction.
    */
   commitInternal(input: InternalCommit): { requestId: number; deliveryIds: number[] };
+  /** Age and size limits of the log, applied in small slices on the clock (src-main/engine/retention). */
+  readonly retention: Retention;
+  retentionSettings(): RetentionSettings;
 }
 
 export function createEngine(options: EngineOptions): Engine {
@@ -92,11 +96,16 @@ export function createEngine(options: EngineOptions): Engine {
   let db: Db;
   try {
     db = openDatabase(dbPath, { nativeBinding: options.nativeBinding });
+    if (useIncrementalVacuum(db) === 'too_big') {
+      process.stderr.write(
+        'hookbench: this log was made by an older Hookbench and is too big to convert now: retention keeps it from growing, but the file shrinks only after a start that finds it under 64 MB\n',
+      );
+    }
   } catch (err) {
     unlock();
     throw err;
   }
-  const checkpointer = startCheckpointer(dbPath, { nativeBinding: options.nativeBinding });
+  const checkpointer = startCheckpointer(dbPath, { nativeBinding: options.nativeBinding, onWalCopied: () => truncateWal(db) });
   const config = new ConfigStore(db, options.secrets);
   const log = new LogStore(db);
 
@@ -105,6 +114,7 @@ export function createEngine(options: EngineOptions): Engine {
   let destinationsById = new Map<number, Destination>();
   let routes = new Map<number, number[]>();
   let settings: DeliverySettings = DEFAULT_DELIVERY_SETTINGS;
+  let retentionSettings: RetentionSettings = DEFAULT_RETENTION;
   const reload = (): void => {
     const sources = config.listSources();
     const destinations = config.listDestinations();
@@ -114,6 +124,7 @@ export function createEngine(options: EngineOptions): Engine {
       sources.map((s) => [s.id, destinations.filter((d) => d.enabled && d.sources.includes(s.name)).map((d) => d.id)]),
     );
     settings = config.getDeliverySettings(DEFAULT_DELIVERY_SETTINGS);
+    retentionSettings = { ...DEFAULT_RETENTION, ...(config.getSetting<Partial<RetentionSettings>>('retention') ?? {}) };
   };
   reload();
 
@@ -200,6 +211,18 @@ export function createEngine(options: EngineOptions): Engine {
     publish: (ids) => publishTo('computations', ids),
   });
   deletions.onPurge((person) => personas.forget(person));
+  const retention = createRetention({
+    db,
+    dbPath,
+    clock,
+    settings: () => retentionSettings,
+    profilesReadUpTo: (max) => personas.readUpTo(max),
+    onRemoved: ({ deliveryIds, requestIds }) => {
+      publish(deliveryIds);
+      publishTo('requests', requestIds);
+    },
+    onError: (err) => process.stderr.write(`hookbench: retention could not prune the log: ${String(err)}\n`),
+  });
 
   const routing: IngestRouting = {
     sourceByWriteKey: (key) => sourcesByKey.get(key),
@@ -224,9 +247,11 @@ export function createEngine(options: EngineOptions): Engine {
       const recovered = scheduler.start();
       deletions.resume();
       personas.start();
+      retention.start();
       return recovered;
     },
     async stop() {
+      retention.stop();
       personas.stop();
       await scheduler.stop();
       await sender.close();
@@ -241,11 +266,14 @@ export function createEngine(options: EngineOptions): Engine {
         for (const s of file.sources) config.upsertSource(s, now);
         for (const d of file.destinations) config.upsertDestination(d, now);
         if (file.delivery !== undefined) config.setSetting('delivery', deliverySettingsOf(file.delivery));
+        if (file.retention !== undefined) config.setSetting('retention', { ...retentionSettings, ...file.retention });
       })();
       reload();
       scheduler.wake();
     },
     deliverySettings: () => settings,
+    retention,
+    retentionSettings: () => retentionSettings,
     deleteSource(name) {
       const outcome = db.transaction(() => {
         const attachedTo = config.destinationsAttachedTo(name);

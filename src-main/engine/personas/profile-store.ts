@@ -107,6 +107,12 @@ export class ProfileStore {
     }
   }
 
+  /** One transaction of at most `chunk` messages; returns the cursor after it. */
+  catchUpSome(chunk: number): number {
+    this.db.transaction(() => this.step(chunk))();
+    return this.cursor();
+  }
+
   private step(chunk: number): number {
     const rows = this.q.messagesAfter.all(this.cursor(), chunk) as (MessageRow & { path: string | null })[];
     const last = rows[rows.length - 1];

@@ -69,6 +69,12 @@ export interface Personas {
   stop(): void;
   /** Brings profiles up to the end of the log; returns how many messages were read. */
   catchUp(): number;
+  /**
+   * Reads at most `max` more messages into the profiles (one short transaction) and returns the
+   * last message id they have read: retention removes no message above it, so no message is ever
+   * lost to the profiles nor read twice.
+   */
+  readUpTo(max: number): number;
   listProfiles(page: { text: string | null; after: string; limit: number }): { items: ProfileView[]; next: string | null };
   /** By its id or any id linked to it. */
   getProfile(id: string): ProfileView | null;
@@ -273,6 +279,7 @@ export function createPersonas(deps: PersonasDeps): Personas {
       timers.clear();
     },
     catchUp: () => profiles.catchUp(),
+    readUpTo: (max) => profiles.catchUpSome(max),
     listProfiles(page) {
       profiles.catchUp();
       return profiles.page(page);

@@ -1,0 +1,161 @@
+/**
+ * Retention on the engine's clock: every few seconds one slice (a short transaction over at most
+ * SLICE_ROWS messages and as many requests) removes what is past the age limit, or the oldest rows
+ * while the data is over the size cap, and gives free pages back to the file system. While there is
+ * a backlog, slices follow each other quickly, each still short, so the ingest never waits long.
+ *
+ * Nothing an active delivery needs goes (store/retention.ts), and no message goes before the
+ * profiles have read it: they keep what they built from it (ids, traits, tracked events).
+ */
+import { statSync } from 'node:fs';
+import type { ClearLogResult, StorageStatus } from '../../../src-shared/api';
+import type { RetentionSettings } from '../../../src-shared/settings';
+import type { Clock, ClockTimer } from '../clock';
+import type { Db } from '../store/database';
+import { RetentionStore, type SliceResult } from '../store/retention';
+import { planSlice, RELEASE_PAGES_PER_SLICE } from './plan';
+
+export const SLICE_ROWS = 200;
+export const IDLE_INTERVAL_MS = 5_000;
+export const BUSY_INTERVAL_MS = 100;
+
+export interface RetentionDeps {
+  db: Db;
+  dbPath: string;
+  clock: Clock;
+  settings(): RetentionSettings;
+  /** Lets the profiles read up to `max` more messages; returns the last message id they have read. */
+  profilesReadUpTo(max: number): number;
+  /** Rows removed, for the live views. */
+  onRemoved(removed: { deliveryIds: number[]; requestIds: number[] }): void;
+  onError(error: unknown): void;
+}
+
+export interface SliceReport {
+  removed: SliceResult;
+  pressing: boolean;
+  releasedPages: number;
+  /** Whether another slice has work right away. */
+  more: boolean;
+}
+
+export interface Retention {
+  start(): void;
+  stop(): void;
+  /** One slice now (the timer's work). */
+  runSlice(): SliceReport;
+  /** Removes every finished row received until now, in slices that yield between them; then gives the free space back. */
+  clear(): Promise<ClearLogResult>;
+  status(): StorageStatus;
+}
+
+const sizeOf = (path: string): number => {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+};
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+export function createRetention(deps: RetentionDeps): Retention {
+  const store = new RetentionStore(deps.db);
+  let pressing = false;
+  let afterMessageId = 0;
+  let afterRequestId = 0;
+  let timer: ClockTimer | null = null;
+  let running = false;
+
+  const runSlice = (): SliceReport => {
+    const usage = store.usage();
+    const plan = planSlice({ now: deps.clock.now(), settings: deps.settings(), ...usage, pressing });
+    pressing = plan.pressing;
+    const maxMessageId = deps.profilesReadUpTo(SLICE_ROWS);
+    const removed = store.slice({ cutoff: plan.cutoff, maxMessageId, limit: SLICE_ROWS, afterMessageId, afterRequestId });
+    afterMessageId = removed.nextMessageId;
+    afterRequestId = removed.nextRequestId;
+    const releasedPages = usage.autoVacuum === 2 ? plan.releasePages : 0;
+    if (releasedPages > 0) store.releaseFreePages(releasedPages);
+    if (removed.deliveryIds.length > 0 || removed.requestIds.length > 0) {
+      deps.onRemoved({ deliveryIds: removed.deliveryIds, requestIds: removed.requestIds });
+    }
+    const more = removed.nextMessageId !== 0 || removed.nextRequestId !== 0 || releasedPages === RELEASE_PAGES_PER_SLICE || (pressing && removed.messages + removed.requests > 0);
+    return { removed, pressing, releasedPages, more };
+  };
+
+  const arm = (ms: number): void => {
+    if (!running) return;
+    timer = deps.clock.setTimer(tick, ms);
+  };
+  function tick(): void {
+    timer = null;
+    let more = false;
+    try {
+      more = runSlice().more;
+    } catch (err) {
+      // A locked or full disk: reported, and tried again at the idle pace.
+      deps.onError(err);
+    }
+    arm(more ? BUSY_INTERVAL_MS : IDLE_INTERVAL_MS);
+  }
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      arm(IDLE_INTERVAL_MS);
+    },
+    stop() {
+      running = false;
+      timer?.cancel();
+      timer = null;
+    },
+    runSlice,
+    async clear() {
+      const until = deps.clock.now();
+      const total = { requests: 0, messages: 0, deliveries: 0, attempts: 0, droppedItems: 0 };
+      // Profiles read everything received so far first, so the clear loses nothing they need.
+      let maxMessageId = deps.profilesReadUpTo(SLICE_ROWS * 5);
+      for (let previous = -1; maxMessageId !== previous; maxMessageId = deps.profilesReadUpTo(SLICE_ROWS * 5)) {
+        previous = maxMessageId;
+        await nextTurn();
+      }
+      let after = { message: 0, request: 0 };
+      let passRemoved = 0;
+      for (;;) {
+        const r = store.slice({ cutoff: until + 1, maxMessageId, limit: SLICE_ROWS * 5, afterMessageId: after.message, afterRequestId: after.request });
+        total.requests += r.requests;
+        total.messages += r.messages;
+        total.deliveries += r.deliveries;
+        total.attempts += r.attempts;
+        total.droppedItems += r.droppedItems;
+        if (r.deliveryIds.length > 0 || r.requestIds.length > 0) deps.onRemoved({ deliveryIds: r.deliveryIds, requestIds: r.requestIds });
+        after = { message: r.nextMessageId, request: r.nextRequestId };
+        // Done once a whole pass over the log (both scans back at the oldest row) removed nothing.
+        passRemoved += r.messages + r.requests;
+        if (after.message === 0 && after.request === 0) {
+          if (passRemoved === 0) break;
+          passRemoved = 0;
+        }
+        await nextTurn();
+      }
+      if (store.usage().autoVacuum === 2) {
+        while (store.usage().freePages > 0) {
+          store.releaseFreePages(RELEASE_PAGES_PER_SLICE * 8);
+          await nextTurn();
+        }
+      }
+      return { ...total, keptActiveDeliveries: store.activeDeliveries() };
+    },
+    status() {
+      const usage = store.usage();
+      return {
+        retention: deps.settings(),
+        databaseBytes: sizeOf(deps.dbPath),
+        walBytes: sizeOf(`${deps.dbPath}-wal`),
+        usedBytes: (usage.pageCount - usage.freePages) * usage.pageSize,
+        incrementalVacuum: usage.autoVacuum === 2,
+      };
+    },
+  };
+}
