@@ -217,6 +217,7 @@ export function createEngine(options: EngineOptions): Engine {
     clock,
     settings: () => retentionSettings,
     profilesReadUpTo: (max) => personas.readUpTo(max),
+    removingMessages: (ids) => personas.forgetTracks(ids),
     onRemoved: ({ deliveryIds, requestIds }) => {
       publish(deliveryIds);
       publishTo('requests', requestIds);

@@ -75,6 +75,8 @@ export interface Personas {
    * lost to the profiles nor read twice.
    */
   readUpTo(max: number): number;
+  /** Retention removed these messages: their track events leave the profiles (ids, traits and last-seen times stay). */
+  forgetTracks(messageIds: readonly number[]): void;
   listProfiles(page: { text: string | null; after: string; limit: number }): { items: ProfileView[]; next: string | null };
   /** By its id or any id linked to it. */
   getProfile(id: string): ProfileView | null;
@@ -280,6 +282,7 @@ export function createPersonas(deps: PersonasDeps): Personas {
     },
     catchUp: () => profiles.catchUp(),
     readUpTo: (max) => profiles.catchUpSome(max),
+    forgetTracks: (ids) => profiles.forgetTracks(ids),
     listProfiles(page) {
       profiles.catchUp();
       return profiles.page(page);

@@ -5,7 +5,8 @@
  * a backlog, slices follow each other quickly, each still short, so the ingest never waits long.
  *
  * Nothing an active delivery needs goes (store/retention.ts), and no message goes before the
- * profiles have read it: they keep what they built from it (ids, traits, tracked events).
+ * profiles have read it, so they are never rebuilt nor count a message twice. A track call's event
+ * leaves the profile with its message; ids, identify traits and last-seen times stay.
  */
 import { statSync } from 'node:fs';
 import type { ClearLogResult, StorageStatus } from '../../../src-shared/api';
@@ -15,9 +16,13 @@ import type { Db } from '../store/database';
 import { RetentionStore, type SliceResult } from '../store/retention';
 import { planSlice, RELEASE_PAGES_PER_SLICE } from './plan';
 
-export const SLICE_ROWS = 200;
+/** Messages (and requests) looked at per slice: a few milliseconds of work. */
+export const SLICE_ROWS = 50;
 export const IDLE_INTERVAL_MS = 5_000;
+/** With a backlog of old rows. */
 export const BUSY_INTERVAL_MS = 100;
+/** Over the size cap: the log may be growing as fast as slices remove. */
+export const PRESSING_INTERVAL_MS = 5;
 
 export interface RetentionDeps {
   db: Db;
@@ -26,6 +31,8 @@ export interface RetentionDeps {
   settings(): RetentionSettings;
   /** Lets the profiles read up to `max` more messages; returns the last message id they have read. */
   profilesReadUpTo(max: number): number;
+  /** Inside the slice's transaction: these messages are going. */
+  removingMessages(messageIds: number[]): void;
   /** Rows removed, for the live views. */
   onRemoved(removed: { deliveryIds: number[]; requestIds: number[] }): void;
   onError(error: unknown): void;
@@ -71,7 +78,7 @@ export function createRetention(deps: RetentionDeps): Retention {
     const plan = planSlice({ now: deps.clock.now(), settings: deps.settings(), ...usage, pressing });
     pressing = plan.pressing;
     const maxMessageId = deps.profilesReadUpTo(SLICE_ROWS);
-    const removed = store.slice({ cutoff: plan.cutoff, maxMessageId, limit: SLICE_ROWS, afterMessageId, afterRequestId });
+    const removed = store.slice({ cutoff: plan.cutoff, maxMessageId, limit: SLICE_ROWS, afterMessageId, afterRequestId }, deps.removingMessages);
     afterMessageId = removed.nextMessageId;
     afterRequestId = removed.nextRequestId;
     const releasedPages = usage.autoVacuum === 2 ? plan.releasePages : 0;
@@ -89,14 +96,15 @@ export function createRetention(deps: RetentionDeps): Retention {
   };
   function tick(): void {
     timer = null;
-    let more = false;
+    let next = IDLE_INTERVAL_MS;
     try {
-      more = runSlice().more;
+      const report = runSlice();
+      if (report.more) next = report.pressing ? PRESSING_INTERVAL_MS : BUSY_INTERVAL_MS;
     } catch (err) {
       // A locked or full disk: reported, and tried again at the idle pace.
       deps.onError(err);
     }
-    arm(more ? BUSY_INTERVAL_MS : IDLE_INTERVAL_MS);
+    arm(next);
   }
 
   return {
@@ -123,7 +131,10 @@ export function createRetention(deps: RetentionDeps): Retention {
       let after = { message: 0, request: 0 };
       let passRemoved = 0;
       for (;;) {
-        const r = store.slice({ cutoff: until + 1, maxMessageId, limit: SLICE_ROWS * 5, afterMessageId: after.message, afterRequestId: after.request });
+        const r = store.slice(
+          { cutoff: until + 1, maxMessageId, limit: SLICE_ROWS * 5, afterMessageId: after.message, afterRequestId: after.request },
+          deps.removingMessages,
+        );
         total.requests += r.requests;
         total.messages += r.messages;
         total.deliveries += r.deliveries;

@@ -1,6 +1,5 @@
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
-import { WAL_SIZE_LIMIT_BYTES } from './database';
 
 /**
  * Runs WAL checkpoints on a worker thread with its own connection. A checkpoint copies the WAL
@@ -8,11 +7,13 @@ import { WAL_SIZE_LIMIT_BYTES } from './database';
  * commit crosses the threshold, tens of milliseconds on the ingest's event loop. PASSIVE mode
  * never blocks the writer, so the main thread only ever appends to the WAL.
  *
- * A PASSIVE checkpoint never shrinks the WAL file. When one has copied every frame and the file is
- * over the size limit, the worker says so and the main thread runs a TRUNCATE (onWalCopied): there,
- * between two tasks, no transaction of ours is open (from this thread, resetting the WAL under the
- * main connection's open read transaction would make its next write fail with SQLITE_BUSY), and
- * with the frames already copied it only cuts the file.
+ * A PASSIVE checkpoint never shrinks the WAL file; journal_size_limit cuts it back to 4 MB each
+ * time the writer starts it over, and when the log has gone quiet (every frame copied and no
+ * commit since the previous round) the worker asks the main thread to TRUNCATE it (onWalCopied),
+ * which then has nothing to copy and only cuts the file. It runs there, between two tasks, because
+ * no transaction of ours is open then: from this thread, taking the write lock could make a
+ * transaction of the main connection that read first fail with SQLITE_BUSY when it writes. Under
+ * load it never runs (it would mean an fsync and tens of milliseconds on the event loop).
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -21,10 +22,15 @@ const db = new Database(workerData.path, workerData.nativeBinding ? { nativeBind
 db.pragma('busy_timeout = 1000');
 const { statSync } = require('node:fs');
 const walSize = () => { try { return statSync(workerData.path + '-wal').size; } catch { return 0; } };
+let lastVersion = -1;
 const run = () => {
   try {
     const [r] = db.pragma('wal_checkpoint(PASSIVE)');
-    if (r && r.busy === 0 && r.log > 0 && r.log === r.checkpointed && walSize() > workerData.walLimitBytes) {
+    // data_version changes when another connection has committed since this one last asked.
+    const version = db.pragma('data_version', { simple: true });
+    const quiet = version === lastVersion;
+    lastVersion = version;
+    if (quiet && r && r.busy === 0 && r.log === r.checkpointed && walSize() > 0) {
       parentPort.postMessage({ walCopied: true });
     }
   } catch (err) {
@@ -50,15 +56,14 @@ export function startCheckpointer(
   options: {
     nativeBinding?: string;
     intervalMs?: number;
-    walLimitBytes?: number;
-    /** Every frame of a WAL over the size limit is in the database file: a TRUNCATE now only cuts it. */
+    /** The log is quiet and every frame of the WAL is in the database file: a TRUNCATE now only cuts the file. */
     onWalCopied?: () => void;
   } = {},
 ): Checkpointer {
   const require = createRequire(import.meta.url);
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { path, module: require.resolve('better-sqlite3'), nativeBinding: options.nativeBinding, intervalMs: options.intervalMs ?? 500, walLimitBytes: options.walLimitBytes ?? WAL_SIZE_LIMIT_BYTES },
+    workerData: { path, module: require.resolve('better-sqlite3'), nativeBinding: options.nativeBinding, intervalMs: options.intervalMs ?? 500 },
   });
   worker.unref();
   worker.on('message', (m: { error?: string; walCopied?: boolean }) => {

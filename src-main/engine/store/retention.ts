@@ -125,11 +125,13 @@ export class RetentionStore {
    * One short transaction: the oldest messages (at most `limit` looked at) that are older than the
    * cutoff, already read by the profiles and have no active delivery go with their deliveries and
    * attempts; then the oldest requests older than the cutoff that no longer have messages go with
-   * their dropped items.
+   * their dropped items. `removing` is told the messages first, in the same transaction, for what
+   * other rooms built from them.
    */
-  slice(l: SliceLimits): SliceResult {
+  slice(l: SliceLimits, removing: (messageIds: number[]) => void = () => {}): SliceResult {
     return this.db.transaction((): SliceResult => {
       const messages = walk(this.s.messageScan.all(l.afterMessageId, l.limit) as ScanRow[], l.limit, (r) => r.at < l.cutoff && r.id <= l.maxMessageId);
+      removing(messages.doomed);
       const removed = this.removeMessages(messages.doomed);
       const requests = walk(this.s.requestScan.all(l.afterRequestId, l.limit) as ScanRow[], l.limit, (r) => r.at < l.cutoff);
       const list = JSON.stringify(requests.doomed);
