@@ -201,6 +201,7 @@ export function createEngine(options: EngineOptions): Engine {
       publish(deliveryIds);
     }
     publishTo('requests', [requestId]);
+    retention.nudge();
     return { requestId, deliveryIds };
   };
   const personas = createPersonas({
@@ -235,7 +236,10 @@ export function createEngine(options: EngineOptions): Engine {
     clock,
     commit: createGroupCommit(db),
     onCommitted: () => scheduler.wake(),
-    onRequest: (id) => publishTo('requests', [id]),
+    onRequest: (id) => {
+      publishTo('requests', [id]);
+      retention.nudge();
+    },
   });
 
   return {
@@ -271,6 +275,7 @@ export function createEngine(options: EngineOptions): Engine {
       })();
       reload();
       scheduler.wake();
+      retention.nudge();
     },
     deliverySettings: () => settings,
     retention,

@@ -43,3 +43,17 @@ export function planSlice(input: SliceInput): SlicePlan {
     releasePages: release ? Math.min(input.freePages, RELEASE_PAGES_PER_SLICE) : 0,
   };
 }
+
+/** The longest retention sleeps with nothing to do; writes and settings changes wake it sooner. */
+export const MAX_IDLE_MS = 60 * 60 * 1000;
+
+/**
+ * How long to sleep after a slice that found nothing to do: until the oldest row reaches the age
+ * limit, at least `minMs` (old rows that must stay, such as a retrying delivery's, are looked at
+ * again at that pace) and at most MAX_IDLE_MS. The size cap needs no timer: writes wake it.
+ */
+export function idleDelay(now: number, settings: RetentionSettings, oldestAt: number | null, minMs: number): number {
+  if (oldestAt === null) return MAX_IDLE_MS;
+  // +1: a row goes once it is strictly older than the limit.
+  return Math.min(MAX_IDLE_MS, Math.max(minMs, oldestAt + settings.days * DAY_MS - now + 1));
+}

@@ -12,8 +12,8 @@ import { createEngineApi } from '../api';
 import { configWith, startHarness, WRITE_KEY, type Harness } from '../testing/harness';
 import { Receiver } from '../testing/receiver';
 import { waitUntil } from '../testing/wait';
-import { DAY_MS } from './plan';
-import { IDLE_INTERVAL_MS } from './service';
+import { DAY_MS, MAX_IDLE_MS } from './plan';
+import { IDLE_INTERVAL_MS, NUDGE_DELAY_MS } from './service';
 import { WAL_SIZE_LIMIT_BYTES } from '../store/database';
 
 const count = (h: Harness, table: string, where = '1'): number =>
@@ -154,6 +154,28 @@ test('the file stays under a 2 MB cap while 6 MB of messages arrive; the newest 
     t.diagnostic(
       `largest database ${maxFile} bytes; file on disk ${settled.databaseBytes} bytes; WAL ${walPeak} → ${settled.walBytes} bytes; slowest slice after the load ${maxMs.toFixed(2)} ms`,
     );
+  } finally {
+    await h.close();
+  }
+});
+
+test('on the clock: a write wakes retention within a second, it sleeps until the oldest row comes of age (at most an hour at a time), and the row goes then', async () => {
+  const h = await startHarness({ sources: [{ name: 'backend', writeKey: WRITE_KEY }], destinations: [], retention: { days: 1 } });
+  const clock = h.clock as ManualClock;
+  try {
+    assert.equal((await h.post('/v1/track', { userId: 'u1', event: 'E' })).status, 200);
+    assert.deepEqual(clock.pendingTimers(), [NUDGE_DELAY_MS]);
+    clock.advance(NUDGE_DELAY_MS);
+    assert.deepEqual(clock.pendingTimers(), [MAX_IDLE_MS], 'nothing to do for a day: it sleeps an hour');
+    clock.advance(DAY_MS - 2 * MAX_IDLE_MS);
+    assert.equal(count(h, 'messages'), 1);
+    const left = clock.pendingTimers()[0] ?? 0;
+    assert.ok(left <= MAX_IDLE_MS && left > 0);
+    clock.advance(2 * MAX_IDLE_MS);
+    assert.equal(count(h, 'messages'), 0);
+    assert.equal(count(h, 'requests'), 0);
+    // It went at the first instant it was over a day old (a second ago): an empty log sleeps an hour.
+    assert.deepEqual(clock.pendingTimers(), [MAX_IDLE_MS - NUDGE_DELAY_MS + 1]);
   } finally {
     await h.close();
   }

@@ -1,8 +1,10 @@
 /**
- * Retention on the engine's clock: every few seconds one slice (a short transaction over at most
- * SLICE_ROWS messages and as many requests) removes what is past the age limit, or the oldest rows
- * while the data is over the size cap, and gives free pages back to the file system. While there is
- * a backlog, slices follow each other quickly, each still short, so the ingest never waits long.
+ * Retention on the engine's clock: one slice at a time (a short transaction over at most SLICE_ROWS
+ * messages and as many requests) removes what is past the age limit, or the oldest rows while the
+ * data is over the size cap, and gives free pages back to the file system. While there is a
+ * backlog, slices follow each other quickly, each still short, so the ingest never waits long;
+ * with nothing to do it sleeps until the oldest row comes of age, and writes wake it within a
+ * second to look at the size.
  *
  * Nothing an active delivery needs goes (store/retention.ts), and no message goes before the
  * profiles have read it, so they are never rebuilt nor count a message twice. A track call's event
@@ -14,7 +16,7 @@ import type { RetentionSettings } from '../../../src-shared/settings';
 import type { Clock, ClockTimer } from '../clock';
 import type { Db } from '../store/database';
 import { RetentionStore, type SliceResult } from '../store/retention';
-import { planSlice, RELEASE_PAGES_PER_SLICE } from './plan';
+import { idleDelay, planSlice, RELEASE_PAGES_PER_SLICE } from './plan';
 
 /** Messages (and requests) looked at per slice: a few milliseconds of work. */
 export const SLICE_ROWS = 50;
@@ -23,6 +25,7 @@ export const IDLE_INTERVAL_MS = 5_000;
 export const BUSY_INTERVAL_MS = 100;
 /** Over the size cap: the log may be growing as fast as slices remove. */
 export const PRESSING_INTERVAL_MS = 5;
+export const NUDGE_DELAY_MS = 1_000;
 
 export interface RetentionDeps {
   db: Db;
@@ -44,11 +47,15 @@ export interface SliceReport {
   releasedPages: number;
   /** Whether another slice has work right away. */
   more: boolean;
+  /** Otherwise, when the next one may. */
+  idleMs: number;
 }
 
 export interface Retention {
   start(): void;
   stop(): void;
+  /** Something was written or the settings changed: look within NUDGE_DELAY_MS rather than at the next idle check. */
+  nudge(): void;
   /** One slice now (the timer's work). */
   runSlice(): SliceReport;
   /** Removes every finished row received until now, in slices that yield between them; then gives the free space back. */
@@ -74,10 +81,14 @@ export function createRetention(deps: RetentionDeps): Retention {
   let running = false;
 
   const runSlice = (): SliceReport => {
+    const now = deps.clock.now();
+    const settings = deps.settings();
     const usage = store.usage();
-    const plan = planSlice({ now: deps.clock.now(), settings: deps.settings(), ...usage, pressing });
+    const plan = planSlice({ now, settings, ...usage, pressing });
     pressing = plan.pressing;
-    const maxMessageId = deps.profilesReadUpTo(SLICE_ROWS);
+    // The profiles read ahead only when a message may go: an idle slice costs a few lookups.
+    const before = store.oldest();
+    const maxMessageId = before.message !== null && before.message < plan.cutoff ? deps.profilesReadUpTo(SLICE_ROWS) : 0;
     const removed = store.slice({ cutoff: plan.cutoff, maxMessageId, limit: SLICE_ROWS, afterMessageId, afterRequestId }, deps.removingMessages);
     afterMessageId = removed.nextMessageId;
     afterRequestId = removed.nextRequestId;
@@ -87,19 +98,25 @@ export function createRetention(deps: RetentionDeps): Retention {
       deps.onRemoved({ deliveryIds: removed.deliveryIds, requestIds: removed.requestIds });
     }
     const more = removed.nextMessageId !== 0 || removed.nextRequestId !== 0 || releasedPages === RELEASE_PAGES_PER_SLICE || (pressing && removed.messages + removed.requests > 0);
-    return { removed, pressing, releasedPages, more };
+    const oldest = store.oldest();
+    const oldestAt = oldest.message === null ? oldest.request : oldest.request === null ? oldest.message : Math.min(oldest.message, oldest.request);
+    return { removed, pressing, releasedPages, more, idleMs: idleDelay(now, settings, oldestAt, IDLE_INTERVAL_MS) };
   };
 
+  let timerAt = Number.POSITIVE_INFINITY;
   const arm = (ms: number): void => {
     if (!running) return;
+    timer?.cancel();
+    timerAt = deps.clock.now() + ms;
     timer = deps.clock.setTimer(tick, ms);
   };
   function tick(): void {
     timer = null;
+    timerAt = Number.POSITIVE_INFINITY;
     let next = IDLE_INTERVAL_MS;
     try {
       const report = runSlice();
-      if (report.more) next = report.pressing ? PRESSING_INTERVAL_MS : BUSY_INTERVAL_MS;
+      next = !report.more ? report.idleMs : report.pressing ? PRESSING_INTERVAL_MS : BUSY_INTERVAL_MS;
     } catch (err) {
       // A locked or full disk: reported, and tried again at the idle pace.
       deps.onError(err);
@@ -117,6 +134,10 @@ export function createRetention(deps: RetentionDeps): Retention {
       running = false;
       timer?.cancel();
       timer = null;
+      timerAt = Number.POSITIVE_INFINITY;
+    },
+    nudge() {
+      if (running && timerAt > deps.clock.now() + NUDGE_DELAY_MS) arm(NUDGE_DELAY_MS);
     },
     runSlice,
     async clear() {

@@ -98,6 +98,9 @@ export class RetentionStore {
       ),
       deleteDroppedOf: db.prepare('DELETE FROM dropped_items WHERE request_id IN (SELECT value FROM json_each(?))'),
       deleteRequests: db.prepare('DELETE FROM requests WHERE id IN (SELECT value FROM json_each(?))'),
+      oldest: db.prepare(
+        `SELECT (SELECT received_at FROM messages ORDER BY id LIMIT 1) AS message, (SELECT received_at FROM requests ORDER BY id LIMIT 1) AS request`,
+      ),
       active: db.prepare(`SELECT COUNT(*) AS n FROM deliveries WHERE status IN ${ACTIVE}`),
       counts: db.prepare(
         `SELECT (SELECT COUNT(*) FROM requests) AS requests, (SELECT COUNT(*) FROM messages) AS messages,
@@ -139,6 +142,11 @@ export class RetentionStore {
       const removedRequests = requests.doomed.length > 0 ? this.s.deleteRequests.run(list).changes : 0;
       return { ...removed, requests: removedRequests, droppedItems, requestIds: requests.doomed, nextMessageId: messages.next, nextRequestId: requests.next };
     })();
+  }
+
+  /** When the oldest message and the oldest request were received (null when there is none). */
+  oldest(): { message: number | null; request: number | null } {
+    return this.s.oldest.get() as { message: number | null; request: number | null };
   }
 
   activeDeliveries(): number {
