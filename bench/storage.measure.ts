@@ -2,10 +2,10 @@
  * The data folder under load, against a real `hookbench serve` (a measurement, not one of the
  * `npm run bench` ratios):
  *
- *   node --import tsx bench/storage.measure.ts [seconds of load, default 20]
+ *   node --import tsx bench/storage.measure.ts [seconds of load, default 20] [clients, default 8]
  *
  * 1. Refused flood: 200 calls with a 490 KB unknown write key; the folder before and after.
- * 2. Ingest load: 8 clients post batches of 100 tracks (about 30 KB) as fast as the server answers,
+ * 2. Ingest load: 8 clients (or as many as given) post batches of 100 tracks (about 30 KB) as fast as the server answers,
  *    with a destination attached (a local receiver answering 200) and a 16 MB size cap; the
  *    database file and its WAL are sampled every 200 ms. Prints the ingest rate, the ingest
  *    latency (p50, p99, max: a WAL truncation or a retention slice must not stall it), the WAL
@@ -19,7 +19,7 @@ import { Receiver } from '../src-main/engine/testing/receiver';
 import { startServe } from '../src-main/serve/testing/process';
 
 const SECONDS = Number(process.argv[2] ?? 20);
-const CLIENTS = 8;
+const CLIENTS = Number(process.argv[3] ?? 8);
 const size = (path: string): number => {
   try {
     return statSync(path).size;
@@ -75,7 +75,7 @@ try {
   clearInterval(sampler);
   latencies.sort((a, b) => a - b);
   const steady = samples.filter((s) => s.t > (SECONDS * 1000) / 2).map((s) => s.wal).sort((a, b) => a - b);
-  console.log(`ingest: ${sent} messages in ${SECONDS} s (${Math.round(sent / SECONDS)}/s); latency p50 ${pct(latencies, 50).toFixed(1)} ms, p99 ${pct(latencies, 99).toFixed(1)} ms, max ${latencies.at(-1)?.toFixed(1)} ms`);
+  console.log(`ingest (${CLIENTS} clients): ${sent} messages in ${SECONDS} s (${Math.round(sent / SECONDS)}/s); latency p50 ${pct(latencies, 50).toFixed(1)} ms, p99 ${pct(latencies, 99).toFixed(1)} ms, max ${latencies.at(-1)?.toFixed(1)} ms`);
   console.log(`WAL in the second half: median ${mb(pct(steady, 50))}, max ${mb(steady.at(-1) ?? 0)}; largest database file ${mb(Math.max(...samples.map((s) => s.db)))} (cap 16 MB)`);
   // Ingest faster than slices remove pushes the file past the cap; once it eases, retention brings it back.
   const eased = performance.now();
