@@ -242,3 +242,36 @@ test('Inbound shows each call live, newest first, with its messages and its drop
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('Log retention and Clear log: settings refused by field and saved; the confirmation says what goes and what stays; Inbound is empty after', async () => {
+  assert.ok(wb && writeKey, 'runs after the Inbound test, with requests in the log');
+  const { page, problems } = await openPage('configure');
+  const section = page.getByTestId('retention-section');
+  await section.waitFor();
+  assert.equal(await page.getByTestId('retention-days').inputValue(), '30');
+  assert.equal(await page.getByTestId('retention-megabytes').inputValue(), '1024');
+
+  await page.getByTestId('retention-days').fill('0');
+  await page.getByTestId('retention-save').click();
+  await fieldError(page, 'retention.days').filter({ hasText: 'must be a whole number of days from 1 to 3650' }).waitFor();
+  await page.getByTestId('retention-days').fill('7');
+  await page.getByTestId('retention-save').click();
+  await page.getByTestId('retention-saved').waitFor();
+
+  await page.getByTestId('clear-log').click();
+  const confirm = page.getByTestId('clear-log-confirm');
+  await confirm.waitFor();
+  const words = (await confirm.textContent()) ?? '';
+  assert.match(words, /Sources, destinations, settings, templates, profiles, audiences and deletion requests stay/);
+  assert.match(words, /pending, in flight or retrying stay too/);
+  await section.screenshot({ path: screenshotPath('configure-retention') });
+  await page.getByTestId('clear-log-yes').click();
+  await page.getByTestId('clear-log-done').filter({ hasText: /^Removed [1-9]\d* requests/ }).waitFor();
+
+  await page.goto(page.url().replace(/#.*$/, '#/inbound'));
+  await page.getByTestId('inbound-empty').waitFor();
+  await page.goto(page.url().replace(/#.*$/, '#/configure'));
+  await page.getByTestId('source-row').first().waitFor();
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -15,7 +15,7 @@ import type {
   SyncSummary,
 } from './personas';
 import type { IngestWarning } from './events';
-import type { DeliverySettings, Destination, DestinationInput, RETRY_PRESETS, Source, SourceInput } from './settings';
+import type { DeliverySettings, Destination, DestinationInput, RetentionSettings, RETRY_PRESETS, Source, SourceInput } from './settings';
 
 export type DeliveryStatus = 'pending' | 'in_flight' | 'succeeded' | 'retrying' | 'failed' | 'discarded';
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'in_flight', 'succeeded', 'retrying', 'failed', 'discarded'];
@@ -282,6 +282,18 @@ export interface EngineApi {
   requestDeletion(input: { userId: string; purge?: boolean }): Promise<DeletionRequest>;
   listDeletions(): Promise<DeletionRequest[]>;
   getDeletion(id: number): Promise<DeletionRequest | null>;
+  // The log's retention and size.
+  /** The retention settings in force and how big the log is now. */
+  getStorage(): Promise<StorageStatus>;
+  /** Replaces the given retention fields (days, megabytes); the others keep their value. */
+  saveRetention(input: Partial<RetentionSettings>): Promise<StorageStatus>;
+  /**
+   * Removes every request, message, dropped item, finished delivery and attempt received until
+   * now. Sources, destinations, settings, templates, profiles, audiences and deletion requests
+   * stay, and so do deliveries still pending, in flight or retrying (with their messages), which
+   * go on as usual.
+   */
+  clearLog(): Promise<ClearLogResult>;
   /**
    * Where this engine listens for the Tracking API (null until it does) and where it keeps its data.
    * The renderer cannot guess the ingest address: in Electron the page's origin is not the ingest.
@@ -328,6 +340,27 @@ export interface SecretsAtRest {
   sealed: boolean;
   /** Why, in a sentence for the Configure view. */
   reason: string;
+}
+
+export interface StorageStatus {
+  retention: RetentionSettings;
+  /** The SQLite file and its write-ahead log, as they are on disk now. */
+  databaseBytes: number;
+  walBytes: number;
+  /** What the rows take inside the file (the rest is free space that retention gives back). */
+  usedBytes: number;
+  /** False for a file made before retention and too big to convert at start: it does not shrink. */
+  incrementalVacuum: boolean;
+}
+
+export interface ClearLogResult {
+  requests: number;
+  messages: number;
+  deliveries: number;
+  attempts: number;
+  droppedItems: number;
+  /** Deliveries still pending, in flight or retrying: kept with their messages. */
+  keptActiveDeliveries: number;
 }
 
 export interface ReplayInput {
@@ -377,6 +410,9 @@ export const API_METHODS = [
   'listDeletions',
   'getDeletion',
   'getHealth',
+  'getStorage',
+  'saveRetention',
+  'clearLog',
 ] as const satisfies readonly ApiMethod[];
 
 // Compile-time proof that API_METHODS lists every method of EngineApi, not just some of them.
@@ -413,7 +449,7 @@ export type LiveEvent =
   /** These deliveries changed (created, attempted, finished): refetch the ones on screen. */
   | { type: 'deliveries'; ids: number[] }
   /** Sources, destinations or delivery settings were saved through the API. */
-  | { type: 'config'; what: 'sources' | 'destinations' | 'delivery' | 'templates' }
+  | { type: 'config'; what: 'sources' | 'destinations' | 'delivery' | 'templates' | 'retention' }
   /** Computations were saved, deleted or synced (also by their interval): refetch them. */
   | { type: 'computations'; ids: number[] }
   /** Deletion requests were created or changed status: refetch them. */

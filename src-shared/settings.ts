@@ -216,3 +216,34 @@ export function validateDeliverySettings(input: unknown, field = 'delivery'): Fi
   }
   return errors;
 }
+
+/** How long, and up to what size, the log keeps its rows (messages, requests, finished deliveries). */
+export interface RetentionSettings {
+  /** Messages and requests older than this many days go. */
+  days: number;
+  /** Past this many megabytes of data the oldest rows go early, and the file is kept under it. */
+  megabytes: number;
+}
+
+export const DEFAULT_RETENTION: RetentionSettings = { days: 30, megabytes: 1024 };
+export const RETENTION_LIMITS = { days: { min: 1, max: 3650 }, megabytes: { min: 1, max: 1024 * 1024 } } as const;
+
+export function validateRetention(input: unknown, field = 'retention'): FieldError[] {
+  if (input === undefined) return [];
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return [{ field, message: 'must be an object { days, megabytes }' }];
+  const r = input as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  for (const key of Object.keys(r)) {
+    if (key !== 'days' && key !== 'megabytes') errors.push({ field: `${field}.${key}`, message: 'is not a retention setting (expected days, megabytes)' });
+  }
+  const whole = (key: 'days' | 'megabytes', unit: string): void => {
+    const v = r[key];
+    const { min, max } = RETENTION_LIMITS[key];
+    if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max)) {
+      errors.push({ field: `${field}.${key}`, message: `must be a whole number of ${unit} from ${min} to ${max}` });
+    }
+  };
+  whole('days', 'days');
+  whole('megabytes', 'megabytes');
+  return errors;
+}

@@ -4,10 +4,12 @@ import {
   ValidationError,
   validateDeliverySettings,
   validateDestinationInput,
+  validateRetention,
   validateSourceInput,
   type DeliverySettings,
   type DestinationInput,
   type FieldError,
+  type RetentionSettings,
   type SourceInput,
 } from '../../src-shared/settings';
 
@@ -16,6 +18,8 @@ export interface HookbenchConfig {
   sources: SourceInput[];
   destinations: DestinationInput[];
   delivery?: Partial<DeliverySettings> & { preset?: keyof typeof RETRY_PRESETS };
+  /** How long and up to what size the log keeps rows; absent fields keep their current value. */
+  retention?: Partial<RetentionSettings>;
 }
 
 /** Validates a parsed config file whole and returns it typed, or throws every problem by field. */
@@ -25,9 +29,9 @@ export function parseConfig(input: unknown): HookbenchConfig {
   }
   const c = input as Record<string, unknown>;
   const errors: FieldError[] = [];
-  const known = new Set(['sources', 'destinations', 'delivery', '$schema']);
+  const known = new Set(['sources', 'destinations', 'delivery', 'retention', '$schema']);
   for (const key of Object.keys(c)) {
-    if (!known.has(key)) errors.push({ field: key, message: 'is not a config field (expected sources, destinations, delivery)' });
+    if (!known.has(key)) errors.push({ field: key, message: 'is not a config field (expected sources, destinations, delivery, retention)' });
   }
   const sources = c.sources ?? [];
   const destinations = c.destinations ?? [];
@@ -58,6 +62,7 @@ export function parseConfig(input: unknown): HookbenchConfig {
     });
   }
   errors.push(...validateDeliverySettings(c.delivery));
+  errors.push(...validateRetention(c.retention));
   if (errors.length > 0) throw new ValidationError(errors);
   const typedDestinations = (destinations as Record<string, unknown>[]).map(
     (d): DestinationInput => ({
@@ -70,6 +75,7 @@ export function parseConfig(input: unknown): HookbenchConfig {
   );
   const config: HookbenchConfig = { sources: sources as SourceInput[], destinations: typedDestinations };
   if (c.delivery !== undefined) config.delivery = c.delivery as HookbenchConfig['delivery'];
+  if (c.retention !== undefined) config.retention = c.retention as HookbenchConfig['retention'];
   return config;
 }
 

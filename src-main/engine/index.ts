@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DEFAULT_DELIVERY_SETTINGS, type DeliverySettings, type Destination } from '../../src-shared/settings';
+import { DEFAULT_DELIVERY_SETTINGS, DEFAULT_RETENTION, type DeliverySettings, type Destination, type RetentionSettings } from '../../src-shared/settings';
 import { systemClock, type Clock } from './clock';
 import { deliverySettingsOf, type HookbenchConfig } from './config';
 import { createSender } from './delivery/sender';
 import { Scheduler, type Sender } from './delivery/scheduler';
 import { createIngestHandler, type IngestRouting } from './ingest/handler';
 import { ConfigStore, type SecretSealer } from './store/config-store';
-import { openDatabase, type Db } from './store/database';
+import { openDatabase, truncateWal, useIncrementalVacuum, type Db } from './store/database';
 import { DataDirLockedError, lockDataDir } from './store/data-lock';
 import { preparePrivateDatabase, preparePrivateDir } from './store/private-files';
 import { startCheckpointer } from './store/checkpointer';
@@ -22,6 +22,7 @@ import { createHealthMonitor, faultContext, type HealthMonitor } from './health'
 import { createStorageProbe } from './store/storage-probe';
 import { classifyStorageError, StorageFaultError, type StorageFault } from './store/storage-fault';
 import type { SecretsAtRest } from '../../src-shared/api';
+import { createRetention, type Retention } from './retention/service';
 
 export interface EngineOptions {
   dataDir: string;
@@ -118,6 +119,9 @@ export interface Engine {
    * (integrations respected), the scheduler woken. Synchronous; joins the caller's transaction.
    */
   commitInternal(input: InternalCommit): { requestId: number; deliveryIds: number[] };
+  /** Age and size limits of the log, applied in small slices on the clock (src-main/engine/retention). */
+  readonly retention: Retention;
+  retentionSettings(): RetentionSettings;
 }
 
 export function createEngine(options: EngineOptions): Engine {
@@ -137,12 +141,17 @@ export function createEngine(options: EngineOptions): Engine {
     // Only once the lock is ours: no other engine has this database open.
     preparePrivateDatabase(dbPath);
     db = openDatabase(dbPath, { nativeBinding: options.nativeBinding });
+    if (useIncrementalVacuum(db) === 'too_big') {
+      process.stderr.write(
+        'hookbench: this log was made by an older Hookbench and is too big to convert now: retention keeps it from growing, but the file shrinks only after a start that finds it under 64 MB\n',
+      );
+    }
   } catch (err) {
     unlock();
     const fault = classifyStorageError(err, faultContext(dbPath, clock.now()));
     throw fault ? new StorageFaultError(fault) : err;
   }
-  const checkpointer = startCheckpointer(dbPath, { nativeBinding: options.nativeBinding });
+  const checkpointer = startCheckpointer(dbPath, { nativeBinding: options.nativeBinding, onWalCopied: () => truncateWal(db) });
   const config = new ConfigStore(db, options.secrets);
   const log = new LogStore(db);
 
@@ -151,6 +160,7 @@ export function createEngine(options: EngineOptions): Engine {
   let destinationsById = new Map<number, Destination>();
   let routes = new Map<number, number[]>();
   let settings: DeliverySettings = DEFAULT_DELIVERY_SETTINGS;
+  let retentionSettings: RetentionSettings = DEFAULT_RETENTION;
   const reload = (): void => {
     const sources = config.listSources();
     const destinations = config.listDestinations();
@@ -160,6 +170,7 @@ export function createEngine(options: EngineOptions): Engine {
       sources.map((s) => [s.id, destinations.filter((d) => d.enabled && d.sources.includes(s.name)).map((d) => d.id)]),
     );
     settings = config.getDeliverySettings(DEFAULT_DELIVERY_SETTINGS);
+    retentionSettings = { ...DEFAULT_RETENTION, ...(config.getSetting<Partial<RetentionSettings>>('retention') ?? {}) };
   };
   reload();
 
@@ -263,6 +274,7 @@ export function createEngine(options: EngineOptions): Engine {
       publish(deliveryIds);
     }
     publishTo('requests', [requestId]);
+    retention.nudge();
     return { requestId, deliveryIds };
   };
   const personas = createPersonas({
@@ -278,6 +290,22 @@ export function createEngine(options: EngineOptions): Engine {
     },
   });
   deletions.onPurge((person) => personas.forget(person));
+  const retention = createRetention({
+    db,
+    dbPath,
+    clock,
+    settings: () => retentionSettings,
+    profilesReadUpTo: (max) => personas.readUpTo(max),
+    removingMessages: (ids) => personas.forgetTracks(ids),
+    onRemoved: ({ deliveryIds, requestIds }) => {
+      publish(deliveryIds);
+      publishTo('requests', requestIds);
+    },
+    // A storage fault makes the engine degraded like any other write; the next slice tries again.
+    onError: (err) => {
+      if (health.fault(err) === null) process.stderr.write(`hookbench: retention could not prune the log: ${String(err)}\n`);
+    },
+  });
 
   const routing: IngestRouting = {
     sourceByWriteKey: (key) => sourcesByKey.get(key),
@@ -290,7 +318,10 @@ export function createEngine(options: EngineOptions): Engine {
     commit: createGroupCommit(db),
     storage: health,
     onCommitted: () => scheduler.wake(),
-    onRequest: (id) => publishTo('requests', [id]),
+    onRequest: (id) => {
+      publishTo('requests', [id]);
+      retention.nudge();
+    },
   });
 
   return {
@@ -318,6 +349,7 @@ export function createEngine(options: EngineOptions): Engine {
       try {
         deletions.resume();
         personas.start();
+        retention.start();
       } catch (err) {
         reportOrThrow(err);
       }
@@ -326,6 +358,7 @@ export function createEngine(options: EngineOptions): Engine {
     async stop(stopOptions = {}) {
       started = false;
       health.stop();
+      retention.stop();
       personas.stop();
       const finished = await scheduler.stop({ waitMs: stopOptions.roundsWaitMs });
       await sender.close({ abort: !finished });
@@ -340,11 +373,15 @@ export function createEngine(options: EngineOptions): Engine {
         for (const s of file.sources) config.upsertSource(s, now);
         for (const d of file.destinations) config.upsertDestination(d, now);
         if (file.delivery !== undefined) config.setSetting('delivery', deliverySettingsOf(file.delivery));
+        if (file.retention !== undefined) config.setSetting('retention', { ...retentionSettings, ...file.retention });
       })();
       reload();
       scheduler.wake();
+      retention.nudge();
     },
     deliverySettings: () => settings,
+    retention,
+    retentionSettings: () => retentionSettings,
     deleteSource(name) {
       const outcome = db.transaction(() => {
         const attachedTo = config.destinationsAttachedTo(name);

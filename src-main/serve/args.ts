@@ -7,10 +7,38 @@ export interface ServeArgs {
 }
 
 export const USAGE = `usage: hookbench serve [--config FILE] [--data-dir DIR] [--port N] [--host H]
-  --config FILE    apply sources, destinations and delivery settings from a JSON file at start
+       hookbench clear [--data-dir DIR] [--yes]
+serve:
+  --config FILE    apply sources, destinations, delivery and retention settings from a JSON file at start
   --data-dir DIR   where the SQLite log lives (default: the user's data folder)
   --port N         port for the Tracking API and the UI (default 4545; 0 picks a free port)
-  --host H         address to listen on (default 127.0.0.1)`;
+  --host H         address to listen on (default 127.0.0.1)
+clear (the folder must not be in use; a running Hookbench has Clear log in its Configure view):
+  --data-dir DIR   the folder whose log to clear (default: the user's data folder)
+  --yes            clear it; without it, only say what would go`;
+
+export interface ClearArgs {
+  dataDir?: string;
+  yes: boolean;
+}
+
+export function parseClearArgs(argv: string[]): ClearArgs {
+  const args: ClearArgs = { yes: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--yes' || arg === '-y') {
+      args.yes = true;
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const flag = eq === -1 ? arg : arg.slice(0, eq);
+    if (flag !== '--data-dir') throw new Error(`unknown option ${arg}\n${USAGE}`);
+    const v = eq === -1 ? argv[++i] : arg.slice(eq + 1);
+    if (v === undefined || v === '') throw new Error(`--data-dir needs a value\n${USAGE}`);
+    args.dataDir = v;
+  }
+  return args;
+}
 
 export function parseServeArgs(argv: string[]): ServeArgs {
   const args: ServeArgs = { port: 4545, host: '127.0.0.1' };

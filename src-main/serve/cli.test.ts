@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseServeArgs } from './args';
+import { parseClearArgs, parseServeArgs } from './args';
 import { startServe } from './testing/process';
 import { Receiver } from '../engine/testing/receiver';
 import { parseConfig } from '../engine/config';
@@ -24,6 +24,10 @@ test('serve flags: defaults, forms, and refusals that name the flag', () => {
   assert.throws(() => parseServeArgs(['--port', '70000']), /--port/);
   assert.throws(() => parseServeArgs(['--config']), /--config needs a value/);
   assert.throws(() => parseServeArgs(['--verbose']), /unknown option --verbose/);
+  assert.deepEqual(parseClearArgs([]), { yes: false });
+  assert.deepEqual(parseClearArgs(['--data-dir=/d', '--yes']), { dataDir: '/d', yes: true });
+  assert.throws(() => parseClearArgs(['--data-dir']), /--data-dir needs a value/);
+  assert.throws(() => parseClearArgs(['--force']), /unknown option --force/);
 });
 
 function configErrors(input: unknown): string[] {
@@ -53,7 +57,14 @@ test('config validation names the field and the limit', () => {
   }
   assert.deepEqual(configErrors(dest([{ url: 'http://x/' }], { sources: ['nope'] })), ['destinations[0].sources[0]: no source named "nope" in sources']);
   assert.deepEqual(configErrors({ ...base, destinations: [], delivery: { timeoutMs: -1 } }), ['delivery.timeoutMs: must be a whole number of milliseconds from 1 to 3600000']);
-  assert.deepEqual(configErrors({ ...base, destinations: [], colour: 'blue' }), ['colour: is not a config field (expected sources, destinations, delivery)']);
+  assert.deepEqual(configErrors({ ...base, destinations: [], colour: 'blue' }), ['colour: is not a config field (expected sources, destinations, delivery, retention)']);
+  assert.deepEqual(configErrors({ ...base, destinations: [], retention: { days: 0, megabytes: 1.5, hours: 3 } }), [
+    'retention.hours: is not a retention setting (expected days, megabytes)',
+    'retention.days: must be a whole number of days from 1 to 3650',
+    'retention.megabytes: must be a whole number of megabytes from 1 to 1048576',
+  ]);
+  assert.deepEqual(configErrors({ ...base, destinations: [], retention: 30 }), ['retention: must be an object { days, megabytes }']);
+  assert.deepEqual(configErrors({ ...base, destinations: [], retention: { days: 7, megabytes: 200 } }), []);
   assert.deepEqual(configErrors(dest([{ url: 'https://127.0.0.1:9/' }])), []);
 });
 

@@ -9,6 +9,7 @@ import { ValidationError } from '../../src-shared/settings';
 import { parseServeArgs, USAGE } from './args';
 import { defaultDataDir } from './data-dir';
 import { listen } from './server';
+import { clearCommand } from './clear';
 import { generateToken, tokenFromEnv } from './auth';
 
 function oneLine(err: unknown): string {
@@ -133,6 +134,10 @@ export async function serve(argv: string[]): Promise<void> {
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (command === 'serve') return serve(rest);
+  if (command === 'clear') {
+    process.exitCode = await clearCommand(rest, { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) });
+    return;
+  }
   if (command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(`${USAGE}\n`);
     return;

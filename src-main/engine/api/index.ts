@@ -21,6 +21,7 @@ import { createConfigApi } from './config';
 import { createInboundApi } from './inbound';
 import { createPersonasApi } from './personas';
 import { createDeletionApi } from './deletion';
+import { createRetentionApi } from './retention';
 import { createDetailQuery } from './detail';
 import {
   ValidationError,
@@ -121,6 +122,7 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
     ...compose,
     ...createPersonasApi(engine),
     ...createDeletionApi(engine),
+    ...createRetentionApi(engine, { onConfig }),
     async countDeliveriesByStatus() {
       return engine.log.countDeliveriesByStatus();
     },

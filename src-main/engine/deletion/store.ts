@@ -7,6 +7,7 @@
 import type { DeliveryStatus } from '../../../src-shared/api';
 import type { DeletionStatus } from '../../../src-shared/personas';
 import type { Db } from '../store/database';
+import { RetentionStore } from '../store/retention';
 import type { ChainMember } from './status';
 import { droppedItemNames, droppedItemNeedles, type Person } from './identity';
 
@@ -49,8 +50,10 @@ export interface PurgeCounts {
 
 export class DeletionStore {
   private readonly s;
+  private readonly pruner: RetentionStore;
 
   constructor(private readonly db: Db) {
+    this.pruner = new RetentionStore(db);
     this.s = {
       linked: db.prepare(
         `SELECT anonymous_id AS a, CASE WHEN type = 'alias' THEN json_extract(json, '$.previousId') END AS p
@@ -89,12 +92,6 @@ export class DeletionStore {
       // messages has no index on user_id or anonymous_id (each would tax every ingest), so the
       // purge scans it once for the ids and works by primary key and index from there.
       userMessageIds: db.prepare(`SELECT m.id FROM messages m WHERE ${USER_MESSAGES}`),
-      deliveryIdsOf: db.prepare('SELECT id FROM deliveries WHERE message_id IN (SELECT value FROM json_each(?))'),
-      deleteAttempts: db.prepare('DELETE FROM attempts WHERE delivery_id IN (SELECT value FROM json_each(?))'),
-      // Replays carry their original's message_id, so a delivery and its replays go in one statement
-      // (replay_of is checked at the statement's end).
-      deleteDeliveries: db.prepare('DELETE FROM deliveries WHERE id IN (SELECT value FROM json_each(?))'),
-      deleteMessages: db.prepare('DELETE FROM messages WHERE id IN (SELECT value FROM json_each(?))'),
       droppedCandidates: db.prepare(
         `SELECT id, raw FROM dropped_items
          WHERE @needles IS NULL OR instr(raw, '\\') > 0 OR EXISTS (SELECT 1 FROM json_each(@needles) j WHERE instr(raw, j.value) > 0)`,
@@ -169,13 +166,8 @@ export class DeletionStore {
    * with the profile hooks. Children first: foreign keys are on.
    */
   purge(person: Person): PurgeCounts {
-    const messageIds = JSON.stringify(
-      (this.s.userMessageIds.all(person.userId, JSON.stringify([...person.linkedIds])) as { id: number }[]).map((r) => r.id),
-    );
-    const deliveryIds = (this.s.deliveryIdsOf.all(messageIds) as { id: number }[]).map((r) => r.id);
-    const attempts = this.s.deleteAttempts.run(JSON.stringify(deliveryIds)).changes;
-    const deliveries = this.s.deleteDeliveries.run(JSON.stringify(deliveryIds)).changes;
-    const messages = this.s.deleteMessages.run(messageIds).changes;
+    const messageIds = (this.s.userMessageIds.all(person.userId, JSON.stringify([...person.linkedIds])) as { id: number }[]).map((r) => r.id);
+    const { messages, deliveries, attempts, deliveryIds } = this.pruner.removeMessages(messageIds);
     const needles = droppedItemNeedles(person);
     const candidates = this.s.droppedCandidates.all({ needles: needles === null ? null : JSON.stringify(needles) }) as { id: number; raw: string }[];
     const dropped = candidates.filter((c) => droppedItemNames(c.raw, person)).map((c) => c.id);

@@ -4,6 +4,7 @@ import { isJsonObject, type JsonObject } from '../../../src-shared/json';
 import type { Clock } from '../clock';
 import type { AcceptedItem, DroppedItem, LogStore, RequestRecord } from '../store/log-store';
 import type { StorageFault } from '../store/storage-fault';
+import { echo } from '../store/refused-log';
 import { IngestError } from './errors';
 import { webhooksEnabled } from './integrations';
 import { jsonTypeOf, quoted } from './describe';
@@ -160,7 +161,7 @@ function accept(
   }
   const source = deps.routing.sourceByWriteKey(writeKey);
   if (!source) {
-    throw new IngestError(401, 'unknown_write_key', `write key "${writeKey}" belongs to no source; create the source first or check the key`);
+    throw new IngestError(401, 'unknown_write_key', `write key "${echo(writeKey)}" belongs to no source; create the source first or check the key`);
   }
   record.sourceId = source.id;
 

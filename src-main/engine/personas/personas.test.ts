@@ -288,6 +288,8 @@ test('audience: replacing a definition keeps its id and synced state; the next s
 
 test('interval syncs fire on the engine’s clock, and stop with the engine', async () => {
   const w = await world();
+  // This test counts the personas room's timers; retention's own is tested with retention.
+  w.h.engine.retention.stop();
   let stopped = false;
   try {
     await send(w, [order(w, 'u1', 0)]);

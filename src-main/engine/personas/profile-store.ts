@@ -87,6 +87,7 @@ export class ProfileStore {
       idsOfProfiles: db.prepare('SELECT id, profile_id FROM persona_ids WHERE profile_id IN (SELECT value FROM json_each(?)) ORDER BY id'),
       traitsNamed: db.prepare('SELECT profile_id, key, value FROM persona_traits WHERE key IN (SELECT value FROM json_each(?))'),
       tracksOf: db.prepare('SELECT profile_id, message_id, at, properties FROM persona_tracks WHERE event = ?'),
+      dropTracksOf: db.prepare('DELETE FROM persona_tracks WHERE message_id IN (SELECT value FROM json_each(?))'),
     };
   }
 
@@ -105,6 +106,12 @@ export class ProfileStore {
       read += n;
       if (n < chunk) return read;
     }
+  }
+
+  /** One transaction of at most `chunk` messages; returns the cursor after it. */
+  catchUpSome(chunk: number): number {
+    this.db.transaction(() => this.step(chunk))();
+    return this.cursor();
   }
 
   private step(chunk: number): number {
@@ -242,6 +249,15 @@ export class ProfileStore {
       }
     }
     return all;
+  }
+
+  /**
+   * Retention removed these messages: their track events go with them (one row each, with its
+   * properties, so keeping them would let the profiles outgrow any size limit). The profile keeps
+   * its ids, its identify traits and its last-seen time. Inside retention's transaction.
+   */
+  forgetTracks(messageIds: readonly number[]): void {
+    if (messageIds.length > 0) this.q.dropTracksOf.run(JSON.stringify(messageIds));
   }
 
   /**

@@ -69,6 +69,14 @@ export interface Personas {
   stop(): void;
   /** Brings profiles up to the end of the log; returns how many messages were read. */
   catchUp(): number;
+  /**
+   * Reads at most `max` more messages into the profiles (one short transaction) and returns the
+   * last message id they have read: retention removes no message above it, so no message is ever
+   * lost to the profiles nor read twice.
+   */
+  readUpTo(max: number): number;
+  /** Retention removed these messages: their track events leave the profiles (ids, traits and last-seen times stay). */
+  forgetTracks(messageIds: readonly number[]): void;
   listProfiles(page: { text: string | null; after: string; limit: number }): { items: ProfileView[]; next: string | null };
   /** By its id or any id linked to it. */
   getProfile(id: string): ProfileView | null;
@@ -280,6 +288,8 @@ export function createPersonas(deps: PersonasDeps): Personas {
       timers.clear();
     },
     catchUp: () => profiles.catchUp(),
+    readUpTo: (max) => profiles.catchUpSome(max),
+    forgetTracks: (ids) => profiles.forgetTracks(ids),
     listProfiles(page) {
       profiles.catchUp();
       return profiles.page(page);

@@ -3,6 +3,10 @@ import { MIGRATIONS } from './schema';
 
 export type Db = Database.Database;
 
+export const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
+/** Up to this much data, a file still without incremental vacuum is rewritten with it at start-up (well under a second). */
+export const VACUUM_AT_START_MAX_BYTES = 64 * 1024 * 1024;
+
 export interface OpenOptions {
   /** Path to a better_sqlite3.node built for the running ABI (Electron ships its own). */
   nativeBinding?: string;
@@ -20,17 +24,62 @@ export const BUSY_TIMEOUT_MS = 250;
 /** Opens (creating if needed) the log at path and brings its schema up to date. */
 export function openDatabase(path: string, options: OpenOptions = {}): Db {
   const db = new Database(path, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
+  // Free pages go back to the file system only in this mode (retention releases them in slices);
+  // it takes effect here for a new file, and through useIncrementalVacuum() for an older one.
+  db.pragma('auto_vacuum = INCREMENTAL');
   // WAL lets readers page the log while the ingest writes; NORMAL keeps every commit across a
   // process crash (what "acknowledged" promises) without an fsync per request.
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  // Checkpoints normally run on the checkpointer thread (checkpointer.ts); this inline one is only
-  // a safety net should that thread fall behind, bounding the WAL to about 200 MB.
-  db.pragma('wal_autocheckpoint = 50000');
+  // Checkpoints normally run on the checkpointer thread (checkpointer.ts). Under a steady stream of
+  // commits its PASSIVE rounds never see the WAL fully copied, so the WAL never starts over and
+  // grows without bound; this inline one (about 16 MB) then finishes the job on the main thread,
+  // with most frames already copied by the worker, and the next commit starts the WAL over.
+  db.pragma('wal_autocheckpoint = 4096');
+  // Without it the WAL file keeps its high-water size for ever once a burst has grown it: after
+  // each complete checkpoint the next writer cuts it back to this.
+  db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   db.pragma('foreign_keys = ON');
   db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? BUSY_TIMEOUT_MS}`);
   migrate(db);
   return db;
+}
+
+export type VacuumMode = 'incremental' | 'converted' | 'too_big';
+
+/**
+ * Files made before retention have auto_vacuum NONE: deleting rows leaves free pages inside the
+ * file, which never shrinks. Switching needs one full VACUUM (a rewrite of the used pages, holding
+ * the write lock), done here while nothing else runs, and only when the data is small enough;
+ * a bigger file keeps its size (retention reuses its free pages) until a start finds it small.
+ */
+export function useIncrementalVacuum(db: Db, maxBytes = VACUUM_AT_START_MAX_BYTES): VacuumMode {
+  if ((db.pragma('auto_vacuum', { simple: true }) as number) === 2) return 'incremental';
+  const pageSize = db.pragma('page_size', { simple: true }) as number;
+  const used = ((db.pragma('page_count', { simple: true }) as number) - (db.pragma('freelist_count', { simple: true }) as number)) * pageSize;
+  if (used > maxBytes) return 'too_big';
+  db.pragma('auto_vacuum = INCREMENTAL');
+  db.exec('VACUUM');
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  return 'converted';
+}
+
+/**
+ * Cuts the WAL file back to nothing when no one is using it, without waiting: busy means another
+ * time. Call it between tasks, never inside a transaction. True when it was cut.
+ */
+export function truncateWal(db: Db): boolean {
+  if (!db.open) return false;
+  const previous = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma('busy_timeout = 0');
+  try {
+    const [r] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    return r?.busy === 0;
+  } catch {
+    return false;
+  } finally {
+    db.pragma(`busy_timeout = ${previous}`);
+  }
 }
 
 export function migrate(db: Db): void {

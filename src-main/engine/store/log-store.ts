@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Db } from './database';
 import type { InboundMessage, IngestWarning } from '../../../src-shared/events';
+import { clip, decideRefused, REFUSED_TEXT_LIMITS, SUMMARY_CODE, summaryText, type RefusedWindow } from './refused-log';
 
 export type DeliveryStatus = 'pending' | 'in_flight' | 'succeeded' | 'retrying' | 'failed' | 'discarded';
 
@@ -146,6 +147,8 @@ export class LogStore {
   private readonly markInFlight;
   private readonly selectMessageJson;
   private readonly selectDue;
+  private readonly addToSummary;
+  private refusedWindow: RefusedWindow | null = null;
 
   constructor(private readonly db: Db) {
     this.insertRequest = db.prepare(
@@ -176,6 +179,7 @@ export class LogStore {
          response_body = ?, response_bytes = ?, response_truncated = ?, error_kind = ?, error_text = ?, retry_after_ms = ?
        WHERE id = ?`,
     );
+    this.addToSummary = db.prepare('UPDATE requests SET bytes = bytes + ?, error_text = ? WHERE id = ?');
     this.selectMessageJson = db.prepare('SELECT json FROM messages WHERE id = ?');
     this.selectDue = db.prepare(
       `SELECT * FROM deliveries WHERE status IN ('pending', 'retrying') AND next_attempt_at <= ?
@@ -191,8 +195,32 @@ export class LogStore {
     );
   }
 
-  /** Records a refused request (bad JSON, unknown key, limits): nothing of it was accepted. */
+  /**
+   * Records a refused request (bad JSON, unknown key, limits): nothing of it was accepted. Its
+   * texts are clipped, and past REFUSED_ROWS_PER_SECOND in one second of the clock the calls are
+   * counted into one summary row instead (refused-log.ts). Returns the row that shows it.
+   */
   recordRefused(record: RequestRecord): number {
+    const { decision, window } = decideRefused(this.refusedWindow, record.receivedAt);
+    this.refusedWindow = window;
+    const clipped: RequestRecord = {
+      ...record,
+      path: clip(record.path, REFUSED_TEXT_LIMITS.path) ?? '',
+      userAgent: clip(record.userAgent, REFUSED_TEXT_LIMITS.userAgent),
+      errorText: clip(record.errorText ?? null, REFUSED_TEXT_LIMITS.errorText) ?? undefined,
+    };
+    if (decision.store === 'row') return this.insertRequestRow(clipped);
+    const text = summaryText(window.summarized, { httpStatus: record.httpStatus, errorCode: record.errorCode ?? null, path: clipped.path });
+    if (decision.store === 'add_to_summary') {
+      this.addToSummary.run(record.bytes, text, decision.summaryId);
+      return decision.summaryId;
+    }
+    const id = this.insertRequestRow({ ...clipped, userAgent: null, errorCode: SUMMARY_CODE, errorText: text });
+    this.refusedWindow = { ...window, summaryId: id };
+    return id;
+  }
+
+  private insertRequestRow(record: RequestRecord): number {
     return Number(
       this.insertRequest.run(
         record.sourceId,
@@ -219,7 +247,7 @@ export class LogStore {
     dedupeWindowMs: number,
   ): CommitResult {
     return this.db.transaction((): CommitResult => {
-      const requestId = this.recordRefused(record);
+      const requestId = this.insertRequestRow(record);
       let accepted = 0;
       let deliveries = 0;
       const duplicates: DroppedItem[] = [];

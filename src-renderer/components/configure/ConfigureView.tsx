@@ -3,6 +3,7 @@ import { useTransport } from '../transport-context';
 import { ConfigureContext, useConfigure } from './context';
 import { DeliverySection } from './DeliverySection';
 import { DestinationsSection } from './DestinationsSection';
+import { RetentionSection } from './RetentionSection';
 import { SourcesSection } from './SourcesSection';
 import { createConfigureStore } from './store';
 
@@ -33,6 +34,7 @@ function Configure() {
           <div className="stack">
             <DestinationsSection />
             <DeliverySection />
+            <RetentionSection />
           </div>
         </div>
       )}

@@ -147,3 +147,42 @@ test('removals: refused with the reason while attached; changes made elsewhere a
     await close();
   }
 });
+
+test('retention: the form starts from the engine, is refused by field before sending, saves, and follows a save made elsewhere', async () => {
+  const { s, other, close } = await setUp();
+  try {
+    assert.deepEqual(s.getState().retentionDraft, { days: '30', megabytes: '1024' });
+    assert.ok((s.getState().storage?.databaseBytes ?? 0) > 0);
+    s.getState().setRetentionDraft({ days: '0', megabytes: 'lots' });
+    assert.equal(await s.getState().saveRetention(), false);
+    assert.deepEqual(
+      s.getState().retentionErrors.map((e) => `${e.field}: ${e.message}`),
+      ['retention.days: must be a whole number of days from 1 to 3650', 'retention.megabytes: must be a whole number of megabytes from 1 to 1048576'],
+    );
+    s.getState().setRetentionDraft({ days: '7', megabytes: '200' });
+    assert.equal(await s.getState().saveRetention(), true);
+    assert.deepEqual(s.getState().storage?.retention, { days: 7, megabytes: 200 });
+    assert.equal(s.getState().retentionSaved, true);
+
+    await other.call('saveRetention', { days: 14 });
+    await waitUntil(() => s.getState().storage?.retention.days === 14, 'the retention live event');
+    assert.deepEqual(s.getState().retentionDraft, { days: '14', megabytes: '200' });
+  } finally {
+    await close();
+  }
+});
+
+test('Clear log: the log empties, the sources stay, and the store says what went', async () => {
+  const { h, s, close } = await setUp();
+  try {
+    assert.equal((await h.post('/v1/track', {}, { writeKey: 'nope' })).status, 401);
+    assert.equal((await h.post('/v1/track', {}, { writeKey: 'nope' })).status, 401);
+    await s.getState().clearLog();
+    assert.equal(s.getState().clearError, null);
+    assert.deepEqual(s.getState().cleared, { requests: 2, messages: 0, deliveries: 0, attempts: 0, droppedItems: 0, keptActiveDeliveries: 0 });
+    assert.equal((h.engine.db.prepare('SELECT COUNT(*) AS n FROM requests').get() as { n: number }).n, 0);
+    assert.deepEqual(s.getState().sources.map((o) => o.name), ['backend']);
+  } finally {
+    await close();
+  }
+});

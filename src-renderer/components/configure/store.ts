@@ -4,8 +4,16 @@
  * whose refusals (ours, then the engine's) are kept by field path for the inputs to show.
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { EngineEnvironment, LiveEvent } from '../../../src-shared/api';
-import { validateSourceInput, type DeliverySettings, type Destination, type FieldError, type Source } from '../../../src-shared/settings';
+import type { ClearLogResult, EngineEnvironment, LiveEvent, StorageStatus } from '../../../src-shared/api';
+import {
+  validateRetention,
+  validateSourceInput,
+  type DeliverySettings,
+  type Destination,
+  type FieldError,
+  type RetentionSettings,
+  type Source,
+} from '../../../src-shared/settings';
 import { ApiCallError, type Transport } from '../../transport';
 import type { PresetName } from './delivery-words';
 import { draftOf, emptyDraft, toDestinationInput, type DestinationDraft } from './destination-form';
@@ -39,6 +47,17 @@ export interface ConfigureState {
   /** Name of the destination just saved, until the draft changes. */
   destinationSaved: string | null;
 
+  /** The log's retention settings and size on disk. */
+  storage: StorageStatus | null;
+  /** The retention form, as typed. */
+  retentionDraft: { days: string; megabytes: string };
+  retentionErrors: FieldError[];
+  retentionSaved: boolean;
+  clearing: boolean;
+  /** What the last Clear log removed and kept. */
+  cleared: ClearLogResult | null;
+  clearError: string | null;
+
   /** Refusals of a removal, by the source or destination name they concern. */
   removeErrors: Record<string, string>;
   presetError: string | null;
@@ -57,7 +76,16 @@ export interface ConfigureState {
   deleteDestination(name: string): Promise<void>;
 
   setPreset(preset: PresetName): Promise<void>;
+
+  setRetentionDraft(patch: Partial<{ days: string; megabytes: string }>): void;
+  saveRetention(): Promise<boolean>;
+  refreshStorage(): Promise<void>;
+  clearLog(): Promise<void>;
 }
+
+const draftOfRetention = (r: RetentionSettings): { days: string; megabytes: string } => ({ days: String(r.days), megabytes: String(r.megabytes) });
+/** Typed text as the number the engine takes; anything else is passed on as text for the check to name. */
+const numberOr = (text: string): number | string => (/^\s*\d+\s*$/.test(text) ? Number(text) : text);
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
@@ -91,6 +119,13 @@ export function createConfigureStore(transport: Transport, newKey: () => string 
     destinationSaved: null,
     removeErrors: {},
     presetError: null,
+    storage: null,
+    retentionDraft: { days: '', megabytes: '' },
+    retentionErrors: [],
+    retentionSaved: false,
+    clearing: false,
+    cleared: null,
+    clearError: null,
 
     selectSource(name) {
       set({ selectedSource: name });
@@ -202,7 +237,48 @@ export function createConfigureStore(transport: Transport, newKey: () => string 
         set({ presetError: messageOf(err) });
       }
     },
+
+    setRetentionDraft(patch) {
+      set({ retentionDraft: { ...get().retentionDraft, ...patch }, retentionErrors: [], retentionSaved: false });
+    },
+    async saveRetention() {
+      const draft = get().retentionDraft;
+      const input = { days: numberOr(draft.days), megabytes: numberOr(draft.megabytes) };
+      const errors = validateRetention(input);
+      if (errors.length > 0) {
+        set({ retentionErrors: errors, retentionSaved: false });
+        return false;
+      }
+      try {
+        const storage = await transport.call('saveRetention', input as Partial<RetentionSettings>);
+        set({ storage, retentionDraft: draftOfRetention(storage.retention), retentionErrors: [], retentionSaved: true });
+        return true;
+      } catch (err) {
+        set({ retentionErrors: fieldErrorsOf(err, 'retention'), retentionSaved: false });
+        return false;
+      }
+    },
+    async refreshStorage() {
+      const storage = await transport.call('getStorage');
+      // A form being edited keeps what the user typed.
+      const editing = get().retentionErrors.length > 0 || (get().storage !== null && !sameDraft(get().retentionDraft, get().storage?.retention));
+      set({ storage, ...(editing ? {} : { retentionDraft: draftOfRetention(storage.retention) }) });
+    },
+    async clearLog() {
+      if (get().clearing) return;
+      set({ clearing: true, clearError: null, cleared: null });
+      try {
+        const cleared = await transport.call('clearLog');
+        set({ cleared, clearing: false });
+      } catch (err) {
+        set({ clearError: messageOf(err), clearing: false });
+      }
+      await get().refreshStorage().catch(() => {});
+    },
   }));
+
+  const sameDraft = (draft: { days: string; megabytes: string }, r: RetentionSettings | undefined): boolean =>
+    r !== undefined && draft.days === String(r.days) && draft.megabytes === String(r.megabytes);
 
   const fail = (err: unknown): void => store.setState({ error: messageOf(err) });
 
@@ -222,7 +298,13 @@ export function createConfigureStore(transport: Transport, newKey: () => string 
   }
   async function loadAll(): Promise<void> {
     try {
-      const [environment] = await Promise.all([transport.call('getEnvironment'), loadSources(), loadDestinations(), loadDelivery()]);
+      const [environment] = await Promise.all([
+        transport.call('getEnvironment'),
+        loadSources(),
+        loadDestinations(),
+        loadDelivery(),
+        store.getState().refreshStorage(),
+      ]);
       store.setState({ environment, loaded: true, error: null });
     } catch (err) {
       fail(err);
@@ -231,7 +313,16 @@ export function createConfigureStore(transport: Transport, newKey: () => string 
 
   function onEvent(event: LiveEvent): void {
     if (event.type !== 'config') return;
-    const load = event.what === 'sources' ? loadSources : event.what === 'destinations' ? loadDestinations : event.what === 'delivery' ? loadDelivery : null;
+    const load =
+      event.what === 'sources'
+        ? loadSources
+        : event.what === 'destinations'
+          ? loadDestinations
+          : event.what === 'delivery'
+            ? loadDelivery
+            : event.what === 'retention'
+              ? store.getState().refreshStorage
+              : null;
     load?.().catch(fail);
   }
 
