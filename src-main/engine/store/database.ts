@@ -26,7 +26,9 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   const db = new Database(path, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
   // Free pages go back to the file system only in this mode (retention releases them in slices);
   // it takes effect here for a new file, and through useIncrementalVacuum() for an older one.
-  db.pragma('auto_vacuum = INCREMENTAL');
+  // Only asked of an empty file: on an existing one the pragma wants the write lock, and a start
+  // while another program holds it must come up degraded, not fail.
+  if ((db.pragma('page_count', { simple: true }) as number) === 0) db.pragma('auto_vacuum = INCREMENTAL');
   // WAL lets readers page the log while the ingest writes; NORMAL keeps every commit across a
   // process crash (what "acknowledged" promises) without an fsync per request.
   db.pragma('journal_mode = WAL');
