@@ -36,7 +36,7 @@ const built = spawnSync(process.execPath, [join(root, 'scripts', 'build-client.m
 if (built.status !== 0) process.exit(built.status ?? 1);
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=120000', ...files],
+  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=300000', ...files],
   { cwd: root, stdio: 'inherit' },
 );
 process.exit(result.status ?? 1);

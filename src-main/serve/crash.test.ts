@@ -54,9 +54,31 @@ test('kill -9 under load: every acknowledged message is delivered after restart,
 
     receiver.respond((_req, res) => res.end('ok'));
     const second = await startServe(['--port', '0', '--data-dir', dataDir]);
-    const deliveredIds = (): Set<string> =>
-      new Set(receiver.received.map((r) => (JSON.parse(r.body.toString()) as { messageId: string }).messageId));
-    await waitUntil(() => [...acked].every((id) => deliveredIds().has(id)), `all ${acked.size} acknowledged messages to arrive`, 60_000);
+    // Parsed once per received request: re-parsing every body on each check starves the server under load.
+    const delivered = new Set<string>();
+    let parsed = 0;
+    const missing = (): string[] => {
+      for (; parsed < receiver.received.length; parsed++) {
+        delivered.add((JSON.parse((receiver.received[parsed] as { body: Buffer }).body.toString()) as { messageId: string }).messageId);
+      }
+      return [...acked].filter((id) => !delivered.has(id));
+    };
+    try {
+      await waitUntil(() => missing().length === 0, `all ${acked.size} acknowledged messages to arrive`, 90_000);
+    } catch (err) {
+      // Say where the missing ones are, so a failure tells a loss from a slow machine.
+      const lost = missing();
+      const look = new Database(join(dataDir, 'hookbench.sqlite'), { readonly: true });
+      const where = look
+        .prepare(
+          `SELECT d.status, COUNT(*) AS n FROM messages m LEFT JOIN deliveries d ON d.message_id = m.id
+           WHERE m.message_id IN (SELECT value FROM json_each(?)) GROUP BY d.status`,
+        )
+        .all(JSON.stringify(lost));
+      look.close();
+      const health = await fetch(`${second.url}/healthz`).then((r) => r.text(), (e: unknown) => String(e));
+      throw new Error(`${(err as Error).message}: ${lost.length} missing; their deliveries: ${JSON.stringify(where)}; health: ${health}`);
+    }
 
     const check = new Database(join(dataDir, 'hookbench.sqlite'), { readonly: true });
     const interrupted = (check.prepare("SELECT COUNT(*) AS n FROM attempts WHERE state = 'interrupted'").get() as { n: number }).n;
