@@ -105,36 +105,46 @@ test('a killed owner that is still a zombie (not yet reaped) holds nothing', asy
 /**
  * A contender: loads the lock module, says it is ready, and then, for each folder, calls
  * lockDataDir at the instant the test gives (spinning the last milliseconds, so that every
- * contender calls within the same few microseconds), holds a lock it got for half a step and
- * reports what happened.
+ * contender calls within the same few microseconds) and reports what happened. A lock it got is
+ * held until the test says `release` for that round, once every contender has reported: a
+ * contender slowed down by a busy machine then still meets a held lock, so a second owner can only
+ * mean two at once.
  */
 const CONTENDER = `
 import('./src-main/engine/store/data-lock.ts').then(async (m) => {
   const dirs = JSON.parse(process.argv[1]);
   const step = Number(process.argv[2]);
+  const lines = [];
+  let wake = null;
+  require('node:readline').createInterface({ input: process.stdin }).on('line', (l) => { lines.push(l); if (wake) wake(); });
+  const next = async () => { while (lines.length === 0) await new Promise((res) => { wake = res; }); return lines.shift(); };
   process.stdout.write('ready' + String.fromCharCode(10));
-  const t0 = await new Promise((res) => process.stdin.once('data', (d) => res(Number(String(d)))));
-  process.stdin.pause();
+  const t0 = Number(await next());
   for (let round = 0; round < dirs.length; round++) {
     const at = t0 + round * step;
     await new Promise((res) => setTimeout(res, Math.max(0, at - Date.now() - 15)));
     while (Date.now() < at) {}
+    let release = null;
     let outcome;
     try {
-      const release = m.lockDataDir(dirs[round]);
+      release = m.lockDataDir(dirs[round]);
       outcome = 'owner';
-      await new Promise((res) => setTimeout(res, Math.max(0, at + step / 2 - Date.now())));
-      release();
     } catch (e) {
       outcome = e.pid !== undefined ? 'refused ' + e.pid : 'error ' + e.message;
     }
     process.stdout.write(JSON.stringify({ round, pid: process.pid, outcome }) + String.fromCharCode(10));
+    if (release) {
+      while ((await next()) !== 'release ' + round) {}
+      release();
+    }
   }
+  process.exit(0);
 });`;
 
 async function contend(processes: number, rounds: number): Promise<{ round: number; pid: number; outcome: string }[][]> {
   const dirs = Array.from({ length: rounds }, tempDir);
-  const step = 300;
+  // Far enough apart that a round's owner has been told to release before the next round starts.
+  const step = 400;
   const results: { round: number; pid: number; outcome: string }[] = [];
   const children: ChildProcess[] = [];
   try {
@@ -148,8 +158,16 @@ async function contend(processes: number, rounds: number): Promise<{ round: numb
         children.push(child);
         child.once('exit', (code) => code !== 0 && failed(new Error(`a contender exited with ${code}`)));
         createInterface({ input: child.stdout! }).on('line', (line) => {
-          if (line !== 'ready') results.push(JSON.parse(line) as (typeof results)[number]);
-          else if (++ready === processes) allReady();
+          if (line === 'ready') {
+            if (++ready === processes) allReady();
+            return;
+          }
+          const result = JSON.parse(line) as (typeof results)[number];
+          results.push(result);
+          const round = results.filter((r) => r.round === result.round);
+          if (round.length < processes) return;
+          // Everyone has tried: the owners may let go.
+          for (const child of children) child.stdin?.write(`release ${result.round}\n`);
         });
       }
     });
