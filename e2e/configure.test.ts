@@ -225,8 +225,10 @@ test('Inbound shows each call live, newest first, with its messages and its drop
 
   // A refused call shows its error code and text.
   const bad = await wb.ingest('/v1/track', 'wk_nobody', { userId: 'u', event: 'E' });
-  assert.equal(bad.status, 401);
-  await page.locator('[data-testid="inbound-row"]').first().getByTestId('inbound-status').filter({ hasText: '401' }).waitFor();
+  // An unknown key is answered 200 (as Segment does), yet the row shows the call as refused.
+  assert.equal(bad.status, 200);
+  assert.equal(((await bad.json()) as { code?: string }).code, 'unknown_write_key');
+  await page.locator('[data-testid="inbound-row"].refused').first().getByTestId('inbound-status').filter({ hasText: '200' }).waitFor();
   await page.getByTestId('inbound-refusal').first().waitFor();
 
   await page.screenshot({ path: screenshotPath('inbound'), fullPage: true });
