@@ -12,6 +12,7 @@ import type { ApiResponse, InboundMessageView, InboundRequest, PageResult } from
 import { waitUntil } from '../engine/testing/wait';
 import { startServe, type ServeProcess } from './testing/process';
 import { CHROMIUM, CHROMIUM_ARGS } from '../../e2e/support/build';
+import { classicSnippet } from '../../src-renderer/components/configure/client-snippets';
 
 /**
  * Segment's browser SDK, unchanged, in a real Chromium, against a real `hookbench serve`: once as
@@ -248,6 +249,8 @@ test('@segment/analytics-next from npm, on another origin: settings from Hookben
 });
 
 test("Segment's classic snippet with only its host changed: bundle, chunks and settings from Hookbench, calls delivered signed", async () => {
+  // The snippet Configure shows is this very text.
+  assert.equal(classicSnippet(serve.url, WRITE_KEY) + '\n', SNIPPET.replace('HOOKBENCH', serve.url).replaceAll('WRITE_KEY', WRITE_KEY) + '\n');
   const opened = await open('/snippet.html');
   try {
     await checkBrowserCalls('snippet-user', '/snippet.html', opened.userAgent, ['/v1/i', '/v1/p', '/v1/t']);
