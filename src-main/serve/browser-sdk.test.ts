@@ -103,6 +103,19 @@ before(async () => {
           })
           .catch((e) => 'failed: ' + e.message);`,
       ),
+      '/npm-batching.html': page(
+        'Pricing, batched',
+        '<script src="/analytics-next.js"></script>',
+        `window.result = AnalyticsNext.AnalyticsBrowser.load(
+            { writeKey: ${JSON.stringify(WRITE_KEY)}, cdnURL: ${JSON.stringify(hookbench)} },
+            { integrations: { 'Segment.io': { deliveryStrategy: { strategy: 'batching', config: { size: 3, timeout: 500 } } } } },
+          )
+          .then(async ([analytics]) => {
+            await Promise.all([analytics.page(), analytics.identify('batch-user'), analytics.track('Order Completed', { total: 3 })]);
+            return 'sent';
+          })
+          .catch((e) => 'failed: ' + e.message);`,
+      ),
       '/npm-unknown.html': page(
         'Unknown key from npm',
         '<script src="/analytics-next.js"></script>',
@@ -260,6 +273,21 @@ test("Segment's classic snippet with only its host changed: bundle, chunks and s
     assert.ok(opened.requested.includes(`${serve.url}/v1/projects/${WRITE_KEY}/settings`), 'settings came from Hookbench');
     assertOnlyLocal(opened.requested);
     assert.deepEqual(opened.console.filter((l) => l.startsWith('error') || l.startsWith('pageerror')), []);
+  } finally {
+    await opened.close();
+  }
+});
+
+test('analytics-next with its batching delivery strategy: one request to /v1/b with the three calls', async () => {
+  const opened = await open('/npm-batching.html');
+  try {
+    const result = await opened.page.waitForFunction(() => (window as unknown as { result?: Promise<string> }).result);
+    assert.equal(await result.jsonValue(), 'sent', opened.console.join('\n'));
+    const calls = await receivedFor('batch-user');
+    const rows = await inboundOf(String(calls.identify?.anonymousId));
+    assert.deepEqual(rows.map((r) => r.message.type).sort(), ['identify', 'page', 'track']);
+    assert.deepEqual([...new Set(rows.map((r) => `${r.request.path} ${r.request.accepted}`))], ['/v1/b 3'], 'one batch request');
+    assertOnlyLocal(opened.requested);
   } finally {
     await opened.close();
   }
