@@ -93,20 +93,26 @@ export function apiHostOf(host: string | undefined, fallback: string): string {
   return host !== undefined && /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host) ? host : fallback;
 }
 
+/** The installed package's bundle folder; throws when the package is not installed. */
+function installedBundles(): string {
+  return join(dirname(createRequire(import.meta.url).resolve('@segment/analytics-next/package.json')), 'dist/umd');
+}
+
+/** Where the build copies the bundles: out/analytics-next/, beside out/main/ (and beside src-main/ in a checkout). */
+export const COPIED_BUNDLES_DIR = new URL('../../out/analytics-next/', import.meta.url).pathname;
+
 /**
  * The folder holding analytics-next's browser bundles: the installed package (a checkout), else the
  * copy the build puts next to out/main/ (the packaged app, which leaves dev dependencies out).
- * null when neither exists.
+ * null when neither has the bundle.
  */
-export function analyticsNextDir(): string | null {
+export function analyticsNextDir(installed: () => string = installedBundles, copied: string = COPIED_BUNDLES_DIR): string | null {
   try {
-    const pkg = createRequire(import.meta.url).resolve('@segment/analytics-next/package.json');
-    const dir = join(dirname(pkg), 'dist/umd');
+    const dir = installed();
     if (existsSync(join(dir, 'standalone.js'))) return dir;
   } catch {
     // Not installed: the packaged app.
   }
-  const copied = new URL('../../out/analytics-next/', import.meta.url).pathname;
   return existsSync(join(copied, 'standalone.js')) ? copied : null;
 }
 
