@@ -1,11 +1,28 @@
 import { resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';
 import react from '@vitejs/plugin-react';
+import type { Plugin } from 'vite';
+import { copyAnalyticsNext } from './scripts/copy-analytics-next.mjs';
+
+/** The browser SDK's bundles go next to out/main/ (out/analytics-next/): the packaged app has no dev dependencies. */
+function analyticsNextBundles(): Plugin {
+  let outDir = '';
+  return {
+    name: 'hookbench-analytics-next-bundles',
+    configResolved(config) {
+      outDir = resolve(config.root, config.build.outDir);
+    },
+    closeBundle() {
+      copyAnalyticsNext(resolve(outDir, '..', 'analytics-next'));
+    },
+  };
+}
 
 // Main and preload are bundled for Node/Electron; better-sqlite3 stays external (a native addon,
 // loaded with a build for Electron's ABI through the engine's nativeBinding option).
 export default defineConfig({
   main: {
+    plugins: [analyticsNextBundles()],
     build: {
       lib: { entry: resolve(__dirname, 'src-main/electron/main.ts') },
       rollupOptions: { external: ['better-sqlite3', 'electron'] },

@@ -72,6 +72,14 @@ test('configure in the UI: a source with a generated write key, a destination wi
   assert.ok(go.includes(`analytics.NewWithConfig("${writeKey}", analytics.Config{Endpoint: "${wb.url}"})`), go);
   const curl = (await page.getByTestId('snippet-curl').textContent()) ?? '';
   assert.ok(curl.startsWith(`curl '${wb.url}/v1/track' \\\n  -u '${writeKey}:'`), curl);
+  // The browser and mobile setup, next to them, point at the same address.
+  const browserSnippet = (await page.getByTestId('snippet-browser').textContent()) ?? '';
+  assert.ok(browserSnippet.includes(`t.src="${wb.url}/analytics.js/v1/" + key + "/analytics.min.js"`), browserSnippet);
+  assert.ok(browserSnippet.includes(`analytics.load("${writeKey}");`), browserSnippet);
+  const swift = (await page.getByTestId('snippet-swift').textContent()) ?? '';
+  assert.ok(swift.includes(`.cdnHost("${wb.url.replace('http://', '')}/v1")`), swift);
+  const kotlin = (await page.getByTestId('snippet-kotlin').textContent()) ?? '';
+  assert.ok(kotlin.includes(`apiHost = "${wb.url.replace('http://', '')}/v1"`), kotlin);
 
   // The engine's own refusal, shown by the field it names: a write key already in use.
   await page.getByTestId('source-name').fill('copycat');
@@ -225,8 +233,10 @@ test('Inbound shows each call live, newest first, with its messages and its drop
 
   // A refused call shows its error code and text.
   const bad = await wb.ingest('/v1/track', 'wk_nobody', { userId: 'u', event: 'E' });
-  assert.equal(bad.status, 401);
-  await page.locator('[data-testid="inbound-row"]').first().getByTestId('inbound-status').filter({ hasText: '401' }).waitFor();
+  // An unknown key is answered 200 (as Segment does), yet the row shows the call as refused.
+  assert.equal(bad.status, 200);
+  assert.equal(((await bad.json()) as { code?: string }).code, 'unknown_write_key');
+  await page.locator('[data-testid="inbound-row"].refused').first().getByTestId('inbound-status').filter({ hasText: '200' }).waitFor();
   await page.getByTestId('inbound-refusal').first().waitFor();
 
   await page.screenshot({ path: screenshotPath('inbound'), fullPage: true });

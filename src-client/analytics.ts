@@ -560,7 +560,12 @@ export class Analytics {
       const res = await fetch(this.endpoint, { method: 'POST', headers: this.headers, body, signal: controller.signal });
       const status = res.status;
       if (status >= 200 && status < 300) {
-        await res.arrayBuffer();
+        const answer = await res.text();
+        // Hookbench answers an unknown write key 200 (as Segment does, so other SDKs do not retry)
+        // with success false: this client reports that as the refusal it is.
+        if (refusedDespite2xx(answer)) {
+          return { ok: false, code: 'http_status', status, retryable: false, reason: `HTTP ${status}: ${answer.slice(0, 500)}` };
+        }
         return { ok: true, status };
       }
       let text = '';
@@ -638,5 +643,16 @@ export class Analytics {
 
   private debug(line: string): void {
     if (this.debugOn) process.stderr.write(`analytics ${new Date().toISOString()} ${line}\n`);
+  }
+}
+
+/** A 2xx whose JSON body says `"success": false`: refused, not taken. */
+function refusedDespite2xx(text: string): boolean {
+  if (!text.includes('"success"')) return false;
+  try {
+    const body: unknown = JSON.parse(text);
+    return typeof body === 'object' && body !== null && (body as { success?: unknown }).success === false;
+  } catch {
+    return false;
   }
 }

@@ -101,7 +101,7 @@ test('a batch the ingest refuses reaches drop and error with every message in it
   try {
     const errors: AnalyticsDeliveryError[] = [];
     const drops: DroppedMessage[] = [];
-    // A write key no source has: the real ingest answers 401, which is not retried.
+    // A write key no source has: the real ingest answers 200 with success false, which is not retried.
     const analytics = new Analytics({ writeKey: 'wk_nobody', endpoint: h.server.url, flushAt: 30 });
     analytics.on('error', (e) => errors.push(e)).on('drop', (d) => drops.push(d));
     const ids = Array.from({ length: 30 }, (_, i) => `refused-${i}`);
@@ -110,7 +110,7 @@ test('a batch the ingest refuses reaches drop and error with every message in it
 
     assert.ok(errors.length >= 2, `30 messages of 30 KB take more than one request, got ${errors.length} errors`);
     for (const e of errors) {
-      assert.equal(e.status, 401);
+      assert.equal(e.status, 200);
       assert.equal(e.retryable, false);
       assert.equal(e.attempts, 1);
       assert.match(e.reason, /wk_nobody/);
@@ -120,11 +120,11 @@ test('a batch the ingest refuses reaches drop and error with every message in it
     assert.deepEqual(drops.map((d) => d.message.messageId).sort(), [...ids].sort());
     for (const d of drops) {
       assert.equal(d.reason, 'refused');
-      assert.match(d.detail, /HTTP 401/);
+      assert.match(d.detail, /HTTP 200: .*unknown_write_key/);
       assert.ok(d.error && errors.includes(d.error));
     }
     assert.deepEqual(analytics.stats(), { queued: 0, pending: 0, sent: 0, failed: 30, dropped: 0, requests: errors.length });
-    const refused = h.engine.db.prepare('SELECT COUNT(*) AS n FROM requests WHERE http_status = 401').get() as { n: number };
+    const refused = h.engine.db.prepare("SELECT COUNT(*) AS n FROM requests WHERE error_code = 'unknown_write_key'").get() as { n: number };
     assert.equal(refused.n, errors.length);
   } finally {
     await h.close();

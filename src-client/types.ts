@@ -55,7 +55,8 @@ export interface DeliveryBatch {
 /**
  * Why a message will never reach the ingest: the queue was full when it was called
  * (`queue_full`), or its batch was given up: refused with a status that is not retried, such as a
- * 400 or 401 (`refused`), or still failing after maxRetries (`retries_exhausted`).
+ * 400, or a 2xx whose body says `"success": false` as Hookbench answers an unknown write key
+ * (`refused`), or still failing after maxRetries (`retries_exhausted`).
  */
 export type DropReason = 'queue_full' | 'refused' | 'retries_exhausted';
 

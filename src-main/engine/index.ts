@@ -6,6 +6,7 @@ import { deliverySettingsOf, type HookbenchConfig } from './config';
 import { createSender } from './delivery/sender';
 import { Scheduler, type Sender } from './delivery/scheduler';
 import { createIngestHandler, type IngestRouting } from './ingest/handler';
+import { createSdkSettingsHandler } from './ingest/sdk-settings';
 import { ConfigStore, type SecretSealer } from './store/config-store';
 import { openDatabase, truncateWal, useIncrementalVacuum, type Db } from './store/database';
 import { DataDirLockedError, lockDataDir } from './store/data-lock';
@@ -96,6 +97,8 @@ export interface Engine {
   deleteDestination(name: string): boolean;
   /** Handles one Tracking API request; `path` from ingestPath(). */
   handleIngest(req: IncomingMessage, res: ServerResponse, path: string): void;
+  /** Answers an SDK's settings request for writeKey, pointing it back at `host` (how it reached us). */
+  handleSdkSettings(req: IncomingMessage, res: ServerResponse, writeKey: string, host: string): void;
   onLive(listener: LiveListener): () => void;
   /** Reports changed rows live (coalesced with the engine's own events): for the personas and deletion rooms. */
   publishLive(type: RowsEventType, ids: number[]): void;
@@ -311,6 +314,10 @@ export function createEngine(options: EngineOptions): Engine {
     sourceByWriteKey: (key) => sourcesByKey.get(key),
     destinationsOf: (sourceId) => routes.get(sourceId) ?? [],
   };
+  const onRequest = (id: number): void => {
+    publishTo('requests', [id]);
+    retention.nudge();
+  };
   const ingest = createIngestHandler({
     log,
     routing,
@@ -318,11 +325,9 @@ export function createEngine(options: EngineOptions): Engine {
     commit: createGroupCommit(db),
     storage: health,
     onCommitted: () => scheduler.wake(),
-    onRequest: (id) => {
-      publishTo('requests', [id]);
-      retention.nudge();
-    },
+    onRequest,
   });
+  const sdkSettings = createSdkSettingsHandler({ log, routing, clock, storage: health, onRequest });
 
   return {
     dataDir: options.dataDir,
@@ -422,6 +427,7 @@ export function createEngine(options: EngineOptions): Engine {
     personas,
     commitInternal,
     handleIngest: ingest,
+    handleSdkSettings: sdkSettings,
     publishLive: publishTo,
     onLive(listener) {
       listeners.add(listener);

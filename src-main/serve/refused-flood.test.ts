@@ -37,7 +37,7 @@ test(`${CALLS} calls with a 490 KB unknown write key grow the folder by well und
     );
     const seconds = (performance.now() - started) / 1000;
     const after = folderBytes(dir);
-    assert.deepEqual([...new Set(statuses)], [401]);
+    assert.deepEqual([...new Set(statuses)], [200], 'an unknown key is answered 200, as Segment answers it');
     const grown = after - before;
     t.diagnostic(`${CALLS} calls in ${seconds.toFixed(1)} s; folder ${before} → ${after} bytes (+${grown})`);
     assert.ok(grown < 4 * 1024 * 1024, `the folder grew by ${grown} bytes`);

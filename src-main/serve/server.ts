@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Engine } from '../engine';
 import { ingestPath } from '../engine/ingest/handler';
 import { IngestError } from '../engine/ingest/errors';
+import { analyticsNextDir, answerPreflight, apiHostOf, corsHeaders, sdkRouteOf, serveSdkFile } from './browser-sdk';
 import { checkIngestHost, generateToken, type AuthContext } from './auth';
 import { createControlApi } from './control-api';
 import { DEFAULT_UI_DIR, isUiPath, serveUi } from './static';
@@ -57,6 +58,7 @@ export function listen(engine: Engine, host: string, port: number, options: List
   let ingestUrl: string | null = null;
   const control = createControlApi(engine, { ingestUrl: () => ingestUrl });
   const uiDir = options.uiDir ?? DEFAULT_UI_DIR;
+  const sdkDir = analyticsNextDir();
   // Known once bound (port 0 picks one); before that, /api/ falls through to the 404 below.
   let auth: AuthContext | null = null;
   let closing = false;
@@ -65,16 +67,28 @@ export function listen(engine: Engine, host: string, port: number, options: List
     if (closing) res.setHeader('connection', 'close');
     const url = req.url ?? '/';
     const path = ingestPath(url);
-    if (path) {
+    const sdk = path ? null : sdkRouteOf(url);
+    if (path || sdk) {
+      const cors = corsHeaders(req.headers.origin);
       const verdict = auth ? checkIngestHost(auth, req.headers.host) : { ok: true as const };
       if (!verdict.ok) {
         const body = new IngestError(verdict.status, verdict.code, verdict.message).toBody();
-        res.writeHead(verdict.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+        res.writeHead(verdict.status, { ...cors, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
         res.end(body);
         req.resume();
         return;
       }
-      return engine.handleIngest(req, res, path);
+      if (req.method === 'OPTIONS') return answerPreflight(req, res, path ? 'POST, OPTIONS' : 'GET, HEAD, OPTIONS');
+      for (const [name, value] of Object.entries(cors)) res.setHeader(name, value);
+      if (path) return engine.handleIngest(req, res, path);
+      if (sdk?.kind === 'settings') return engine.handleSdkSettings(req, res, sdk.writeKey, apiHostOf(req.headers.host, ingestUrl ? new URL(ingestUrl).host : '127.0.0.1'));
+      if (sdk) {
+        serveSdkFile(sdkDir, sdk, req, res).catch(() => {
+          if (!res.headersSent) sendJson(res, 500, { success: false, code: 'internal', message: 'could not read the analytics.js bundle' });
+          else res.destroy();
+        });
+        return;
+      }
     }
     if ((url === '/api' || url.startsWith('/api/') || url.startsWith('/api?')) && auth) return control.handle(req, res, auth);
     if (isUiPath(url)) {

@@ -218,7 +218,7 @@ async function send(engine: Engine, url: string, writeKey: string, c: ValidCompo
   if (failures.length > 0) {
     const first = failures[0] as AnalyticsDeliveryError;
     const lost = c.copies - sent;
-    if (first.status === 401) {
+    if (first.status === 401 || first.reason.includes('unknown_write_key')) {
       throw new ValidationError([{ field: 'compose.source', message: `the ingest refused this source’s write key (${first.reason})` }]);
     }
     throw new Error(`the ingest at ${client.endpoint} did not take ${lost} of ${c.copies} messages: ${first.reason}`);

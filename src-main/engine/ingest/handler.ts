@@ -14,6 +14,7 @@ import { readBody } from './read-body';
 import { toIso } from './timestamps';
 import { writeKeyFrom } from './write-key';
 
+// analytics.js and the mobile SDKs post to one-letter paths (`/v1/t`, `/v1/b`, …); both spellings are the same call.
 const SINGLE_CALL_PATHS: Record<string, MessageType> = {
   '/v1/identify': 'identify',
   '/v1/track': 'track',
@@ -21,8 +22,21 @@ const SINGLE_CALL_PATHS: Record<string, MessageType> = {
   '/v1/screen': 'screen',
   '/v1/group': 'group',
   '/v1/alias': 'alias',
+  '/v1/i': 'identify',
+  '/v1/t': 'track',
+  '/v1/p': 'page',
+  '/v1/s': 'screen',
+  '/v1/g': 'group',
+  '/v1/a': 'alias',
 };
-const BATCH_PATHS = new Set(['/v1/batch', '/v1/import']);
+const BATCH_PATHS = new Set(['/v1/batch', '/v1/import', '/v1/b']);
+
+/**
+ * An unknown write key is answered 200, as Segment answers it, with a body that says it was
+ * refused: SDKs treat any other status as a reason to retry or to block (analytics-go v2 retries a
+ * 401 for 43 s inside Close()), while the log and the UI show the call as refused.
+ */
+export const UNKNOWN_WRITE_KEY_STATUS = 200;
 
 export interface IngestRouting {
   sourceByWriteKey(writeKey: string): { id: number } | undefined;
@@ -161,7 +175,11 @@ function accept(
   }
   const source = deps.routing.sourceByWriteKey(writeKey);
   if (!source) {
-    throw new IngestError(401, 'unknown_write_key', `write key "${echo(writeKey)}" belongs to no source; create the source first or check the key`);
+    throw new IngestError(
+      UNKNOWN_WRITE_KEY_STATUS,
+      'unknown_write_key',
+      `write key "${echo(writeKey)}" belongs to no source, so nothing was stored; create a source with this key in Configure or check the key (answered 200, as Segment does, so that SDKs do not retry)`,
+    );
   }
   record.sourceId = source.id;
 

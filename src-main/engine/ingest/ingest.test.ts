@@ -63,7 +63,10 @@ describe('ingest: the HTTP Tracking API', () => {
     assert.equal(missing.body.success, false);
     assert.equal(missing.body.message, missing.body.error);
     const unknown = await h.post('/v1/batch', { batch: [track(21)] }, { writeKey: 'wk_nobody' });
-    assert.equal(unknown.status, 401);
+    // Answered 200 as Segment does (so that SDKs neither retry nor block), yet refused and said so.
+    assert.equal(unknown.status, 200);
+    assert.equal(unknown.body.success, false);
+    assert.equal(unknown.body.code, 'unknown_write_key');
     assert.match(String(unknown.body.message), /wk_nobody/);
     assert.equal(rows("SELECT 1 FROM messages WHERE message_id IN ('m-20','m-21')").length, 0);
     assert.ok(rows("SELECT 1 FROM requests WHERE error_code = 'unknown_write_key'").length >= 1, 'refusals are logged');

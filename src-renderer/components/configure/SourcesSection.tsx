@@ -1,4 +1,5 @@
 import type { Source } from '../../../src-shared/settings';
+import { ClientSnippets } from './ClientSnippets';
 import { useConfigure } from './context';
 import { INGEST_PLACEHOLDER, snippetsFor } from './snippets';
 import { ConfirmButton, CopyButton, FieldErrors } from './widgets';
@@ -150,6 +151,7 @@ function Snippets() {
         <Snippet title="analytics-go" text={snippets.go} testId="snippet-go" />
         <Snippet title="curl" text={snippets.curl} testId="snippet-curl" />
       </div>
+      <ClientSnippets ingestUrl={ingest} writeKey={source.writeKey} />
     </div>
   );
 }

@@ -130,7 +130,8 @@ function RequestRow({ row }: { row: InboundRequest }) {
   const selected = useInbound((s) => s.selectedId === row.id);
   const select = useInbound((s) => s.select);
   const source = useInbound((s) => sourceNameOf(row.sourceId, s.sources));
-  const refused = row.httpStatus >= 400;
+  // An unknown write key is answered 200 (so SDKs do not retry) yet refused: the code says so.
+  const refused = row.httpStatus >= 400 || row.errorCode !== null;
   return (
     <>
       <tr
@@ -254,7 +255,7 @@ function RequestDetail() {
           </h3>
           {detail.messages.length === 0 ? (
             <p className="muted" data-testid="inbound-no-messages">
-              {row.httpStatus >= 400 ? 'The call was refused as a whole, so it produced no messages.' : 'No item of this call became a message.'}
+              {row.httpStatus >= 400 || row.errorCode !== null ? 'The call was refused as a whole, so it produced no messages.' : 'No item of this call became a message.'}
             </p>
           ) : (
             detail.messages.map((m) => <Message key={m.id} message={m} />)

@@ -1,0 +1,1 @@
+export function copyAnalyticsNext(target: string): string[];
