@@ -24,6 +24,7 @@ import {
   sourceInputSchema,
   webhookUrlSchema,
 } from '../../../src-shared/settings';
+import { deletionInputSchema } from '../deletion/identity';
 
 const WHOLE = 'must be a positive whole number';
 export const idSchema = z.number({ error: WHOLE }).int({ error: WHOLE }).min(1, { error: WHOLE }).max(Number.MAX_SAFE_INTEGER, { error: WHOLE });
@@ -228,8 +229,7 @@ export const API_PARAMS: Record<ApiMethod, ParamSpec> = {
   previewComputation: spec('input', previewSchema),
   syncComputation: spec('id', idSchema),
   listSyncs: spec('computationId', idSchema),
-  // A deletion's identity rules live with the deletion service, which also checks stored items.
-  requestDeletion: spec('deletion', z.unknown()),
+  requestDeletion: spec('deletion', deletionInputSchema),
   listDeletions: spec(
     'params',
     // An empty object is read as none; anything else is a mistake worth naming.
