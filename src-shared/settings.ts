@@ -253,13 +253,11 @@ const problemsOf = (schema: z.ZodType, input: unknown, root: string): FieldError
   return result.success ? [] : fieldErrorsOf(result.error, root);
 };
 
+// The renderer's forms check as they type: the same schemas, as a list of problems (empty when fine).
+
 export function validateWebhookUrl(url: unknown, field: string): FieldError[] {
   const problem = webhookUrlProblem(url);
   return problem === null ? [] : [{ field, message: problem }];
-}
-
-export function validateHeaders(headers: unknown, field: string): FieldError[] {
-  return headers === undefined ? [] : problemsOf(headersSchema, headers, field);
 }
 
 export function validateSourceInput(input: unknown, field = 'source'): FieldError[] {
@@ -268,10 +266,6 @@ export function validateSourceInput(input: unknown, field = 'source'): FieldErro
 
 export function validateDestinationInput(input: unknown, field = 'destination'): FieldError[] {
   return problemsOf(destinationInputSchema, input, field);
-}
-
-export function validateDeliverySettings(input: unknown, field = 'delivery'): FieldError[] {
-  return input === undefined ? [] : problemsOf(deliverySettingsInputSchema, input, field);
 }
 
 /** How long, and up to what size, the log keeps its rows (messages, requests, finished deliveries). */
