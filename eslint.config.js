@@ -1,6 +1,13 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// The same split as tsconfig.node.json and tsconfig.web.json: the renderer and the shared contract
+// run in a browser window, so they may not reach for Node (typecheck refuses it too; this says why
+// at the line, in the editor).
+const BROWSER_FILES = ['src-renderer/**/*.{ts,tsx}', 'src-shared/**/*.ts'];
+const TEST_FILES = ['**/*.test.ts', '**/*.test.tsx', 'src-renderer/testing/**'];
+const NODE_GLOBALS = ['process', 'Buffer', 'require', '__dirname', '__filename', 'global', 'setImmediate'];
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'out/', 'dist/', 'coverage/', 'src-client/dist/'] },
   js.configs.recommended,
@@ -13,6 +20,17 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-constant-condition': ['error', { checkLoops: false }],
+    },
+  },
+  {
+    files: BROWSER_FILES,
+    ignores: TEST_FILES,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['node:*'], message: 'browser code: Node modules are not available in the window; ask the engine through the API' }] },
+      ],
+      'no-restricted-globals': ['error', ...NODE_GLOBALS.map((name) => ({ name, message: 'browser code: this Node global does not exist in the window' }))],
     },
   },
 );

@@ -420,10 +420,6 @@ type Missing = Exclude<ApiMethod, (typeof API_METHODS)[number]>;
 const _everyMethodListed: [Missing] extends [never] ? true : Missing = true;
 void _everyMethodListed;
 
-export function isApiMethod(name: unknown): name is ApiMethod {
-  return typeof name === 'string' && (API_METHODS as readonly string[]).includes(name);
-}
-
 export type ApiParams<M extends ApiMethod> = Parameters<EngineApi[M]>[0];
 export type ApiResult<M extends ApiMethod> = Awaited<ReturnType<EngineApi[M]>>;
 

@@ -1,10 +1,16 @@
 /**
  * Sources, Webhooks destinations and delivery settings, with the validation every entry point
  * (config file, control API, UI) shares. Validation is pure and names the field and the limit.
+ *
+ * The schemas are zod's rather than valibot's: z.toJSONSchema() publishes the config file's JSON
+ * Schema from these very definitions, every issue carries its path (so errors keep naming
+ * `destination.webhooks[5]`), and it is the schema library most TypeScript readers already know.
+ * zod has no Node dependency, so the renderer's forms run the same schemas in the window.
  */
+import { z } from 'zod';
 
 export const MAX_WEBHOOKS_PER_DESTINATION = 5;
-/** Headers the destination itself owns; a static header may not override them (DESIGN.md). */
+/** Headers the destination itself owns; a static header may not override them. */
 export const RESERVED_HEADERS = ['content-type', 'user-agent', 'x-signature'] as const;
 export const WEBHOOK_USER_AGENT = 'Segment.io/1.0';
 export const DEFAULT_TIMEOUT_MS = 5_000;
@@ -94,127 +100,172 @@ export class ValidationError extends Error {
 
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const WRITE_KEY = /^[A-Za-z0-9_\-.:]{1,200}$/;
+const WRITE_KEY_RULE = 'must be 1 to 200 characters of letters, digits, _ - . :';
+const MAX_HEADER_VALUE_LENGTH = 8192;
 
-export function validateWebhookUrl(url: unknown, field: string): FieldError[] {
-  if (typeof url !== 'string' || url.trim() === '') {
-    return [{ field, message: 'is required: a full http:// or https:// URL' }];
-  }
+/** Why a webhook URL is refused, or null when it is fine. Pure; the forms and the schemas share it. */
+function webhookUrlProblem(url: unknown): string | null {
+  if (typeof url !== 'string' || url.trim() === '') return 'is required: a full http:// or https:// URL';
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return [{ field, message: `"${url}" is not a valid URL` }];
+    return `"${url}" is not a valid URL`;
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    return [{ field, message: `must use http or https, not ${parsed.protocol.replace(':', '')}` }];
-  }
-  if (parsed.username || parsed.password) {
-    return [{ field, message: 'must not carry credentials; use a static header instead' }];
-  }
-  return [];
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `must use http or https, not ${parsed.protocol.replace(':', '')}`;
+  if (parsed.username || parsed.password) return 'must not carry credentials; use a static header instead';
+  return null;
 }
 
-export function validateHeaders(headers: unknown, field: string): FieldError[] {
-  if (headers === undefined) return [];
-  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) {
-    return [{ field, message: 'must be an object of header name to string value' }];
-  }
-  const errors: FieldError[] = [];
+export const webhookUrlSchema = z.string({ error: 'is required: a full http:// or https:// URL' }).superRefine((url, ctx) => {
+  const problem = webhookUrlProblem(url);
+  if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+});
+
+/** Every problem of a header map, each at its header's name (several may share one name's path). */
+function headerProblems(headers: Record<string, string>): { name: string; message: string }[] {
+  const problems: { name: string; message: string }[] = [];
   const seen = new Set<string>();
   for (const [name, value] of Object.entries(headers)) {
-    const at = `${field}.${name}`;
     const lower = name.toLowerCase();
     if (!HEADER_NAME.test(name)) {
-      errors.push({ field: at, message: 'header name must be a token (letters, digits, !#$%&\'*+-.^_`|~; no spaces, CR or LF)' });
+      problems.push({ name, message: 'header name must be a token (letters, digits, !#$%&\'*+-.^_`|~; no spaces, CR or LF)' });
     } else if ((RESERVED_HEADERS as readonly string[]).includes(lower)) {
-      errors.push({ field: at, message: `${name} is set by Hookbench and cannot be overridden` });
+      problems.push({ name, message: `${name} is set by Hookbench and cannot be overridden` });
     } else if (seen.has(lower)) {
-      errors.push({ field: at, message: 'header names are case-insensitive; this one is given twice' });
+      problems.push({ name, message: 'header names are case-insensitive; this one is given twice' });
     }
     seen.add(lower);
-    if (typeof value !== 'string') {
-      errors.push({ field: at, message: 'header value must be a string' });
-    } else if (/[\r\n\0]/.test(value)) {
-      errors.push({ field: at, message: 'header value must not contain CR, LF or NUL' });
-    } else if (value.length > 8192) {
-      errors.push({ field: at, message: 'header value is longer than 8192 characters' });
-    }
+    if (/[\r\n\0]/.test(value)) problems.push({ name, message: 'header value must not contain CR, LF or NUL' });
+    else if (value.length > MAX_HEADER_VALUE_LENGTH) problems.push({ name, message: `header value is longer than ${MAX_HEADER_VALUE_LENGTH} characters` });
   }
-  return errors;
+  return problems;
+}
+
+export const headersSchema = z
+  .record(z.string(), z.string({ error: 'header value must be a string' }), { error: 'must be an object of header name to string value' })
+  .superRefine((headers, ctx) => {
+    for (const p of headerProblems(headers)) ctx.addIssue({ code: 'custom', path: [p.name], message: p.message });
+  });
+
+const requiredName = z.string({ error: 'is required' }).refine((s) => s.trim() !== '', { error: 'is required' });
+
+export const sourceInputSchema = z.object(
+  {
+    name: requiredName.refine((s) => s.length <= 200, { error: 'is longer than 200 characters' }),
+    writeKey: z.string({ error: WRITE_KEY_RULE }).regex(WRITE_KEY, { error: WRITE_KEY_RULE }),
+  },
+  { error: 'must be an object' },
+);
+
+export const webhookEntrySchema = z.object(
+  {
+    url: webhookUrlSchema.meta({ description: 'A full http:// or https:// URL, without credentials.' }),
+    headers: headersSchema.optional().transform((h) => h ?? {}),
+  },
+  { error: 'must be an object { url, headers }' },
+);
+
+/** What a destination is saved from, by the config file or the API; absent fields take the same defaults either way. */
+export const destinationInputSchema = z.object(
+  {
+    name: requiredName,
+    enabled: z.boolean({ error: 'must be true or false' }).optional().transform((v) => v ?? true),
+    sources: z
+      .array(z.string({ error: 'must be a source name' }), { error: 'must be a list of source names' })
+      .optional()
+      .transform((v) => v ?? []),
+    // An empty secret means none: nothing is signed.
+    sharedSecret: z
+      .string({ error: 'must be a string or null' })
+      .nullable()
+      .optional()
+      .transform((v) => (v ? v : null)),
+    webhooks: z
+      .array(webhookEntrySchema, { error: 'must be a list of { url, headers } entries' })
+      .superRefine((list, ctx) => {
+        if (list.length > MAX_WEBHOOKS_PER_DESTINATION) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [MAX_WEBHOOKS_PER_DESTINATION],
+            message: `a destination has at most ${MAX_WEBHOOKS_PER_DESTINATION} webhook URLs; this is number ${list.length}`,
+          });
+        }
+      })
+      .meta({ description: `At most ${MAX_WEBHOOKS_PER_DESTINATION} entries.`, maxItems: MAX_WEBHOOKS_PER_DESTINATION }),
+  },
+  { error: 'must be an object' },
+) satisfies z.ZodType<DestinationInput, unknown>;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const millis = (max: number) => {
+  const message = `must be a whole number of milliseconds from 1 to ${max}`;
+  return z.number({ error: message }).int({ error: message }).min(1, { error: message }).max(max, { error: message }).optional();
+};
+const DELIVERY_KEYS = ['timeoutMs', 'retryWindowMs', 'baseDelayMs', 'maxDelayMs', 'maxRetryAfterMs', 'jitter', 'preset'] as const;
+const presetNames = Object.keys(RETRY_PRESETS) as (keyof typeof RETRY_PRESETS)[];
+
+/** Delivery settings as saved: a preset first, then explicit fields. Unknown keys are refused, not stored. */
+export const deliverySettingsInputSchema = z.strictObject(
+  {
+    timeoutMs: millis(60 * 60 * 1000),
+    retryWindowMs: millis(7 * DAY_MS),
+    baseDelayMs: millis(DAY_MS),
+    maxDelayMs: millis(DAY_MS),
+    maxRetryAfterMs: millis(DAY_MS),
+    jitter: z.number({ error: 'must be a number from 0 to 1' }).min(0, { error: 'must be a number from 0 to 1' }).max(1, { error: 'must be a number from 0 to 1' }).optional(),
+    preset: z.enum(presetNames as [keyof typeof RETRY_PRESETS, ...(keyof typeof RETRY_PRESETS)[]], { error: `must be one of ${presetNames.join(', ')}` }).optional(),
+  },
+  { error: (iss) => (iss.code === 'unrecognized_keys' ? `is not a delivery setting (expected ${DELIVERY_KEYS.join(', ')})` : 'must be an object') },
+);
+
+/**
+ * zod issues as our FieldErrors: the path joined as `root.key[3].name`, one entry per unknown key,
+ * unknown keys first (most often a misspelt known one, which explains the rest), repeats dropped.
+ */
+export function fieldErrorsOf(error: z.ZodError, root: string, wholeLabel = root): FieldError[] {
+  const at = (path: readonly PropertyKey[]): string =>
+    path.reduce<string>((field, seg) => (typeof seg === 'number' ? `${field}[${seg}]` : field === '' ? String(seg) : `${field}.${String(seg)}`), root);
+  const unknown: FieldError[] = [];
+  const other: FieldError[] = [];
+  for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys') unknown.push(...issue.keys.map((key) => ({ field: at([...issue.path, key]), message: issue.message })));
+    else other.push({ field: at(issue.path) || wholeLabel, message: issue.message });
+  }
+  const seen = new Set<string>();
+  return [...unknown, ...other].filter((e) => {
+    const key = `${e.field}\n${e.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** Parses with the schema, or throws a ValidationError naming each bad field under `root`. */
+export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, root: string, wholeLabel = root): z.output<S> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw new ValidationError(fieldErrorsOf(result.error, root, wholeLabel));
+  return result.data;
+}
+
+const problemsOf = (schema: z.ZodType, input: unknown, root: string): FieldError[] => {
+  const result = schema.safeParse(input);
+  return result.success ? [] : fieldErrorsOf(result.error, root);
+};
+
+// The renderer's forms check as they type: the same schemas, as a list of problems (empty when fine).
+
+export function validateWebhookUrl(url: unknown, field: string): FieldError[] {
+  const problem = webhookUrlProblem(url);
+  return problem === null ? [] : [{ field, message: problem }];
 }
 
 export function validateSourceInput(input: unknown, field = 'source'): FieldError[] {
-  if (typeof input !== 'object' || input === null) return [{ field, message: 'must be an object' }];
-  const s = input as Record<string, unknown>;
-  const errors: FieldError[] = [];
-  if (typeof s.name !== 'string' || s.name.trim() === '') errors.push({ field: `${field}.name`, message: 'is required' });
-  else if (s.name.length > 200) errors.push({ field: `${field}.name`, message: 'is longer than 200 characters' });
-  if (typeof s.writeKey !== 'string' || !WRITE_KEY.test(s.writeKey)) {
-    errors.push({ field: `${field}.writeKey`, message: 'must be 1 to 200 characters of letters, digits, _ - . :' });
-  }
-  return errors;
+  return problemsOf(sourceInputSchema, input, field);
 }
 
 export function validateDestinationInput(input: unknown, field = 'destination'): FieldError[] {
-  if (typeof input !== 'object' || input === null) return [{ field, message: 'must be an object' }];
-  const d = input as Record<string, unknown>;
-  const errors: FieldError[] = [];
-  if (typeof d.name !== 'string' || d.name.trim() === '') errors.push({ field: `${field}.name`, message: 'is required' });
-  if (d.enabled !== undefined && typeof d.enabled !== 'boolean') {
-    errors.push({ field: `${field}.enabled`, message: 'must be true or false' });
-  }
-  if (d.sources !== undefined && (!Array.isArray(d.sources) || d.sources.some((s) => typeof s !== 'string'))) {
-    errors.push({ field: `${field}.sources`, message: 'must be a list of source names' });
-  }
-  if (d.sharedSecret !== undefined && d.sharedSecret !== null && typeof d.sharedSecret !== 'string') {
-    errors.push({ field: `${field}.sharedSecret`, message: 'must be a string or null' });
-  }
-  if (!Array.isArray(d.webhooks)) {
-    errors.push({ field: `${field}.webhooks`, message: 'must be a list of { url, headers } entries' });
-    return errors;
-  }
-  if (d.webhooks.length > MAX_WEBHOOKS_PER_DESTINATION) {
-    errors.push({
-      field: `${field}.webhooks[${MAX_WEBHOOKS_PER_DESTINATION}]`,
-      message: `a destination has at most ${MAX_WEBHOOKS_PER_DESTINATION} webhook URLs; this is number ${d.webhooks.length}`,
-    });
-  }
-  d.webhooks.forEach((entry: unknown, i: number) => {
-    const at = `${field}.webhooks[${i}]`;
-    if (typeof entry !== 'object' || entry === null) {
-      errors.push({ field: at, message: 'must be an object { url, headers }' });
-      return;
-    }
-    const e = entry as Record<string, unknown>;
-    errors.push(...validateWebhookUrl(e.url, `${at}.url`), ...validateHeaders(e.headers, `${at}.headers`));
-  });
-  return errors;
-}
-
-export function validateDeliverySettings(input: unknown, field = 'delivery'): FieldError[] {
-  if (input === undefined) return [];
-  if (typeof input !== 'object' || input === null) return [{ field, message: 'must be an object' }];
-  const d = input as Record<string, unknown>;
-  const errors: FieldError[] = [];
-  const positive = (key: string, max: number): void => {
-    const v = d[key];
-    if (v === undefined) return;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0 || v > max) {
-      errors.push({ field: `${field}.${key}`, message: `must be a whole number of milliseconds from 1 to ${max}` });
-    }
-  };
-  positive('timeoutMs', 60 * 60 * 1000);
-  positive('retryWindowMs', 7 * 24 * 60 * 60 * 1000);
-  positive('baseDelayMs', 24 * 60 * 60 * 1000);
-  positive('maxDelayMs', 24 * 60 * 60 * 1000);
-  positive('maxRetryAfterMs', 24 * 60 * 60 * 1000);
-  if (d.jitter !== undefined && (typeof d.jitter !== 'number' || d.jitter < 0 || d.jitter > 1)) {
-    errors.push({ field: `${field}.jitter`, message: 'must be a number from 0 to 1' });
-  }
-  if (d.preset !== undefined && !(typeof d.preset === 'string' && d.preset in RETRY_PRESETS)) {
-    errors.push({ field: `${field}.preset`, message: `must be one of ${Object.keys(RETRY_PRESETS).join(', ')}` });
-  }
-  return errors;
+  return problemsOf(destinationInputSchema, input, field);
 }
 
 /** How long, and up to what size, the log keeps its rows (messages, requests, finished deliveries). */
@@ -228,22 +279,18 @@ export interface RetentionSettings {
 export const DEFAULT_RETENTION: RetentionSettings = { days: 30, megabytes: 1024 };
 export const RETENTION_LIMITS = { days: { min: 1, max: 3650 }, megabytes: { min: 1, max: 1024 * 1024 } } as const;
 
+const wholeOf = (key: keyof typeof RETENTION_LIMITS) => {
+  const { min, max } = RETENTION_LIMITS[key];
+  const message = `must be a whole number of ${key} from ${min} to ${max}`;
+  return z.number({ error: message }).int({ error: message }).min(min, { error: message }).max(max, { error: message }).optional();
+};
+
+/** Retention fields to change; absent ones keep their value. */
+export const retentionInputSchema = z.strictObject(
+  { days: wholeOf('days'), megabytes: wholeOf('megabytes') },
+  { error: (iss) => (iss.code === 'unrecognized_keys' ? 'is not a retention setting (expected days, megabytes)' : 'must be an object { days, megabytes }') },
+);
+
 export function validateRetention(input: unknown, field = 'retention'): FieldError[] {
-  if (input === undefined) return [];
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) return [{ field, message: 'must be an object { days, megabytes }' }];
-  const r = input as Record<string, unknown>;
-  const errors: FieldError[] = [];
-  for (const key of Object.keys(r)) {
-    if (key !== 'days' && key !== 'megabytes') errors.push({ field: `${field}.${key}`, message: 'is not a retention setting (expected days, megabytes)' });
-  }
-  const whole = (key: 'days' | 'megabytes', unit: string): void => {
-    const v = r[key];
-    const { min, max } = RETENTION_LIMITS[key];
-    if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max)) {
-      errors.push({ field: `${field}.${key}`, message: `must be a whole number of ${unit} from ${min} to ${max}` });
-    }
-  };
-  whole('days', 'days');
-  whole('megabytes', 'megabytes');
-  return errors;
+  return input === undefined ? [] : problemsOf(retentionInputSchema, input, field);
 }

@@ -3,10 +3,8 @@
  * calls, and how every outcome becomes an ApiResponse. Electron's IPC keeps only the message of a
  * thrown error, so nothing is thrown across it; the renderer rebuilds ApiCallError from the answer.
  */
-import { API_METHODS, isApiMethod, type ApiResponse, type EngineApi } from '../../src-shared/api';
-import { isJsonObject } from '../../src-shared/json';
-import { ValidationError } from '../../src-shared/settings';
-import { StorageFaultError } from '../engine/store/storage-fault';
+import type { ApiResponse, EngineApi } from '../../src-shared/api';
+import { dispatchCall } from '../engine/api/dispatch';
 
 /** Where our own renderer lives: the built index.html, or electron-vite's dev server. */
 export type RendererLocation = { kind: 'file'; indexUrl: string } | { kind: 'dev'; url: string };
@@ -38,23 +36,9 @@ export function isOwnRenderer(frameUrl: string | null | undefined, renderer: Ren
 
 const failure = (code: string, message: string): ApiResponse => ({ ok: false, error: { code, message } });
 
-/** Runs one `{ method, params }` request against the API; never throws. */
+/** Runs one `{ method, params }` request against the API; never throws. IPC has no status code. */
 export async function answerCall(api: EngineApi, request: unknown): Promise<ApiResponse> {
-  if (!isJsonObject(request) || typeof request.method !== 'string') {
-    return failure('bad_request', 'send { method: NAME, params }');
-  }
-  const method = request.method;
-  if (!isApiMethod(method)) {
-    return failure('unknown_method', `"${method}" is not a Hookbench API method; known: ${API_METHODS.join(', ')}`);
-  }
-  try {
-    const invoke = api[method] as (params: unknown) => Promise<unknown>;
-    return { ok: true, result: await invoke.call(api, request.params) };
-  } catch (err) {
-    if (err instanceof ValidationError) return { ok: false, error: { code: err.code, message: err.message, fields: err.errors } };
-    if (err instanceof StorageFaultError) return failure(err.fault.code, err.message);
-    return failure('internal', err instanceof Error ? err.message : String(err));
-  }
+  return (await dispatchCall(api, request)).response;
 }
 
 /** The handler behind the invoke channel: the sender is checked before the request is looked at. */

@@ -1,14 +1,14 @@
+import { z } from 'zod';
 import {
   DEFAULT_DELIVERY_SETTINGS,
   RETRY_PRESETS,
-  ValidationError,
-  validateDeliverySettings,
-  validateDestinationInput,
-  validateRetention,
-  validateSourceInput,
+  deliverySettingsInputSchema,
+  destinationInputSchema,
+  parseOrThrow,
+  retentionInputSchema,
+  sourceInputSchema,
   type DeliverySettings,
   type DestinationInput,
-  type FieldError,
   type RetentionSettings,
   type SourceInput,
 } from '../../src-shared/settings';
@@ -22,60 +22,47 @@ export interface HookbenchConfig {
   retention?: Partial<RetentionSettings>;
 }
 
+const CONFIG_FIELDS = 'sources, destinations, delivery, retention';
+
+/**
+ * The config file, whole. Also the source of schema/hookbench.schema.json (npm run schema), so an
+ * editor that follows the file's "$schema" checks it as the engine will.
+ */
+export const configSchema = z
+  .strictObject(
+    {
+      $schema: z.string({ error: 'must be the address of a JSON Schema' }).optional().meta({ description: 'The JSON Schema this file follows (editors use it; Hookbench ignores it).' }),
+      sources: z.array(sourceInputSchema, { error: 'must be a list' }).optional().meta({ description: 'Sources by name, each with the write key SDKs send.' }),
+      destinations: z.array(destinationInputSchema, { error: 'must be a list' }).optional().meta({ description: 'Webhooks destinations by name, replaced whole.' }),
+      delivery: deliverySettingsInputSchema.optional().meta({ description: 'Timeouts and the retry schedule: a preset first, then explicit fields.' }),
+      retention: retentionInputSchema.optional().meta({ description: 'How long and up to what size the log keeps rows.' }),
+    },
+    {
+      error: (iss) =>
+        iss.code === 'unrecognized_keys' ? `is not a config field (expected ${CONFIG_FIELDS})` : 'must be a JSON object with sources and destinations',
+    },
+  )
+  .superRefine((c, ctx) => {
+    const names = new Set<string>();
+    c.sources?.forEach((s, i) => {
+      if (names.has(s.name)) ctx.addIssue({ code: 'custom', path: ['sources', i, 'name'], message: `"${s.name}" is given twice` });
+      names.add(s.name);
+    });
+    c.destinations?.forEach((d, i) =>
+      d.sources.forEach((name, k) => {
+        if (!names.has(name)) ctx.addIssue({ code: 'custom', path: ['destinations', i, 'sources', k], message: `no source named "${name}" in sources` });
+      }),
+    );
+  })
+  .meta({ title: 'hookbench.json', description: 'Sources, destinations, delivery and retention settings that `hookbench serve --config` applies at start.' });
+
 /** Validates a parsed config file whole and returns it typed, or throws every problem by field. */
 export function parseConfig(input: unknown): HookbenchConfig {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new ValidationError([{ field: '(config)', message: 'must be a JSON object with sources and destinations' }]);
-  }
-  const c = input as Record<string, unknown>;
-  const errors: FieldError[] = [];
-  const known = new Set(['sources', 'destinations', 'delivery', 'retention', '$schema']);
-  for (const key of Object.keys(c)) {
-    if (!known.has(key)) errors.push({ field: key, message: 'is not a config field (expected sources, destinations, delivery, retention)' });
-  }
-  const sources = c.sources ?? [];
-  const destinations = c.destinations ?? [];
-  if (!Array.isArray(sources)) errors.push({ field: 'sources', message: 'must be a list' });
-  if (!Array.isArray(destinations)) errors.push({ field: 'destinations', message: 'must be a list' });
-  const sourceNames = new Set<string>();
-  if (Array.isArray(sources)) {
-    sources.forEach((s: unknown, i: number) => {
-      errors.push(...validateSourceInput(s, `sources[${i}]`));
-      const name = (s as { name?: unknown } | null)?.name;
-      if (typeof name === 'string') {
-        if (sourceNames.has(name)) errors.push({ field: `sources[${i}].name`, message: `"${name}" is given twice` });
-        sourceNames.add(name);
-      }
-    });
-  }
-  if (Array.isArray(destinations)) {
-    destinations.forEach((d: unknown, i: number) => {
-      errors.push(...validateDestinationInput(d, `destinations[${i}]`));
-      const attached = (d as { sources?: unknown } | null)?.sources;
-      if (Array.isArray(attached)) {
-        attached.forEach((name: unknown, k: number) => {
-          if (typeof name === 'string' && !sourceNames.has(name)) {
-            errors.push({ field: `destinations[${i}].sources[${k}]`, message: `no source named "${name}" in sources` });
-          }
-        });
-      }
-    });
-  }
-  errors.push(...validateDeliverySettings(c.delivery));
-  errors.push(...validateRetention(c.retention));
-  if (errors.length > 0) throw new ValidationError(errors);
-  const typedDestinations = (destinations as Record<string, unknown>[]).map(
-    (d): DestinationInput => ({
-      name: d.name as string,
-      enabled: (d.enabled as boolean | undefined) ?? true,
-      sources: (d.sources as string[] | undefined) ?? [],
-      sharedSecret: typeof d.sharedSecret === 'string' && d.sharedSecret !== '' ? d.sharedSecret : null,
-      webhooks: (d.webhooks as { url: string; headers?: Record<string, string> }[]).map((w) => ({ url: w.url, headers: w.headers ?? {} })),
-    }),
-  );
-  const config: HookbenchConfig = { sources: sources as SourceInput[], destinations: typedDestinations };
-  if (c.delivery !== undefined) config.delivery = c.delivery as HookbenchConfig['delivery'];
-  if (c.retention !== undefined) config.retention = c.retention as HookbenchConfig['retention'];
+  // The root's own problems (not an object) are named "(config)"; a field's by its path.
+  const c = parseOrThrow(configSchema, input, '', '(config)');
+  const config: HookbenchConfig = { sources: c.sources ?? [], destinations: c.destinations ?? [] };
+  if (c.delivery !== undefined) config.delivery = c.delivery;
+  if (c.retention !== undefined) config.retention = c.retention;
   return config;
 }
 

@@ -1,4 +1,9 @@
-/** `hookbench serve` flags. Pure, so that every refusal is testable and names the flag. */
+/**
+ * The CLI's flags, read by node:util's parseArgs. Pure, so that every refusal is testable and
+ * names the flag.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
 export interface ServeArgs {
   config?: string;
   dataDir?: string;
@@ -22,55 +27,66 @@ export interface ClearArgs {
   yes: boolean;
 }
 
-export function parseClearArgs(argv: string[]): ClearArgs {
-  const args: ClearArgs = { yes: false };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (arg === '--yes' || arg === '-y') {
-      args.yes = true;
-      continue;
-    }
-    const eq = arg.indexOf('=');
-    const flag = eq === -1 ? arg : arg.slice(0, eq);
-    if (flag !== '--data-dir') throw new Error(`unknown option ${arg}\n${USAGE}`);
-    const v = eq === -1 ? argv[++i] : arg.slice(eq + 1);
-    if (v === undefined || v === '') throw new Error(`--data-dir needs a value\n${USAGE}`);
-    args.dataDir = v;
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** parseArgs' refusals (codes ERR_PARSE_ARGS_*) in our words, naming the flag, with the usage. */
+function refusal(err: unknown, argv: readonly string[]): Error {
+  const code = (err as { code?: unknown }).code;
+  const text = err instanceof Error ? err.message : String(err);
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    const flag = /(--[\w-]+)/.exec(text)?.[1] ?? 'an option';
+    if (/does not take an argument/.test(text)) return new Error(`${flag} takes no value\n${USAGE}`);
+    return new Error(`${flag} needs a value\n${USAGE}`);
   }
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const flag = /'([^']+)'/.exec(text)?.[1] ?? '';
+    // parseArgs names "--verbose" for "--verbose=1"; say what was typed.
+    const typed = argv.find((a) => a === flag || a.startsWith(`${flag}=`)) ?? flag;
+    return new Error(`unknown option ${typed}\n${USAGE}`);
+  }
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+    const arg = /'([^']+)'/.exec(text)?.[1] ?? '';
+    return new Error(`unexpected argument ${arg}\n${USAGE}`);
+  }
+  return err instanceof Error ? err : new Error(text);
+}
+
+function parse<O extends Options>(argv: string[], options: O): ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true }>>['values'] {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: argv, options, strict: true, allowPositionals: false }));
+  } catch (err) {
+    throw refusal(err, argv);
+  }
+  // `--config=` parses as an empty value; a flag that takes one needs one.
+  for (const [name, value] of Object.entries(values)) {
+    if (value === '') throw new Error(`--${name} needs a value\n${USAGE}`);
+  }
+  return values;
+}
+
+export function parseClearArgs(argv: string[]): ClearArgs {
+  const values = parse(argv, { 'data-dir': { type: 'string' }, yes: { type: 'boolean', short: 'y' } });
+  const args: ClearArgs = { yes: values.yes ?? false };
+  if (values['data-dir'] !== undefined) args.dataDir = values['data-dir'];
   return args;
 }
 
 export function parseServeArgs(argv: string[]): ServeArgs {
-  const args: ServeArgs = { port: 4545, host: '127.0.0.1' };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    const eq = arg.indexOf('=');
-    const flag = eq === -1 ? arg : arg.slice(0, eq);
-    const value = (): string => {
-      const v = eq === -1 ? argv[++i] : arg.slice(eq + 1);
-      if (v === undefined || v === '') throw new Error(`${flag} needs a value\n${USAGE}`);
-      return v;
-    };
-    switch (flag) {
-      case '--config':
-        args.config = value();
-        break;
-      case '--data-dir':
-        args.dataDir = value();
-        break;
-      case '--host':
-        args.host = value();
-        break;
-      case '--port': {
-        const v = value();
-        const port = Number(v);
-        if (!/^\d+$/.test(v) || port > 65535) throw new Error(`--port must be a whole number from 0 to 65535, not "${v}"`);
-        args.port = port;
-        break;
-      }
-      default:
-        throw new Error(`unknown option ${arg}\n${USAGE}`);
-    }
+  const values = parse(argv, {
+    config: { type: 'string' },
+    'data-dir': { type: 'string' },
+    port: { type: 'string' },
+    host: { type: 'string' },
+  });
+  const args: ServeArgs = { port: 4545, host: values.host ?? '127.0.0.1' };
+  if (values.config !== undefined) args.config = values.config;
+  if (values['data-dir'] !== undefined) args.dataDir = values['data-dir'];
+  if (values.port !== undefined) {
+    const v = values.port;
+    const port = Number(v);
+    if (!/^\d+$/.test(v) || port > 65535) throw new Error(`--port must be a whole number from 0 to 65535, not "${v}"`);
+    args.port = port;
   }
   return args;
 }

@@ -28,6 +28,12 @@ test('serve flags: defaults, forms, and refusals that name the flag', () => {
   assert.deepEqual(parseClearArgs(['--data-dir=/d', '--yes']), { dataDir: '/d', yes: true });
   assert.throws(() => parseClearArgs(['--data-dir']), /--data-dir needs a value/);
   assert.throws(() => parseClearArgs(['--force']), /unknown option --force/);
+  assert.deepEqual(parseClearArgs(['-y']), { yes: true });
+  assert.throws(() => parseClearArgs(['--yes=1']), /--yes takes no value/);
+  assert.throws(() => parseServeArgs(['--config=']), /--config needs a value/);
+  assert.throws(() => parseServeArgs(['--config', '--port', '0']), /--config needs a value/, 'a flag is not taken as the value of another');
+  assert.throws(() => parseServeArgs(['--verbose=1']), /unknown option --verbose=1/);
+  assert.throws(() => parseServeArgs(['extra']), /unexpected argument extra/);
 });
 
 function configErrors(input: unknown): string[] {

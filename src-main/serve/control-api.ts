@@ -5,11 +5,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Engine } from '../engine';
 import { createEngineApi } from '../engine/api';
-import { API_METHODS, isApiMethod, type ApiResponse, type EngineApi, type LiveEvent } from '../../src-shared/api';
-import { isJsonObject } from '../../src-shared/json';
-import { ValidationError, type FieldError } from '../../src-shared/settings';
+import type { ApiResponse, EngineApi, LiveEvent } from '../../src-shared/api';
+import { dispatchCall } from '../engine/api/dispatch';
 import { checkApiRequest, type AuthContext } from './auth';
-import { StorageFaultError } from '../engine/store/storage-fault';
 
 export { createEngineApi };
 
@@ -22,8 +20,7 @@ function sendJson(res: ServerResponse, status: number, body: ApiResponse): void 
   res.end(text);
 }
 
-const fail = (res: ServerResponse, status: number, code: string, message: string, fields?: FieldError[]): void =>
-  sendJson(res, status, { ok: false, error: fields ? { code, message, fields } : { code, message } });
+const fail = (res: ServerResponse, status: number, code: string, message: string): void => sendJson(res, status, { ok: false, error: { code, message } });
 
 function readBody(req: IncomingMessage): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {
@@ -78,21 +75,8 @@ export function createControlApi(engine: Engine, options: { ingestUrl?: () => st
     } catch {
       return fail(res, 400, 'bad_request', 'the body is not valid JSON; send { "method": NAME, "params": … }');
     }
-    if (!isJsonObject(parsed) || typeof parsed.method !== 'string') {
-      return fail(res, 400, 'bad_request', 'send { "method": NAME, "params": … }');
-    }
-    const method = parsed.method;
-    if (!isApiMethod(method)) {
-      return fail(res, 404, 'unknown_method', `"${method}" is not a Hookbench API method; known: ${API_METHODS.join(', ')}`);
-    }
-    try {
-      const invoke = api[method] as (params: unknown) => Promise<unknown>;
-      sendJson(res, 200, { ok: true, result: await invoke.call(api, parsed.params) });
-    } catch (err) {
-      if (err instanceof ValidationError) return fail(res, 400, err.code, err.message, err.errors);
-      if (err instanceof StorageFaultError) return fail(res, 503, err.fault.code, err.message);
-      fail(res, 500, 'internal', (err as Error).message);
-    }
+    const outcome = await dispatchCall(api, parsed);
+    sendJson(res, outcome.status, outcome.response);
   }
 
   function live(req: IncomingMessage, res: ServerResponse): void {

@@ -223,8 +223,8 @@ test('validateComposeShape: defaults copies to 1 and names every unknown key', (
     errors: [],
   });
   assert.deepEqual(validateComposeShape({ source: 's', type: 'page', message: { evnt: 'x' }, count: 2 }, 'c').errors, [
-    { field: 'c.message.evnt', message: `is not a field of a page call (fields: ${COMPOSE_FIELDS.page.join(', ')})` },
     { field: 'c.count', message: 'is not a compose field' },
+    { field: 'c.message.evnt', message: `is not a field of a page call (fields: ${COMPOSE_FIELDS.page.join(', ')})` },
   ]);
   assert.deepEqual(validateComposeShape('track', 'c').errors, [{ field: 'c', message: 'must be an object { source, type, message, copies? }' }]);
 });

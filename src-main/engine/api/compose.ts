@@ -15,18 +15,14 @@ import {
   type ScreenParams,
   type TrackParams,
 } from '../../../src-client/index';
-import {
-  COMPOSE_TYPES,
-  MAX_COMPOSE_COPIES,
-  type ComposeResult,
-  type ComposeTemplate,
-  type ComposeType,
-  type EngineApi,
-} from '../../../src-shared/api';
+import { type ComposeResult, type ComposeTemplate, type ComposeType, type EngineApi } from '../../../src-shared/api';
 import { systemClock, type Clock } from '../../../src-shared/clock';
-import { ValidationError, type FieldError } from '../../../src-shared/settings';
+import { fieldErrorsOf, ValidationError, type FieldError } from '../../../src-shared/settings';
 import type { Engine } from '../index';
 import type { ConfigWhat } from './index';
+import { composeShapeSchema, type ValidCompose } from './params';
+
+export { COMPOSE_FIELDS, MAX_TEMPLATE_NAME_LENGTH, type ValidCompose } from './params';
 
 export interface ComposeDeps {
   ingestUrl: () => string | null;
@@ -34,66 +30,17 @@ export interface ComposeDeps {
 }
 
 export const MAX_TEMPLATES = 200;
-export const MAX_TEMPLATE_NAME_LENGTH = 100;
 /** A template holds one call (at most 32 KB) plus its form around it; more is a mistake, not a template. */
 export const MAX_TEMPLATE_BYTES = 64 * 1024;
 const TEMPLATES_SETTING = 'compose.templates';
 
-const COMMON_FIELDS = ['userId', 'anonymousId', 'context', 'integrations', 'timestamp', 'messageId'] as const;
-/** The fields each call of the client library takes (src-client/types.ts); anything else it would silently ignore. */
-export const COMPOSE_FIELDS: Record<ComposeType, readonly string[]> = {
-  track: ['event', 'properties', ...COMMON_FIELDS],
-  identify: ['traits', ...COMMON_FIELDS],
-  page: ['name', 'category', 'properties', 'traits', ...COMMON_FIELDS],
-  screen: ['name', 'category', 'properties', ...COMMON_FIELDS],
-  group: ['groupId', 'traits', ...COMMON_FIELDS],
-  // An alias has no anonymousId: it links previousId to userId.
-  alias: ['previousId', 'userId', 'context', 'integrations', 'timestamp', 'messageId'],
-};
 /** The object fields a too-large call is most likely to owe its size to. */
 const BULKY_FIELDS = ['properties', 'traits', 'context', 'integrations'] as const;
 
-const article = (word: string): string => (/^[aeiou]/.test(word) ? 'an' : 'a');
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-export interface ValidCompose {
-  source: string;
-  type: ComposeType;
-  message: Record<string, unknown>;
-  copies: number;
-}
-
-/**
- * The shape of a compose input, checked before anything is sent (params arrive from a transport).
- * Field values themselves (strings, objects, the 32 KB limit) are the client library's to judge.
- */
+/** The shape of a compose input (params.ts), as a value or the errors under `field`. */
 export function validateComposeShape(input: unknown, field: string): { value: ValidCompose | null; errors: FieldError[] } {
-  if (!isObject(input)) return { value: null, errors: [{ field, message: 'must be an object { source, type, message, copies? }' }] };
-  const errors: FieldError[] = [];
-  const { source, type, message, copies } = input;
-  if (typeof source !== 'string' || source.trim() === '') errors.push({ field: `${field}.source`, message: 'is required: the name of a source' });
-  const knownType = (COMPOSE_TYPES as readonly unknown[]).includes(type);
-  if (!knownType) errors.push({ field: `${field}.type`, message: `must be one of ${COMPOSE_TYPES.join(', ')}` });
-  if (!isObject(message)) errors.push({ field: `${field}.message`, message: 'must be an object of the call’s fields' });
-  else if (knownType) {
-    const allowed = COMPOSE_FIELDS[type as ComposeType];
-    for (const key of Object.keys(message)) {
-      if (!allowed.includes(key)) {
-        errors.push({ field: `${field}.message.${key}`, message: `is not a field of ${article(String(type))} ${String(type)} call (fields: ${allowed.join(', ')})` });
-      }
-    }
-  }
-  for (const key of Object.keys(input)) {
-    if (!['source', 'type', 'message', 'copies'].includes(key)) errors.push({ field: `${field}.${key}`, message: 'is not a compose field' });
-  }
-  if (copies !== undefined && !(typeof copies === 'number' && Number.isInteger(copies) && copies >= 1 && copies <= MAX_COMPOSE_COPIES)) {
-    errors.push({ field: `${field}.copies`, message: `must be a whole number from 1 to ${MAX_COMPOSE_COPIES}` });
-  }
-  if (errors.length > 0) return { value: null, errors };
-  return {
-    value: { source: source as string, type: type as ComposeType, message: message as Record<string, unknown>, copies: (copies as number | undefined) ?? 1 },
-    errors,
-  };
+  const result = composeShapeSchema.safeParse(input);
+  return result.success ? { value: result.data, errors: [] } : { value: null, errors: fieldErrorsOf(result.error, field) };
 }
 
 /**
@@ -107,7 +54,7 @@ export function fieldErrorOf(err: AnalyticsValidationError, message: Record<stri
     const bytes = /is (\d+) bytes/.exec(text)?.[1];
     const limit = err.limit ?? MAX_MESSAGE_BYTES;
     const size = bytes ? `${bytes} bytes of JSON` : 'larger';
-    const sizes = BULKY_FIELDS.map((k) => ({ k, n: isObject(message[k]) ? Buffer.byteLength(JSON.stringify(message[k])) : 0 }));
+    const sizes = BULKY_FIELDS.map((k) => ({ k, n: message[k] === undefined ? 0 : Buffer.byteLength(JSON.stringify(message[k]) ?? '') }));
     const biggest = sizes.reduce((a, b) => (b.n > a.n ? b : a));
     const where = biggest.n > 0 ? `${field}.${biggest.k}` : field;
     return { field: where, message: `is too large: the call is ${size}, over the limit of ${limit} bytes (32 KB) for one call; nothing was sent` };
@@ -133,30 +80,21 @@ function templatesOf(engine: Engine): ComposeTemplate[] {
 const byName = (a: ComposeTemplate, b: ComposeTemplate): number =>
   a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }) || a.name.localeCompare(b.name);
 
-export function validateTemplate(input: unknown, existing: readonly ComposeTemplate[]): { name: string; input: ComposeTemplate['input'] } {
-  if (!isObject(input)) throw new ValidationError([{ field: 'template', message: 'must be an object { name, input }' }]);
+/** The limits that depend on what is stored: how many templates, and how big one may be. */
+export function validateTemplate(input: { name: string; input: ValidCompose }, existing: readonly ComposeTemplate[]): { name: string; input: ComposeTemplate['input'] } {
   const errors: FieldError[] = [];
-  const name = typeof input.name === 'string' ? input.name.trim() : '';
-  if (name === '') errors.push({ field: 'template.name', message: 'is required' });
-  else if (name.length > MAX_TEMPLATE_NAME_LENGTH) {
-    errors.push({ field: 'template.name', message: `is ${name.length} characters; the limit is ${MAX_TEMPLATE_NAME_LENGTH}` });
-  } else if (existing.length >= MAX_TEMPLATES && !existing.some((t) => t.name === name)) {
+  const { name } = input;
+  if (existing.length >= MAX_TEMPLATES && !existing.some((t) => t.name === name)) {
     errors.push({ field: 'template.name', message: `there are already ${MAX_TEMPLATES} templates (the limit); delete one first` });
   }
-  const shape = validateComposeShape(input.input, 'template.input');
-  errors.push(...shape.errors);
-  if (shape.value) {
-    const bytes = Buffer.byteLength(JSON.stringify(input.input));
-    if (bytes > MAX_TEMPLATE_BYTES) {
-      errors.push({ field: 'template.input', message: `is ${bytes} bytes of JSON; a template holds at most ${MAX_TEMPLATE_BYTES} bytes` });
-    }
+  const { source, type, message, copies } = input.input;
+  const stored = { source, type, message, ...(copies !== 1 ? { copies } : {}) };
+  const bytes = Buffer.byteLength(JSON.stringify(stored));
+  if (bytes > MAX_TEMPLATE_BYTES) {
+    errors.push({ field: 'template.input', message: `is ${bytes} bytes of JSON; a template holds at most ${MAX_TEMPLATE_BYTES} bytes` });
   }
-  for (const key of Object.keys(input)) {
-    if (key !== 'name' && key !== 'input') errors.push({ field: `template.${key}`, message: 'is not a template field' });
-  }
-  if (errors.length > 0 || !shape.value) throw new ValidationError(errors);
-  const { source, type, message, copies } = shape.value;
-  return { name, input: { source, type, message, ...(copies !== 1 ? { copies } : {}) } };
+  if (errors.length > 0) throw new ValidationError(errors);
+  return { name, input: stored };
 }
 
 /**
@@ -237,9 +175,8 @@ export function createComposeApi(
 ): Pick<EngineApi, 'composeEvents' | 'listTemplates' | 'saveTemplate' | 'deleteTemplate'> {
   return {
     async composeEvents(input) {
-      const shape = validateComposeShape(input, 'compose');
-      if (!shape.value) throw new ValidationError(shape.errors);
-      const c = shape.value;
+      // Checked by params.ts, which also gave copies its default.
+      const c = { ...input, copies: input.copies ?? 1 };
       const sources = engine.config.listSources();
       const source = sources.find((s) => s.name === c.source);
       if (!source) {
@@ -255,7 +192,7 @@ export function createComposeApi(
     },
     async saveTemplate(input) {
       const existing = templatesOf(engine);
-      const valid = validateTemplate(input, existing);
+      const valid = validateTemplate(input as { name: string; input: ValidCompose }, existing);
       const saved: ComposeTemplate = { ...valid, savedAt: new Date(engine.clock.now()).toISOString() };
       engine.config.setSetting(TEMPLATES_SETTING, [...existing.filter((t) => t.name !== saved.name), saved]);
       deps.onConfig('templates');

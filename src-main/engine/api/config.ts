@@ -12,17 +12,12 @@ export interface ConfigDeps {
   ingestUrl: () => string | null;
 }
 
-function requireName(name: unknown, field: string): string {
-  if (typeof name !== 'string' || name.trim() === '') throw new ValidationError([{ field, message: 'is required: the name to remove' }]);
-  return name;
-}
-
 const quoted = (names: string[]): string => names.map((n) => `"${n}"`).join(', ');
 
 export function createConfigApi(engine: Engine, deps: ConfigDeps): Pick<EngineApi, 'deleteSource' | 'deleteDestination' | 'getEnvironment'> {
   return {
     async deleteSource(name) {
-      const source = requireName(name, 'source.name');
+      const source = name;
       const outcome = engine.deleteSource(source);
       if (outcome.attachedTo.length > 0) {
         const several = outcome.attachedTo.length > 1;
@@ -45,7 +40,7 @@ export function createConfigApi(engine: Engine, deps: ConfigDeps): Pick<EngineAp
       deps.onConfig('sources');
     },
     async deleteDestination(name) {
-      const destination = requireName(name, 'destination.name');
+      const destination = name;
       if (!engine.deleteDestination(destination)) {
         throw new ValidationError([{ field: 'destination.name', message: `no destination named "${destination}"` }]);
       }

@@ -4,7 +4,6 @@
  */
 import type { EngineApi, InboundMessageView } from '../../../src-shared/api';
 import type { IngestWarning } from '../../../src-shared/events';
-import { ValidationError } from '../../../src-shared/settings';
 import type { Engine } from '../index';
 import { toIso } from '../ingest/timestamps';
 import type { MessageRow } from '../store/log-store';
@@ -33,9 +32,6 @@ export function createInboundApi(engine: Engine): Pick<EngineApi, 'messagesOf'> 
   const deliveriesOfMessage = engine.db.prepare('SELECT id FROM deliveries WHERE message_id = ? ORDER BY id');
   return {
     async messagesOf(requestId) {
-      if (typeof requestId !== 'number' || !Number.isSafeInteger(requestId) || requestId <= 0) {
-        throw new ValidationError([{ field: 'requestId', message: 'must be a positive whole number' }]);
-      }
       const rows = messagesOfRequest.all(requestId) as MessageRow[];
       return rows.map(
         (m): InboundMessageView => ({

@@ -4,17 +4,7 @@
  */
 import type { Engine } from '../index';
 import { StorageFaultError } from '../store/storage-fault';
-import {
-  API_METHODS,
-  DEFAULT_PAGE_LIMIT,
-  DELIVERY_STATUSES,
-  MAX_PAGE_LIMIT,
-  type DeliveryPage,
-  type DeliveryStatus,
-  type EngineApi,
-  type LiveEvent,
-  type PageResult,
-} from '../../../src-shared/api';
+import { API_METHODS, DEFAULT_PAGE_LIMIT, type DeliveryPage, type EngineApi, type LiveEvent, type PageResult } from '../../../src-shared/api';
 import { createComposeApi } from './compose';
 import { createDeliveryQueries } from './deliveries';
 import { createConfigApi } from './config';
@@ -23,69 +13,18 @@ import { createPersonasApi } from './personas';
 import { createDeletionApi } from './deletion';
 import { createRetentionApi } from './retention';
 import { createDetailQuery } from './detail';
-import {
-  ValidationError,
-  validateDeliverySettings,
-  validateDestinationInput,
-  validateSourceInput,
-  validateWebhookUrl,
-  type DestinationInput,
-  type FieldError,
-  type SourceInput,
-} from '../../../src-shared/settings';
+import { ValidationError, type FieldError, type SourceInput } from '../../../src-shared/settings';
 import { toRequest, type RequestRow } from './views';
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
+import { checkingParams } from './dispatch';
 
 function requireValid(errors: FieldError[]): void {
   if (errors.length > 0) throw new ValidationError(errors);
-}
-
-function requireId(value: unknown, field: string): number {
-  if (!isId(value)) throw new ValidationError([{ field, message: 'must be a positive whole number' }]);
-  return value;
-}
-
-/** Params arrive from a transport, so they are checked here whatever the static types say. */
-function parsePage(input: unknown): { beforeId: number; limit: number; status: DeliveryStatus | null } {
-  if (input === undefined || input === null) return { beforeId: Number.MAX_SAFE_INTEGER, limit: DEFAULT_PAGE_LIMIT, status: null };
-  if (!isObject(input)) throw new ValidationError([{ field: 'page', message: 'must be an object { beforeId?, limit?, status? }' }]);
-  const errors: FieldError[] = [];
-  if (input.beforeId !== undefined && !isId(input.beforeId)) errors.push({ field: 'page.beforeId', message: 'must be a positive whole number' });
-  const limit = input.limit;
-  if (limit !== undefined && !(typeof limit === 'number' && Number.isInteger(limit) && limit >= 1 && limit <= MAX_PAGE_LIMIT)) {
-    errors.push({ field: 'page.limit', message: `must be a whole number from 1 to ${MAX_PAGE_LIMIT}` });
-  }
-  const status = input.status;
-  if (status !== undefined && !(DELIVERY_STATUSES as readonly unknown[]).includes(status)) {
-    errors.push({ field: 'page.status', message: `must be one of ${DELIVERY_STATUSES.join(', ')}` });
-  }
-  requireValid(errors);
-  return {
-    beforeId: (input.beforeId as number | undefined) ?? Number.MAX_SAFE_INTEGER,
-    limit: (limit as number | undefined) ?? DEFAULT_PAGE_LIMIT,
-    status: (status as DeliveryStatus | undefined) ?? null,
-  };
 }
 
 function pageOf<T extends { id: number }>(items: T[], limit: number): PageResult<T> {
   const last = items[items.length - 1];
   return { items, nextBeforeId: items.length === limit && last ? last.id : null };
 }
-
-/** Same defaults as a config file, so a destination saved from the UI and one from a file agree. */
-function destinationInputOf(d: Record<string, unknown>): DestinationInput {
-  return {
-    name: d.name as string,
-    enabled: (d.enabled as boolean | undefined) ?? true,
-    sources: (d.sources as string[] | undefined) ?? [],
-    sharedSecret: typeof d.sharedSecret === 'string' && d.sharedSecret !== '' ? d.sharedSecret : null,
-    webhooks: (d.webhooks as { url: string; headers?: Record<string, string> }[]).map((w) => ({ url: w.url, headers: w.headers ?? {} })),
-  };
-}
-
-const DELIVERY_SETTING_KEYS = new Set(['timeoutMs', 'retryWindowMs', 'baseDelayMs', 'maxDelayMs', 'maxRetryAfterMs', 'jitter', 'preset']);
 
 export type ConfigWhat = Extract<LiveEvent, { type: 'config' }>['what'];
 
@@ -109,7 +48,7 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
       return deliveries.list(page);
     },
     async getDelivery(id) {
-      return detailOf(requireId(id, 'id'));
+      return detailOf(id);
     },
     async getDeliverySummaries(ids) {
       return deliveries.summaries(ids);
@@ -130,20 +69,16 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
       return engine.health.current();
     },
     async listRequests(page) {
-      if (isObject(page) && page.status !== undefined) {
-        throw new ValidationError([{ field: 'page.status', message: 'requests have no status filter' }]);
-      }
-      const p = parsePage(page);
+      const p = { beforeId: page?.beforeId ?? Number.MAX_SAFE_INTEGER, limit: page?.limit ?? DEFAULT_PAGE_LIMIT };
       return pageOf((listRequestRows.all(p.beforeId, p.limit) as RequestRow[]).map(toRequest), p.limit);
     },
     async droppedItemsOf(requestId) {
-      return engine.log.droppedItemsOf(requireId(requestId, 'requestId'));
+      return engine.log.droppedItemsOf(requestId);
     },
     async listSources() {
       return engine.config.listSources();
     },
     async saveSource(input) {
-      requireValid(validateSourceInput(input, 'source'));
       const s: SourceInput = { name: input.name, writeKey: input.writeKey };
       const holder = engine.config.listSources().find((o) => o.writeKey === s.writeKey && o.name !== s.name);
       if (holder) throw new ValidationError([{ field: 'source.writeKey', message: `is already the write key of source "${holder.name}"` }]);
@@ -157,9 +92,7 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
     async listDestinations() {
       return engine.config.listDestinations();
     },
-    async saveDestination(input) {
-      requireValid(validateDestinationInput(input, 'destination'));
-      const d = destinationInputOf(input as unknown as Record<string, unknown>);
+    async saveDestination(d) {
       const known = new Set(engine.config.listSources().map((s) => s.name));
       requireValid(
         d.sources.flatMap((name, k) => (known.has(name) ? [] : [{ field: `destination.sources[${k}]`, message: `no source named "${name}"` }])),
@@ -174,38 +107,15 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
       return engine.deliverySettings();
     },
     async saveDeliverySettings(input) {
-      const errors = validateDeliverySettings(input, 'delivery');
-      if (input === undefined || input === null) errors.push({ field: 'delivery', message: 'must be an object' });
-      else if (isObject(input)) {
-        for (const key of Object.keys(input)) {
-          if (!DELIVERY_SETTING_KEYS.has(key)) errors.push({ field: `delivery.${key}`, message: 'is not a delivery setting' });
-        }
-      }
-      requireValid(errors);
       engine.applyConfig({ sources: [], destinations: [], delivery: { ...input } });
       onConfig('delivery');
       return engine.deliverySettings();
     },
     async replayDelivery(input) {
-      if (!isObject(input)) throw new ValidationError([{ field: 'replay', message: 'must be an object { id, body?, targetUrl? }' }]);
-      const id = requireId(input.id, 'replay.id');
-      const errors: FieldError[] = [];
-      if (!engine.log.getDelivery(id)) errors.push({ field: 'replay.id', message: `no delivery with id ${id}` });
-      let body: Uint8Array | undefined;
-      if (input.body !== undefined) {
-        if (typeof input.body !== 'string') errors.push({ field: 'replay.body', message: 'must be the JSON text to send' });
-        else {
-          try {
-            const parsed: unknown = JSON.parse(input.body);
-            if (!isObject(parsed)) errors.push({ field: 'replay.body', message: 'must be a JSON object' });
-            else body = Buffer.from(input.body, 'utf8');
-          } catch (err) {
-            errors.push({ field: 'replay.body', message: `is not valid JSON: ${(err as Error).message}` });
-          }
-        }
-      }
-      if (input.targetUrl !== undefined) errors.push(...validateWebhookUrl(input.targetUrl, 'replay.targetUrl'));
-      requireValid(errors);
+      const id = input.id;
+      if (!engine.log.getDelivery(id)) throw new ValidationError([{ field: 'replay.id', message: `no delivery with id ${id}` }]);
+      // The body was checked to be a JSON object; its bytes are sent exactly as given.
+      const body = input.body !== undefined ? Buffer.from(input.body, 'utf8') : undefined;
       const replayId = engine.replay(id, {
         ...(body !== undefined ? { body } : {}),
         ...(typeof input.targetUrl === 'string' ? { targetUrl: input.targetUrl } : {}),
@@ -215,7 +125,7 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
       return detail;
     },
   };
-  return reportingStorageFaults(engine, api);
+  return checkingParams(reportingStorageFaults(engine, api));
 }
 
 /**

@@ -3,8 +3,7 @@
  * Params arrive from a transport, so each is checked here whatever the static types say.
  */
 import type { Engine } from '../index';
-import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, type EngineApi } from '../../../src-shared/api';
-import { isJsonObject } from '../../../src-shared/json';
+import { DEFAULT_PAGE_LIMIT, type EngineApi } from '../../../src-shared/api';
 import { ValidationError, type FieldError } from '../../../src-shared/settings';
 import type { Definitions } from '../personas/service';
 import { parseCondition, parseRule } from '../personas/validate';
@@ -20,46 +19,16 @@ type PersonasCalls =
   | 'syncComputation'
   | 'listSyncs';
 
-/** Profile ids, linked ids and the text filter: longer than any id the ingest takes is a mistake. */
-const MAX_ID_LENGTH = 1000;
-
-function requireId(value: unknown, field: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-    throw new ValidationError([{ field, message: 'must be a positive whole number' }]);
-  }
-  return value;
-}
-
-function parseProfilePage(input: unknown): { text: string | null; after: string; limit: number } {
-  if (input === undefined || input === null) return { text: null, after: '', limit: DEFAULT_PAGE_LIMIT };
-  if (!isJsonObject(input)) throw new ValidationError([{ field: 'page', message: 'must be an object { text?, limit?, after? }' }]);
-  const errors: FieldError[] = [];
-  const { text, limit, after } = input;
-  if (text !== undefined && (typeof text !== 'string' || text.length > MAX_ID_LENGTH)) {
-    errors.push({ field: 'page.text', message: `must be text of at most ${MAX_ID_LENGTH} characters` });
-  }
-  if (limit !== undefined && !(typeof limit === 'number' && Number.isInteger(limit) && limit >= 1 && limit <= MAX_PAGE_LIMIT)) {
-    errors.push({ field: 'page.limit', message: `must be a whole number from 1 to ${MAX_PAGE_LIMIT}` });
-  }
-  if (after !== undefined && after !== null && (typeof after !== 'string' || after.length > MAX_ID_LENGTH)) {
-    errors.push({ field: 'page.after', message: 'must be the profile id the previous page ended with (its next)' });
-  }
-  if (errors.length > 0) throw new ValidationError(errors);
-  return {
-    text: typeof text === 'string' && text.trim() !== '' ? text.trim() : null,
-    after: typeof after === 'string' ? after : '',
-    limit: typeof limit === 'number' ? limit : DEFAULT_PAGE_LIMIT,
-  };
+/** Pure: a checked profile page with its defaults; a blank text filter narrows nothing. */
+function profilePageOf(page: Parameters<EngineApi['listProfiles']>[0]): { text: string | null; after: string; limit: number } {
+  const text = page?.text?.trim() ?? '';
+  return { text: text === '' ? null : text, after: page?.after ?? '', limit: page?.limit ?? DEFAULT_PAGE_LIMIT };
 }
 
 /** `{ condition }` or `{ rule }`, and optionally the `space` whose computed traits conditions see. */
-function parsePreview(input: unknown, sources: readonly string[]): { definition: Definitions; space: string | null } {
-  if (!isJsonObject(input)) throw new ValidationError([{ field: 'input', message: 'must be an object { condition } or { rule }' }]);
+function parsePreview(input: Record<string, unknown>, sources: readonly string[]): { definition: Definitions; space: string | null } {
+  // params.ts checked that exactly one of condition and rule is given.
   const hasCondition = input.condition !== undefined;
-  const hasRule = input.rule !== undefined;
-  if (hasCondition === hasRule) {
-    throw new ValidationError([{ field: 'input', message: 'must have exactly one of condition (an audience) or rule (a computed trait)' }]);
-  }
   const errors: FieldError[] = [];
   let space: string | null = null;
   if (input.space !== undefined && input.space !== null && input.space !== '') {
@@ -84,12 +53,9 @@ export function createPersonasApi(engine: Engine): Pick<EngineApi, PersonasCalls
   const personas = engine.personas;
   return {
     async listProfiles(page) {
-      return personas.listProfiles(parseProfilePage(page));
+      return personas.listProfiles(profilePageOf(page));
     },
     async getProfile(profileId) {
-      if (typeof profileId !== 'string' || profileId === '' || profileId.length > MAX_ID_LENGTH) {
-        throw new ValidationError([{ field: 'profileId', message: 'must be a profile id (a userId or an anonymousId)' }]);
-      }
       return personas.getProfile(profileId);
     },
     async listComputations() {
@@ -102,19 +68,19 @@ export function createPersonasApi(engine: Engine): Pick<EngineApi, PersonasCalls
       return personas.saveComputedTrait(input);
     },
     async deleteComputation(id) {
-      if (!personas.deleteComputation(requireId(id, 'id'))) {
+      if (!personas.deleteComputation(id)) {
         throw new ValidationError([{ field: 'id', message: `no audience or computed trait with id ${String(id)}` }]);
       }
     },
     async previewComputation(input) {
-      const { definition, space } = parsePreview(input, engine.config.listSources().map((s) => s.name));
+      const { definition, space } = parsePreview(input as Record<string, unknown>, engine.config.listSources().map((s) => s.name));
       return personas.preview(definition, space);
     },
     async syncComputation(id) {
-      return personas.sync(requireId(id, 'id'));
+      return personas.sync(id);
     },
     async listSyncs(computationId) {
-      const syncs = personas.listSyncs(requireId(computationId, 'computationId'));
+      const syncs = personas.listSyncs(computationId);
       if (syncs === null) throw new ValidationError([{ field: 'computationId', message: `no audience or computed trait with id ${String(computationId)}` }]);
       return syncs;
     },

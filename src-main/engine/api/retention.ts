@@ -1,6 +1,5 @@
 /** The log's retention settings, its size on disk, and "Clear log". */
 import type { EngineApi } from '../../../src-shared/api';
-import { ValidationError, validateRetention } from '../../../src-shared/settings';
 import type { Engine } from '../index';
 import type { ConfigWhat } from './index';
 
@@ -11,8 +10,6 @@ export function createRetentionApi(engine: Engine, deps: { onConfig: (what: Conf
       return engine.retention.status();
     },
     async saveRetention(input) {
-      const errors = input === undefined || input === null ? [{ field: 'retention', message: 'must be an object { days, megabytes }' }] : validateRetention(input);
-      if (errors.length > 0) throw new ValidationError(errors);
       engine.applyConfig({ sources: [], destinations: [], retention: { ...input } });
       deps.onConfig('retention');
       return engine.retention.status();

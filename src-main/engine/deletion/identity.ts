@@ -9,7 +9,8 @@
  * shares an anonymousId (a shared device), and a previousId that was itself a userId is not
  * followed further: one level of links, no identity graph.
  */
-import { ValidationError, type FieldError } from '../../../src-shared/settings';
+import { z } from 'zod';
+import { parseOrThrow } from '../../../src-shared/settings';
 
 export const MAX_USER_ID_LENGTH = 200;
 
@@ -18,21 +19,24 @@ export interface DeletionInput {
   purge: boolean;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const USER_ID = 'is required: the userId to delete';
 
-/** requestDeletion's param as it arrives from a transport, checked field by field. */
+/** requestDeletion's param as it arrives from a transport. */
+export const deletionInputSchema = z.strictObject(
+  {
+    userId: z
+      .string({ error: USER_ID })
+      .min(1, { error: USER_ID })
+      .max(MAX_USER_ID_LENGTH, { error: `must be at most ${MAX_USER_ID_LENGTH} characters` }),
+    purge: z.boolean({ error: 'must be true or false' }).optional(),
+  },
+  { error: (iss) => (iss.code === 'unrecognized_keys' ? 'is not a deletion field (expected userId, purge)' : 'must be an object { userId, purge? }') },
+);
+
+/** requestDeletion's param, checked field by field (a ValidationError under `deletion`). */
 export function parseDeletionInput(input: unknown): DeletionInput {
-  if (!isObject(input)) throw new ValidationError([{ field: 'deletion', message: 'must be an object { userId, purge? }' }]);
-  const errors: FieldError[] = [];
-  for (const key of Object.keys(input)) {
-    if (key !== 'userId' && key !== 'purge') errors.push({ field: `deletion.${key}`, message: 'is not a deletion field (expected userId, purge)' });
-  }
-  const { userId, purge } = input;
-  if (typeof userId !== 'string' || userId === '') errors.push({ field: 'deletion.userId', message: 'is required: the userId to delete' });
-  else if (userId.length > MAX_USER_ID_LENGTH) errors.push({ field: 'deletion.userId', message: `must be at most ${MAX_USER_ID_LENGTH} characters` });
-  if (purge !== undefined && typeof purge !== 'boolean') errors.push({ field: 'deletion.purge', message: 'must be true or false' });
-  if (errors.length > 0) throw new ValidationError(errors);
-  return { userId: userId as string, purge: (purge as boolean | undefined) ?? false };
+  const { userId, purge } = parseOrThrow(deletionInputSchema, input, 'deletion');
+  return { userId, purge: purge ?? false };
 }
 
 /** An id as the ingest reads it (ingest/normalize.ts): a non-empty string, or a number as its decimal text. */
@@ -48,6 +52,9 @@ export interface Person {
   linkedIds: ReadonlySet<string>;
 }
 
+/** A stored item's ids, whatever their type: idOf decides what counts as an id. */
+const storedIdsSchema = z.looseObject({ userId: z.unknown().optional(), anonymousId: z.unknown().optional() });
+
 /**
  * Whether a dropped item's raw JSON is about the person, by the same rule as messages: its userId
  * is theirs, or it has none and its anonymousId is linked. Parsed, not searched: "u1" must not
@@ -60,10 +67,11 @@ export function droppedItemNames(raw: string, person: Person): boolean {
   } catch {
     return false;
   }
-  if (!isObject(item)) return false;
-  const userId = idOf(item.userId);
+  const ids = storedIdsSchema.safeParse(item);
+  if (!ids.success) return false;
+  const userId = idOf(ids.data.userId);
   if (userId !== null) return userId === person.userId;
-  const anonymousId = idOf(item.anonymousId);
+  const anonymousId = idOf(ids.data.anonymousId);
   return anonymousId !== null && person.linkedIds.has(anonymousId);
 }
 

@@ -5,13 +5,9 @@ import type { DeliveryRow, DeliveryUpdate, FinishedAttempt, LogStore, NewAttempt
 import { serializePayload, toWebhookPayload } from './payloads';
 import { buildRequestHeaders } from './request';
 import { classifyAttempt, decideAfterRound } from './retry-policy';
-import type { AttemptResult } from './types';
+import type { Sender } from './types';
 
-export interface Sender {
-  send(req: { url: string; headers: Record<string, string>; body: Uint8Array; timeoutMs: number }): Promise<AttemptResult>;
-  /** Lets attempts in flight finish, then closes; with abort, ends them at once instead. */
-  close(options?: { abort?: boolean }): Promise<void>;
-}
+export type { Sender } from './types';
 
 export interface SchedulerDeps {
   log: LogStore;
@@ -199,7 +195,7 @@ export class Scheduler {
   private startRounds(due: DeliveryRow[], now: number): void {
     const settings = this.deps.settings();
     const starts: Parameters<LogStore['startRound']>[0] = [];
-    const jobs: { row: DeliveryRow; body: Uint8Array; urls: string[]; secret: string | null; headersFor: (url: string) => Record<string, string> }[] = [];
+    const jobs: { row: DeliveryRow; body: Uint8Array; urls: string[] }[] = [];
     const updates: DeliveryUpdate[] = [];
     for (const row of due) {
       const destination = this.deps.destination(row.destination_id);
@@ -219,7 +215,7 @@ export class Scheduler {
       const round = row.rounds + 1;
       const attempts: NewAttempt[] = targets.map((url) => ({ deliveryId: row.id, round, url, startedAt: now, requestHeaders: headersFor(url) }));
       starts.push({ deliveryId: row.id, body, firstAttemptAt: row.first_attempt_at ?? now, round, attempts });
-      jobs.push({ row, body, urls: targets, secret, headersFor });
+      jobs.push({ row, body, urls: targets });
     }
     if (updates.length > 0) {
       this.deps.log.finishRounds([], updates);

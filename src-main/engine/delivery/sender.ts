@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { rootCertificates } from 'node:tls';
 import { Agent, buildConnector } from 'undici';
 import type { Clock } from '../clock';
-import { RESPONSE_BODY_CAP, type AttemptRequest, type AttemptResult, type AttemptTimings, type ErrorKind } from './types';
+import { RESPONSE_BODY_CAP, type AttemptRequest, type AttemptResult, type AttemptTimings, type ErrorKind, type Sender } from './types';
 
 /**
  * Bytes of response body read at most. Beyond RESPONSE_BODY_CAP the bytes are only counted; past this
@@ -28,15 +28,6 @@ export interface SenderOptions {
   maxConnectionsPerOrigin?: number;
 }
 
-export interface AttemptSender {
-  send(req: AttemptRequest): Promise<AttemptResult>;
-  /**
-   * Lets attempts in flight finish (each is bounded by its own deadline), then closes every socket;
-   * with abort, ends the attempts in flight and their sockets at once.
-   */
-  close(options?: { abort?: boolean }): Promise<void>;
-}
-
 /** Connection phases of one freshly opened socket; handed to the first request written on it only. */
 interface SocketTimings {
   dnsMs?: number;
@@ -47,7 +38,7 @@ interface SocketTimings {
 
 const SEND_HEADERS_CHANNEL = 'undici:client:sendHeaders';
 
-export function createSender(opts: SenderOptions): AttemptSender {
+export function createSender(opts: SenderOptions): Sender {
   const { clock } = opts;
   const socketTimings = new WeakMap<object, SocketTimings>();
   // undici keeps the body Buffer it was given as request.body; a fresh Buffer view per attempt is

@@ -26,6 +26,16 @@ export interface AttemptRequest {
   timeoutMs: number;
 }
 
+/** What sends attempts: sender.ts over undici in the engine, a stand-in in tests of the scheduler. */
+export interface Sender {
+  send(req: AttemptRequest): Promise<AttemptResult>;
+  /**
+   * Lets attempts in flight finish (each is bounded by its own deadline), then closes every socket;
+   * with abort, ends the attempts in flight and their sockets at once.
+   */
+  close(options?: { abort?: boolean }): Promise<void>;
+}
+
 export interface AttemptTimings {
   /** Time to resolve the host name; absent when no lookup happened (IP literal or reused socket). */
   dnsMs?: number;
