@@ -1,17 +1,17 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { App, NoTransport } from './components/App';
+import { App, NoTransport } from './app/App';
 import { sharedTransport } from './live';
-import { createDeliveriesStore } from './store';
+import { createDeliveriesStore } from './views/deliveries/store';
 import { pickTransport } from './transport';
 import './styles.css';
-import './components/inbound/inbound.css';
-import './components/compose/compose.css';
-import './components/configure/configure.css';
-import './components/inspect.css';
-import './components/watch.css';
-import './components/personas/personas.css';
-import './components/deletions/deletions.css';
+import './views/inbound/inbound.css';
+import './views/compose/compose.css';
+import './views/configure/configure.css';
+import './views/deliveries/detail.css';
+import './views/deliveries/list.css';
+import './views/audiences/audiences.css';
+import './views/deletions/deletions.css';
 
 const element = document.getElementById('root');
 if (!element) throw new Error('index.html has no #root');
