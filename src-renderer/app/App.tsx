@@ -9,7 +9,7 @@ import { DeliveriesContext, useDeliveries } from '../views/deliveries/context';
 import { DeliveryDetailPanel } from '../views/deliveries/DeliveryDetailPanel';
 import { DeliveryList } from '../views/deliveries/DeliveryList';
 import { InboundView } from '../views/inbound/InboundView';
-import { PersonasView } from '../views/audiences/AudiencesView';
+import { AudiencesView } from '../views/audiences/AudiencesView';
 import { DeletionsView } from '../views/deletions/DeletionsView';
 import { TransportContext } from './stores-context';
 import { StorageBanner } from './BannerArea';
@@ -78,7 +78,7 @@ export function App({ store, transport }: { store: StoreApi<DeliveriesState>; tr
           )}
           {view === 'inbound' && <InboundView />}
           {view === 'compose' && <ComposeView />}
-          {view === 'audiences' && <PersonasView />}
+          {view === 'audiences' && <AudiencesView />}
           {view === 'deletions' && <DeletionsView />}
           {view === 'configure' && <ConfigureView />}
         </div>

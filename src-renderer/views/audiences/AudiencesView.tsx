@@ -5,20 +5,20 @@ import { useTransport } from '../../app/stores-context';
 import { ComputationDetail } from './ComputationDetail';
 import { ComputationEditor } from './ComputationEditor';
 import { ProfilesPanel } from './ProfilesPanel';
-import { personasStoreFor, usePersonas } from './store';
+import { audiencesStoreFor, useAudiences } from './store';
 import { changesInWords, CLASS_WORDS, definitionInWords, sizeInWords, untilInWords } from './computation-words';
 
-export function PersonasView() {
+export function AudiencesView() {
   const transport = useTransport();
-  useEffect(() => personasStoreFor(transport).start(), [transport]);
-  const loaded = usePersonas((s) => s.loaded);
-  const error = usePersonas((s) => s.error);
-  const editing = usePersonas((s) => s.editor !== null);
-  const selected = usePersonas((s) => s.selectedId !== null);
+  useEffect(() => audiencesStoreFor(transport).start(), [transport]);
+  const loaded = useAudiences((s) => s.loaded);
+  const error = useAudiences((s) => s.error);
+  const editing = useAudiences((s) => s.editor !== null);
+  const selected = useAudiences((s) => s.selectedId !== null);
   return (
-    <section className="view personas" data-testid="personas-view" aria-busy={!loaded}>
+    <section className="view audiences" data-testid="audiences-view" aria-busy={!loaded}>
       {error && (
-        <p className="banner" role="alert" data-testid="personas-error">
+        <p className="banner" role="alert" data-testid="audiences-error">
           {error}
         </p>
       )}
@@ -45,10 +45,10 @@ export function useNow(everyMs: number): number {
 }
 
 function ComputationList() {
-  const loaded = usePersonas((s) => s.loaded);
-  const computations = usePersonas((s) => s.computations);
-  const newAudience = usePersonas((s) => s.newAudience);
-  const newTrait = usePersonas((s) => s.newTrait);
+  const loaded = useAudiences((s) => s.loaded);
+  const computations = useAudiences((s) => s.computations);
+  const newAudience = useAudiences((s) => s.newAudience);
+  const newTrait = useAudiences((s) => s.newTrait);
   const now = useNow(30_000);
   return (
     <section className="card" aria-labelledby="ps-list-title">
@@ -100,8 +100,8 @@ function ComputationList() {
 }
 
 function ComputationRow({ c, now }: { c: Computation; now: number }) {
-  const selected = usePersonas((s) => s.selectedId === c.id);
-  const select = usePersonas((s) => s.select);
+  const selected = useAudiences((s) => s.selectedId === c.id);
+  const select = useAudiences((s) => s.select);
   return (
     <tr
       className={selected ? 'selected' : undefined}

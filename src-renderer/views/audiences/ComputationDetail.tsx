@@ -1,17 +1,17 @@
 import type { SyncSummary } from '../../../src-shared/personas';
 import { ConfirmButton } from '../configure/widgets';
 import { useDeliveries } from '../deliveries/context';
-import { LINKS_PER_SYNC, usePersonas } from './store';
+import { LINKS_PER_SYNC, useAudiences } from './store';
 import { CLASS_WORDS, definitionInWords, intervalInWords, sizeInWords, syncKindInWords } from './computation-words';
 
 export function ComputationDetail() {
-  const c = usePersonas((s) => s.computations.find((o) => o.id === s.selectedId) ?? null);
-  const saved = usePersonas((s) => (s.saved && s.saved.id === s.selectedId ? s.saved : null));
-  const syncing = usePersonas((s) => s.syncing);
-  const syncNow = usePersonas((s) => s.syncNow);
-  const edit = usePersonas((s) => s.edit);
-  const remove = usePersonas((s) => s.remove);
-  const select = usePersonas((s) => s.select);
+  const c = useAudiences((s) => s.computations.find((o) => o.id === s.selectedId) ?? null);
+  const saved = useAudiences((s) => (s.saved && s.saved.id === s.selectedId ? s.saved : null));
+  const syncing = useAudiences((s) => s.syncing);
+  const syncNow = useAudiences((s) => s.syncNow);
+  const edit = useAudiences((s) => s.edit);
+  const remove = useAudiences((s) => s.remove);
+  const select = useAudiences((s) => s.select);
   if (!c) return null;
   return (
     <section className="card" data-testid="computation-detail" data-id={c.id} aria-labelledby="ps-detail-title">
@@ -64,9 +64,9 @@ export function ComputationDetail() {
 }
 
 function SyncHistory() {
-  const syncs = usePersonas((s) => s.syncs);
-  const loaded = usePersonas((s) => s.syncsOf === s.selectedId);
-  const cls = usePersonas((s) => s.computations.find((o) => o.id === s.selectedId)?.class ?? 'audience');
+  const syncs = useAudiences((s) => s.syncs);
+  const loaded = useAudiences((s) => s.syncsOf === s.selectedId);
+  const cls = useAudiences((s) => s.computations.find((o) => o.id === s.selectedId)?.class ?? 'audience');
   return (
     <>
       <h3>Sync history</h3>
@@ -101,7 +101,7 @@ function SyncHistory() {
 }
 
 function SyncRow({ sync: s, trait }: { sync: SyncSummary; trait: boolean }) {
-  const statuses = usePersonas((st) => st.deliveryStatus);
+  const statuses = useAudiences((st) => st.deliveryStatus);
   const selectDelivery = useDeliveries((st) => st.select);
   const shown = s.deliveryIds.slice(0, LINKS_PER_SYNC);
   return (

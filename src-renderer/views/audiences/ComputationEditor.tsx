@@ -2,7 +2,7 @@ import { TRAIT_OPERATORS, type TraitOperator } from '../../../src-shared/persona
 import type { FieldError } from '../../../src-shared/settings';
 import { sentence } from '../configure/widgets';
 import { keyPreview, OPERATOR_WORDS, placeOf, VALUELESS, type Combine, type ConditionRow, type Place, type RuleKind } from './form';
-import { usePersonas } from './store';
+import { useAudiences } from './store';
 import { valueInWords } from './computation-words';
 
 // Stable empties: a selector must not return a new array on every call.
@@ -11,7 +11,7 @@ const NO_ROWS: ConditionRow[] = [];
 
 /** The refusals (ours or the engine's) that belong at one place on the form, each naming its field path. */
 export function ErrorsAt({ place, label }: { place: Place; label?: string }) {
-  const errors = usePersonas((s) => s.editor?.errors ?? NONE);
+  const errors = useAudiences((s) => s.editor?.errors ?? NONE);
   const mine = errors.filter((e) => placeOf(e.field) === place);
   if (mine.length === 0) return null;
   return (
@@ -33,10 +33,10 @@ function fieldWord(field: string): string {
 }
 
 export function ComputationEditor() {
-  const cls = usePersonas((s) => s.editor?.form.class);
-  const editing = usePersonas((s) => s.editor?.editing ?? false);
-  const close = usePersonas((s) => s.closeEditor);
-  const save = usePersonas((s) => s.save);
+  const cls = useAudiences((s) => s.editor?.form.class);
+  const editing = useAudiences((s) => s.editor?.editing ?? false);
+  const close = useAudiences((s) => s.closeEditor);
+  const save = useAudiences((s) => s.save);
   if (!cls) return null;
   const what = cls === 'audience' ? 'audience' : 'computed trait';
   return (
@@ -68,11 +68,11 @@ export function ComputationEditor() {
 }
 
 function NameField() {
-  const name = usePersonas((s) => s.editor?.form.name ?? '');
-  const editing = usePersonas((s) => s.editor?.editing ?? false);
-  const savedKey = usePersonas((s) => (s.editor?.editing ? (s.computations.find((c) => c.name === s.editor?.form.name)?.key ?? null) : null));
-  const update = usePersonas((s) => s.update);
-  const invalid = usePersonas((s) => (s.editor?.errors ?? NONE).some((e) => placeOf(e.field) === 'name'));
+  const name = useAudiences((s) => s.editor?.form.name ?? '');
+  const editing = useAudiences((s) => s.editor?.editing ?? false);
+  const savedKey = useAudiences((s) => (s.editor?.editing ? (s.computations.find((c) => c.name === s.editor?.form.name)?.key ?? null) : null));
+  const update = useAudiences((s) => s.update);
+  const invalid = useAudiences((s) => (s.editor?.errors ?? NONE).some((e) => placeOf(e.field) === 'name'));
   const preview = keyPreview(name);
   return (
     <div className="field">
@@ -100,10 +100,10 @@ function NameField() {
 }
 
 function SpaceField() {
-  const space = usePersonas((s) => s.editor?.form.space ?? '');
-  const sources = usePersonas((s) => s.sources);
-  const loaded = usePersonas((s) => s.sourcesLoaded);
-  const update = usePersonas((s) => s.update);
+  const space = useAudiences((s) => s.editor?.form.space ?? '');
+  const sources = useAudiences((s) => s.sources);
+  const loaded = useAudiences((s) => s.sourcesLoaded);
+  const update = useAudiences((s) => s.update);
   if (loaded && sources.length === 0) {
     return (
       <div className="field">
@@ -138,10 +138,10 @@ function SpaceField() {
 }
 
 function ConditionBuilder() {
-  const rows = usePersonas((s) => (s.editor?.form.class === 'audience' ? s.editor.form.rows : NO_ROWS));
-  const combine = usePersonas((s) => (s.editor?.form.class === 'audience' ? s.editor.form.combine : 'and'));
-  const setCombine = usePersonas((s) => s.setCombine);
-  const addRow = usePersonas((s) => s.addRow);
+  const rows = useAudiences((s) => (s.editor?.form.class === 'audience' ? s.editor.form.rows : NO_ROWS));
+  const combine = useAudiences((s) => (s.editor?.form.class === 'audience' ? s.editor.form.combine : 'and'));
+  const setCombine = useAudiences((s) => s.setCombine);
+  const addRow = useAudiences((s) => s.addRow);
   return (
     <fieldset className="group ps-conditions">
       <legend>Members are profiles that match</legend>
@@ -170,10 +170,10 @@ function ConditionBuilder() {
 }
 
 function ConditionRowEditor({ row, index: i, removable }: { row: ConditionRow; index: number; removable: boolean }) {
-  const updateRow = usePersonas((s) => s.updateRow);
-  const removeRow = usePersonas((s) => s.removeRow);
+  const updateRow = useAudiences((s) => s.updateRow);
+  const removeRow = useAudiences((s) => s.removeRow);
   const set = (patch: Partial<ConditionRow>): void => updateRow(i, patch);
-  const invalid = usePersonas((s) => (s.editor?.errors ?? NONE).some((e) => placeOf(e.field) === `row:${i}`));
+  const invalid = useAudiences((s) => (s.editor?.errors ?? NONE).some((e) => placeOf(e.field) === `row:${i}`));
   return (
     <div className={`ps-row${invalid ? ' invalid' : ''}`} data-testid={`condition-row-${i}`} data-kind={row.kind}>
       <div className="inline">
@@ -232,8 +232,8 @@ const RULE_WORDS: Record<RuleKind, string> = {
 };
 
 function RuleFields() {
-  const form = usePersonas((s) => (s.editor?.form.class === 'trait' ? s.editor.form : null));
-  const update = usePersonas((s) => s.update);
+  const form = useAudiences((s) => (s.editor?.form.class === 'trait' ? s.editor.form : null));
+  const update = useAudiences((s) => s.update);
   if (!form) return null;
   return (
     <fieldset className="group ps-conditions">
@@ -271,8 +271,8 @@ function RuleFields() {
 }
 
 function IntervalField() {
-  const value = usePersonas((s) => s.editor?.form.syncEveryMinutes ?? '');
-  const update = usePersonas((s) => s.update);
+  const value = useAudiences((s) => s.editor?.form.syncEveryMinutes ?? '');
+  const update = useAudiences((s) => s.update);
   return (
     <div className="field">
       <label htmlFor="ps-interval" className="field-label">Sync every</label>
@@ -287,10 +287,10 @@ function IntervalField() {
 }
 
 function Preview() {
-  const preview = usePersonas((s) => s.editor?.preview ?? null);
-  const previewing = usePersonas((s) => s.editor?.previewing ?? false);
-  const cls = usePersonas((s) => s.editor?.form.class ?? 'audience');
-  const run = usePersonas((s) => s.preview);
+  const preview = useAudiences((s) => s.editor?.preview ?? null);
+  const previewing = useAudiences((s) => s.editor?.previewing ?? false);
+  const cls = useAudiences((s) => s.editor?.form.class ?? 'audience');
+  const run = useAudiences((s) => s.preview);
   return (
     <div className="ps-preview">
       <div className="inline">
@@ -334,8 +334,8 @@ function Preview() {
 }
 
 function SaveBar() {
-  const editor = usePersonas((s) => s.editor);
-  const noSources = usePersonas((s) => s.sourcesLoaded && s.sources.length === 0);
+  const editor = useAudiences((s) => s.editor);
+  const noSources = useAudiences((s) => s.sourcesLoaded && s.sources.length === 0);
   if (!editor) return null;
   const { form, editing, saving, preview } = editor;
   const key = keyPreview(form.name) || 'its_key';

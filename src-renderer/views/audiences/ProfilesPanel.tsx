@@ -1,12 +1,12 @@
 import type { ProfileView } from '../../../src-shared/personas';
 import { timeOf } from '../../shared/format';
-import { usePersonas } from './store';
+import { useAudiences } from './store';
 import { valueInWords } from './computation-words';
 
 export function ProfilesPanel() {
-  const text = usePersonas((s) => s.profiles.text);
-  const search = usePersonas((s) => s.searchProfiles);
-  const open = usePersonas((s) => s.profiles.openId !== null);
+  const text = useAudiences((s) => s.profiles.text);
+  const search = useAudiences((s) => s.searchProfiles);
+  const open = useAudiences((s) => s.profiles.openId !== null);
   return (
     <aside className="card ps-profiles" data-testid="profiles-panel" aria-labelledby="ps-profiles-title">
       <h2 id="ps-profiles-title">Profiles</h2>
@@ -26,9 +26,9 @@ export function ProfilesPanel() {
 }
 
 function ProfileList() {
-  const { items, loaded, error, next, text } = usePersonas((s) => s.profiles);
-  const more = usePersonas((s) => s.moreProfiles);
-  const openProfile = usePersonas((s) => s.openProfile);
+  const { items, loaded, error, next, text } = useAudiences((s) => s.profiles);
+  const more = useAudiences((s) => s.moreProfiles);
+  const openProfile = useAudiences((s) => s.openProfile);
   return (
     <div className="ps-profile-list" data-testid="profile-list" aria-busy={!loaded}>
       {error && (
@@ -64,10 +64,10 @@ function ProfileList() {
 }
 
 function ProfileDetail() {
-  const openId = usePersonas((s) => s.profiles.openId);
-  const p = usePersonas((s) => s.profiles.open);
-  const missing = usePersonas((s) => s.profiles.missing);
-  const close = usePersonas((s) => s.openProfile);
+  const openId = useAudiences((s) => s.profiles.openId);
+  const p = useAudiences((s) => s.profiles.open);
+  const missing = useAudiences((s) => s.profiles.missing);
+  const close = useAudiences((s) => s.openProfile);
   return (
     <div className="ps-profile" data-testid="profile-detail" data-profile={openId ?? ''}>
       <div className="card-head">

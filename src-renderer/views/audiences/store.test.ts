@@ -3,7 +3,7 @@
  * refusals ours before sending and the engine's by field, the engine's key after a save, a stale
  * preview dropped, live events coalesced and only acted on when they concern what is on screen,
  * and profile searches where only the newest answer counts. (The real engine behind the real
- * server is exercised end to end in e2e/personas.test.ts.)
+ * server is exercised end to end in e2e/audiences.test.ts.)
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,7 +12,7 @@ import type { AudienceInput, Computation, PreviewResult, ProfileView, SyncSummar
 import { scriptedTransport } from '../../testing/transport';
 import { ApiCallError } from '../../transport';
 import { summaryFixture } from '../../testing/summary';
-import { createPersonasStore, LINKS_PER_SYNC, PROFILES_EVERY_MS, shownDeliveryIds } from './store';
+import { createAudiencesStore, LINKS_PER_SYNC, PROFILES_EVERY_MS, shownDeliveryIds } from './store';
 
 interface Gate {
   wait(): Promise<void>;
@@ -140,7 +140,7 @@ async function setUp() {
   const engine = fakeEngine();
   const frame = frames();
   const clock = { now: 0, timers: [] as { at: number; fn: () => void }[] };
-  const personas = createPersonasStore(engine.transport, {
+  const personas = createAudiencesStore(engine.transport, {
     schedule: frame.schedule,
     now: () => clock.now,
     later: (fn, ms) => void clock.timers.push({ at: clock.now + ms, fn }),

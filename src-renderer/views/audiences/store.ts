@@ -62,7 +62,7 @@ export interface ProfilesState {
   missing: boolean;
 }
 
-export interface PersonasState {
+export interface AudiencesState {
   loaded: boolean;
   /** A failed load or action, in plain words. */
   error: string | null;
@@ -123,8 +123,8 @@ export function shownDeliveryIds(syncs: readonly SyncSummary[]): number[] {
   return [...new Set(ids)].slice(0, MAX_PAGE_LIMIT);
 }
 
-export interface PersonasStore {
-  store: StoreApi<PersonasState>;
+export interface AudiencesStore {
+  store: StoreApi<AudiencesState>;
   /** Loads everything and follows live events; returns the stop function. */
   start(): () => void;
 }
@@ -132,7 +132,7 @@ export interface PersonasStore {
 /** Profiles change with every call the ingest takes; under load the panel refetches at most this often. */
 export const PROFILES_EVERY_MS = 1000;
 
-export interface PersonasTiming {
+export interface AudiencesTiming {
   /** Runs the coalesced refetch (default: the next animation frame). */
   schedule: Schedule;
   now: () => number;
@@ -140,14 +140,14 @@ export interface PersonasTiming {
   later: (fn: () => void, ms: number) => void;
 }
 
-const realTiming: PersonasTiming = { schedule: perFrame, now: () => Date.now(), later: (fn, ms) => void setTimeout(fn, ms) };
+const realTiming: AudiencesTiming = { schedule: perFrame, now: () => Date.now(), later: (fn, ms) => void setTimeout(fn, ms) };
 
-export function createPersonasStore(transport: Transport, timing: Partial<PersonasTiming> = {}): PersonasStore {
+export function createAudiencesStore(transport: Transport, timing: Partial<AudiencesTiming> = {}): AudiencesStore {
   const { schedule, now, later } = { ...realTiming, ...timing };
   /** Profile searches answer out of order; only the newest one's answer is kept. */
   let searchSeq = 0;
 
-  const store = createStore<PersonasState>()((set, get) => {
+  const store = createStore<AudiencesState>()((set, get) => {
     const setEditor = (patch: Partial<Editor>): void => {
       const editor = get().editor;
       if (editor) set({ editor: { ...editor, ...patch } });
@@ -489,18 +489,18 @@ function upsertSync(list: SyncSummary[], s: SyncSummary): SyncSummary[] {
   return [s, ...list.filter((o) => o.id !== s.id)].sort((a, b) => b.id - a.id);
 }
 
-const stores = new WeakMap<Transport, PersonasStore>();
+const stores = new WeakMap<Transport, AudiencesStore>();
 
 /** The window's Audiences store: one per transport, created on first use. */
-export function personasStoreFor(transport: Transport): PersonasStore {
+export function audiencesStoreFor(transport: Transport): AudiencesStore {
   let s = stores.get(transport);
   if (!s) {
-    s = createPersonasStore(transport);
+    s = createAudiencesStore(transport);
     stores.set(transport, s);
   }
   return s;
 }
 
-export function usePersonas<T>(selector: (state: PersonasState) => T): T {
-  return useStore(personasStoreFor(useTransport()).store, selector);
+export function useAudiences<T>(selector: (state: AudiencesState) => T): T {
+  return useStore(audiencesStoreFor(useTransport()).store, selector);
 }

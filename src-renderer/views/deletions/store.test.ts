@@ -2,7 +2,7 @@
  * The Deletions store's own rules over a small in-memory engine behind the Transport interface:
  * our check and the confirm step before sending, the engine's refusal by field, newest first, and
  * live refetches only for events about deletions or their notices' deliveries. (The real engine is
- * exercised end to end in e2e/personas.test.ts.)
+ * exercised end to end in e2e/audiences.test.ts.)
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -8,7 +8,7 @@ import type { DeliverySummary } from '../../../src-shared/api';
 import { useDeliveries } from './context';
 import { EmptyState } from './DeliveriesEmpty';
 import { BulkReplayBar } from './BulkReplayBar';
-import { DeliveryRow, HEADER_HEIGHT, HeaderCells, ROW_HEIGHT } from './DeliveryListRow';
+import { DeliveryListRow, HEADER_HEIGHT, HeaderCells, ROW_HEIGHT } from './DeliveryListRow';
 import { FiltersBar } from './FiltersBar';
 import { keyAction, moveCursor } from './keyboard';
 import { isFilterActive } from './rows';
@@ -181,7 +181,7 @@ function Rows({ rows, searchRef }: { rows: DeliverySummary[]; searchRef: RefObje
         onRange={onRange}
         renderRow={(i, top) => {
           const row = rows[i] as DeliverySummary;
-          return <DeliveryRow key={row.id} row={row} index={i} top={top} selected={row.id === selectedId} cursor={i === cursorIndex} onPick={onPick} />;
+          return <DeliveryListRow key={row.id} row={row} index={i} top={top} selected={row.id === selectedId} cursor={i === cursorIndex} onPick={onPick} />;
         }}
       />
       {loadingOlder && (

@@ -44,7 +44,7 @@ interface RowProps {
 }
 
 /** One list row; memoized, so a frame that changes one delivery re-renders one row. */
-export const DeliveryRow = memo(function DeliveryRow({ row, index, top, selected, cursor, onPick }: RowProps) {
+export const DeliveryListRow = memo(function DeliveryListRow({ row, index, top, selected, cursor, onPick }: RowProps) {
   const next = nextAttemptWords(row);
   const classes = ['wrow', selected ? 'selected' : '', cursor ? 'cursor' : ''].filter(Boolean).join(' ');
   return (
