@@ -2,7 +2,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App, NoTransport } from './app/App';
 import { sharedTransport } from './live';
-import { createDeliveriesStore } from './views/deliveries/store';
+import { createViewStores, startWindowStores } from './app/view-stores';
 import { pickTransport } from './transport';
 import './styles.css';
 import './views/inbound/inbound.css';
@@ -21,11 +21,11 @@ if ('problem' in picked) {
   root.render(<NoTransport problem={picked.problem} />);
 } else {
   const transport = sharedTransport(picked.transport);
-  const deliveries = createDeliveriesStore(transport);
-  deliveries.start();
+  const stores = createViewStores(transport);
+  startWindowStores(stores);
   root.render(
     <StrictMode>
-      <App store={deliveries.store} transport={transport} />
+      <App stores={stores} />
     </StrictMode>,
   );
 }

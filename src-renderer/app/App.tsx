@@ -1,18 +1,14 @@
 import { useEffect, useState } from 'react';
-import type { StoreApi } from 'zustand';
-import type { DeliveriesState } from '../views/deliveries/store';
-import type { Transport } from '../transport';
 import { ComposeView } from '../views/compose/ComposeView';
 import { ConfigureView } from '../views/configure/ConfigureView';
 import { ConnectionBadge } from './ConnectionBadge';
-import { DeliveriesContext, useDeliveries } from '../views/deliveries/context';
 import { DeliveryDetailPanel } from '../views/deliveries/DeliveryDetailPanel';
 import { DeliveryList } from '../views/deliveries/DeliveryList';
 import { InboundView } from '../views/inbound/InboundView';
 import { AudiencesView } from '../views/audiences/AudiencesView';
 import { DeletionsView } from '../views/deletions/DeletionsView';
-import { TransportContext } from './stores-context';
-import { StorageBanner } from './BannerArea';
+import { BannerArea } from './BannerArea';
+import { ViewStoresContext, type ViewStores } from './view-stores';
 
 export const VIEWS = [
   { id: 'deliveries', label: 'Deliveries' },
@@ -40,11 +36,10 @@ export function useView(): [ViewId, (view: ViewId) => void] {
   return [view, (next) => (location.hash = `#/${next}`)];
 }
 
-export function App({ store, transport }: { store: StoreApi<DeliveriesState>; transport: Transport }) {
+export function App({ stores }: { stores: ViewStores }) {
   const [view, go] = useView();
   return (
-    <TransportContext.Provider value={transport}>
-      <DeliveriesContext.Provider value={store}>
+    <ViewStoresContext.Provider value={stores}>
         <div className="app">
           <header className="topbar">
             <h1>Hookbench</h1>
@@ -67,9 +62,7 @@ export function App({ store, transport }: { store: StoreApi<DeliveriesState>; tr
             </nav>
             <ConnectionBadge />
           </header>
-          <StoppedBanner />
-          <StorageBanner />
-          <ErrorBanner />
+          <BannerArea view={view} />
           {view === 'deliveries' && (
             <div className="panes" data-testid="deliveries-view">
               <DeliveryList />
@@ -82,29 +75,7 @@ export function App({ store, transport }: { store: StoreApi<DeliveriesState>; tr
           {view === 'deletions' && <DeletionsView />}
           {view === 'configure' && <ConfigureView />}
         </div>
-      </DeliveriesContext.Provider>
-    </TransportContext.Provider>
-  );
-}
-
-/** Once the engine said it stopped, what is on screen is the last it showed: say so over every view. */
-function StoppedBanner() {
-  const stopped = useDeliveries((s) => s.connection === 'stopped');
-  if (!stopped) return null;
-  return (
-    <p className="banner" role="alert" data-testid="stopped-banner">
-      Hookbench stopped: nothing here updates any more. Start it again and open the address it prints.
-    </p>
-  );
-}
-
-function ErrorBanner() {
-  const error = useDeliveries((s) => s.error);
-  if (!error) return null;
-  return (
-    <p className="banner" role="alert" data-testid="error-banner">
-      {error}
-    </p>
+    </ViewStoresContext.Provider>
   );
 }
 

@@ -1,4 +1,5 @@
-import { useDeliveries } from '../views/deliveries/context';
+import { useDeliveries } from './view-stores';
+
 
 const LABELS = { connecting: 'Connecting…', connected: 'Live', reconnecting: 'Reconnecting…', stopped: 'Hookbench stopped' } as const;
 

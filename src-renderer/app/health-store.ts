@@ -2,20 +2,16 @@
  * The engine's storage health for the banner: read once, then kept by `health` live events, and
  * read again after a reconnect (events sent while disconnected are gone).
  */
-import { useStore } from 'zustand';
-import { createStore, type StoreApi } from 'zustand/vanilla';
+import { createStore } from 'zustand/vanilla';
 import type { EngineHealth } from '../../src-shared/api';
 import type { Transport } from '../transport';
-import { useTransport } from './stores-context';
+import { followLive, type ViewStore } from '../shared/live-store';
 
 export interface HealthState {
   health: EngineHealth | null;
 }
 
-export interface HealthStore {
-  store: StoreApi<HealthState>;
-  start(): () => void;
-}
+export type HealthStore = ViewStore<HealthState>;
 
 export function createHealthStore(transport: Transport): HealthStore {
   const store = createStore<HealthState>()(() => ({ health: null }));
@@ -34,33 +30,14 @@ export function createHealthStore(transport: Transport): HealthStore {
     store,
     start() {
       void load();
-      let wasConnected = false;
-      return transport.subscribe(
-        (event) => {
+      return followLive(transport, {
+        onEvent(event) {
           if (event.type !== 'health') return;
           version++;
           store.setState({ health: event.health });
         },
-        (state) => {
-          if (state === 'connected' && wasConnected) void load();
-          if (state === 'connected') wasConnected = true;
-        },
-      );
+        onReconnect: () => void load(),
+      });
     },
   };
-}
-
-const stores = new WeakMap<Transport, HealthStore>();
-
-export function healthStoreFor(transport: Transport): HealthStore {
-  let s = stores.get(transport);
-  if (!s) {
-    s = createHealthStore(transport);
-    stores.set(transport, s);
-  }
-  return s;
-}
-
-export function useHealth<T>(selector: (state: HealthState) => T): T {
-  return useStore(healthStoreFor(useTransport()).store, selector);
 }

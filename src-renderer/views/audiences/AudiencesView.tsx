@@ -1,27 +1,19 @@
 import { useEffect, useState } from 'react';
 import type { Computation } from '../../../src-shared/personas';
 import { timeOf } from '../../shared/format';
-import { useTransport } from '../../app/stores-context';
 import { ComputationDetail } from './ComputationDetail';
 import { ComputationEditor } from './ComputationEditor';
 import { ProfilesPanel } from './ProfilesPanel';
-import { audiencesStoreFor, useAudiences } from './store';
 import { changesInWords, CLASS_WORDS, definitionInWords, sizeInWords, untilInWords } from './computation-words';
+import { useAudiences, useFollowWhileShown } from '../../app/view-stores';
 
 export function AudiencesView() {
-  const transport = useTransport();
-  useEffect(() => audiencesStoreFor(transport).start(), [transport]);
+  useFollowWhileShown('audiences');
   const loaded = useAudiences((s) => s.loaded);
-  const error = useAudiences((s) => s.error);
   const editing = useAudiences((s) => s.editor !== null);
   const selected = useAudiences((s) => s.selectedId !== null);
   return (
     <section className="view audiences" data-testid="audiences-view" aria-busy={!loaded}>
-      {error && (
-        <p className="banner" role="alert" data-testid="audiences-error">
-          {error}
-        </p>
-      )}
       <div className="columns narrow-end">
         <div className="stack">
           <ComputationList />

@@ -1,8 +1,8 @@
 import type { SyncSummary } from '../../../src-shared/personas';
 import { ConfirmButton } from '../configure/widgets';
-import { useDeliveries } from '../deliveries/context';
-import { LINKS_PER_SYNC, useAudiences } from './store';
+import { LINKS_PER_SYNC } from './store';
 import { CLASS_WORDS, definitionInWords, intervalInWords, sizeInWords, syncKindInWords } from './computation-words';
+import { useAudiences, useDeliveries } from '../../app/view-stores';
 
 export function ComputationDetail() {
   const c = useAudiences((s) => s.computations.find((o) => o.id === s.selectedId) ?? null);

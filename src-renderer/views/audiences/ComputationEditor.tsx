@@ -2,8 +2,8 @@ import { TRAIT_OPERATORS, type TraitOperator } from '../../../src-shared/persona
 import type { FieldError } from '../../../src-shared/settings';
 import { sentence } from '../configure/widgets';
 import { keyPreview, OPERATOR_WORDS, placeOf, VALUELESS, type Combine, type ConditionRow, type Place, type RuleKind } from './form';
-import { useAudiences } from './store';
 import { valueInWords } from './computation-words';
+import { useAudiences } from '../../app/view-stores';
 
 // Stable empties: a selector must not return a new array on every call.
 const NONE: FieldError[] = [];

@@ -1,7 +1,7 @@
 import type { ProfileView } from '../../../src-shared/personas';
 import { timeOf } from '../../shared/format';
-import { useAudiences } from './store';
 import { valueInWords } from './computation-words';
+import { useAudiences } from '../../app/view-stores';
 
 export function ProfilesPanel() {
   const text = useAudiences((s) => s.profiles.text);

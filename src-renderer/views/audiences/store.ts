@@ -5,13 +5,12 @@
  * (ours first, then the engine's, by field path); and the Profiles panel's search and open profile.
  * Kept per transport, so switching tabs does not lose a half-made definition.
  */
-import { useStore } from 'zustand';
-import { createStore, type StoreApi } from 'zustand/vanilla';
+import { createStore } from 'zustand/vanilla';
 import { MAX_PAGE_LIMIT, type DeliveryStatus, type LiveEvent } from '../../../src-shared/api';
 import type { Computation, PreviewResult, ProfileView, SyncSummary } from '../../../src-shared/personas';
 import type { FieldError, Source } from '../../../src-shared/settings';
 import { ApiCallError, type Transport } from '../../transport';
-import { useTransport } from '../../app/stores-context';
+import { batcher, followLive, messageOf, perFrame, type Schedule, type ViewStore } from '../../shared/live-store';
 import {
   buildCondition,
   buildInput,
@@ -99,14 +98,6 @@ export interface AudiencesState {
   openProfile(profileId: string | null): void;
 }
 
-export type Schedule = (flush: () => void) => void;
-
-const perFrame: Schedule = (flush) => {
-  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(flush);
-  else setTimeout(flush, 16);
-};
-
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /** The engine's refusal by field when it named fields, else its whole message (placed as `general`). */
 export function refusalOf(err: unknown): FieldError[] {
@@ -123,11 +114,8 @@ export function shownDeliveryIds(syncs: readonly SyncSummary[]): number[] {
   return [...new Set(ids)].slice(0, MAX_PAGE_LIMIT);
 }
 
-export interface AudiencesStore {
-  store: StoreApi<AudiencesState>;
-  /** Loads everything and follows live events; returns the stop function. */
-  start(): () => void;
-}
+/** Loads everything and follows live events until stopped. */
+export type AudiencesStore = ViewStore<AudiencesState>;
 
 /** Profiles change with every call the ingest takes; under load the panel refetches at most this often. */
 export const PROFILES_EVERY_MS = 1000;
@@ -399,9 +387,7 @@ export function createAudiencesStore(transport: Transport, timing: Partial<Audie
 
   // Live events, coalesced to one refetch of each kind per frame.
   const pending = { computations: false, syncs: false, statuses: false, profiles: false };
-  let scheduled = false;
   function flush(): void {
-    scheduled = false;
     const { selectedId } = store.getState();
     if (pending.computations) void loadComputations();
     if (pending.syncs && selectedId !== null) void loadSyncs(selectedId);
@@ -428,6 +414,7 @@ export function createAudiencesStore(transport: Transport, timing: Partial<Audie
     if (openId !== null) void loadProfile(openId);
   }
 
+  const refetch = batcher(schedule, flush);
   function queue(event: LiveEvent): void {
     const { selectedId, syncs } = store.getState();
     switch (event.type) {
@@ -453,9 +440,7 @@ export function createAudiencesStore(transport: Transport, timing: Partial<Audie
       default:
         return;
     }
-    if (scheduled) return;
-    scheduled = true;
-    schedule(flush);
+    refetch.kick();
   }
 
   return {
@@ -466,15 +451,13 @@ export function createAudiencesStore(transport: Transport, timing: Partial<Audie
       void loadProfiles();
       const { selectedId } = store.getState();
       if (selectedId !== null) void loadSyncs(selectedId);
-      let wasConnected = false;
-      return transport.subscribe(queue, (state) => {
-        // Events missed while the stream was down: refetch all of it once.
-        if (state === 'connected' && wasConnected) {
+      return followLive(transport, {
+        onEvent: queue,
+        onReconnect() {
           queue({ type: 'computations', ids: [] });
           queue({ type: 'requests', ids: [] });
           void loadSources();
-        }
-        if (state === 'connected') wasConnected = true;
+        },
       });
     },
   };
@@ -487,20 +470,4 @@ function upsert(list: Computation[], c: Computation): Computation[] {
 /** Newest first, each sync once. */
 function upsertSync(list: SyncSummary[], s: SyncSummary): SyncSummary[] {
   return [s, ...list.filter((o) => o.id !== s.id)].sort((a, b) => b.id - a.id);
-}
-
-const stores = new WeakMap<Transport, AudiencesStore>();
-
-/** The window's Audiences store: one per transport, created on first use. */
-export function audiencesStoreFor(transport: Transport): AudiencesStore {
-  let s = stores.get(transport);
-  if (!s) {
-    s = createAudiencesStore(transport);
-    stores.set(transport, s);
-  }
-  return s;
-}
-
-export function useAudiences<T>(selector: (state: AudiencesState) => T): T {
-  return useStore(audiencesStoreFor(useTransport()).store, selector);
 }

@@ -1,12 +1,10 @@
-import { useEffect } from 'react';
 import { COMPOSE_TYPES, MAX_COMPOSE_COPIES, type ComposeType } from '../../../src-shared/api';
-import { useTransport } from '../../app/stores-context';
-import { composeStoreFor, useCompose } from './store';
 import { FieldError } from './FieldError';
 import { parseJsonObject, TYPE_FIELDS, type TextField } from './form';
 import { IntegrationSwitches } from './IntegrationSwitches';
 import { JsonEditor } from './JsonEditor';
 import { TemplatesPanel } from './TemplatesPanel';
+import { useCompose, useFollowWhileShown } from '../../app/view-stores';
 
 const TYPE_HINTS: Record<ComposeType, string> = {
   track: 'An action the user took, with its properties.',
@@ -37,8 +35,7 @@ const JSON_PLACEHOLDERS = {
 const PAGE_PLACEHOLDER = 'e.g. {"url": "https://example.com/pricing", "title": "Pricing", "referrer": "https://example.com/", "path": "/pricing"}';
 
 export function ComposeView() {
-  const transport = useTransport();
-  useEffect(() => composeStoreFor(transport).start(), [transport]);
+  useFollowWhileShown('compose');
   const loaded = useCompose((s) => s.sourcesLoaded);
   const noSources = useCompose((s) => s.sources.length === 0);
   const send = useCompose((s) => s.send);

@@ -1,5 +1,5 @@
 import type { FormField } from './form';
-import { useCompose } from './store';
+import { useCompose } from '../../app/view-stores';
 
 /** The error the form or the server gave for one field, right under it. */
 export function FieldError({ field }: { field: FormField }) {

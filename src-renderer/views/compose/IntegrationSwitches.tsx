@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { integrationsOf, reachesWebhooks } from './form';
-import { useCompose } from './store';
 import { FieldError } from './FieldError';
+import { useCompose } from '../../app/view-stores';
 
 /** All, Webhooks and any other destination names, as switches; shows the map they make. */
 export function IntegrationSwitches() {

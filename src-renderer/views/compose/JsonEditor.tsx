@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
 import { formatJson, parseJsonObject, type JsonField } from './form';
-import { useCompose } from './store';
 import { FieldError } from './FieldError';
+import { useCompose } from '../../app/view-stores';
 
 const LABELS: Record<JsonField, string> = { properties: 'Properties', traits: 'Traits', context: 'Context' };
 

@@ -1,4 +1,5 @@
-import { useCompose } from './store';
+import { useCompose } from '../../app/view-stores';
+
 
 /** Save the form under a name; load or delete saved ones. */
 export function TemplatesPanel() {

@@ -3,12 +3,11 @@
  * send's result or errors (placed next to the fields they name). Kept per transport, so switching
  * tabs does not lose a half-typed call.
  */
-import { useStore } from 'zustand';
-import { createStore, type StoreApi } from 'zustand/vanilla';
+import { createStore } from 'zustand/vanilla';
 import type { ComposeResult, ComposeTemplate, ComposeType } from '../../../src-shared/api';
 import type { Source } from '../../../src-shared/settings';
 import type { Transport } from '../../transport';
-import { useTransport } from '../../app/stores-context';
+import { followLive, messageOf, type ViewStore } from '../../shared/live-store';
 import {
   buildComposeInput,
   emptyForm,
@@ -51,8 +50,6 @@ export interface ComposeState {
   deleteTemplate(name: string): Promise<void>;
 }
 
-const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
-
 /** Clears the errors of the fields a patch touches: the user is fixing them. */
 function without(errors: FieldErrors, keys: readonly string[]): FieldErrors {
   const next = { ...errors };
@@ -61,11 +58,8 @@ function without(errors: FieldErrors, keys: readonly string[]): FieldErrors {
   return next;
 }
 
-export interface ComposeStore {
-  store: StoreApi<ComposeState>;
-  /** Loads sources and templates and follows their changes; returns the stop function. */
-  start(): () => void;
-}
+/** Loads sources and templates and follows their changes until stopped. */
+export type ComposeStore = ViewStore<ComposeState>;
 
 export function createComposeStore(transport: Transport, randomId: () => string = browserUuid): ComposeStore {
   const store = createStore<ComposeState>()((set, get) => ({
@@ -119,7 +113,7 @@ export function createComposeStore(transport: Transport, randomId: () => string 
       } catch (err) {
         const placed = placeServerErrors(fieldErrorsOf(err), form.type);
         const hasFields = Object.keys(placed.fields).length > 0;
-        const general = placed.general.length > 0 ? placed.general.join('; ') : hasFields ? null : message(err);
+        const general = placed.general.length > 0 ? placed.general.join('; ') : hasFields ? null : messageOf(err);
         set({ sending: false, fieldErrors: placed.fields, error: general });
       }
     },
@@ -139,7 +133,7 @@ export function createComposeStore(transport: Transport, randomId: () => string 
         await loadTemplates();
       } catch (err) {
         const fields = fieldErrorsOf(err);
-        set({ templateError: fields.length > 0 ? fields.map((f) => (f.field === 'template.name' ? `Name ${f.message}` : `${f.field}: ${f.message}`)).join('; ') : message(err) });
+        set({ templateError: fields.length > 0 ? fields.map((f) => (f.field === 'template.name' ? `Name ${f.message}` : `${f.field}: ${f.message}`)).join('; ') : messageOf(err) });
       }
     },
     loadTemplate(name) {
@@ -156,7 +150,7 @@ export function createComposeStore(transport: Transport, randomId: () => string 
         if (get().currentTemplate === name) set({ currentTemplate: null });
         await loadTemplates();
       } catch (err) {
-        set({ templateError: message(err) });
+        set({ templateError: messageOf(err) });
       }
     },
   }));
@@ -168,7 +162,7 @@ export function createComposeStore(transport: Transport, randomId: () => string 
       const source = sources.some((s) => s.name === current) ? current : (sources[0]?.name ?? '');
       store.setState({ sources, sourcesLoaded: true, form: { ...store.getState().form, source } });
     } catch (err) {
-      store.setState({ sourcesLoaded: true, error: `Could not load the sources: ${message(err)}` });
+      store.setState({ sourcesLoaded: true, error: `Could not load the sources: ${messageOf(err)}` });
     }
   }
 
@@ -176,7 +170,7 @@ export function createComposeStore(transport: Transport, randomId: () => string 
     try {
       store.setState({ templates: await transport.call('listTemplates') });
     } catch (err) {
-      store.setState({ templateError: `Could not load the templates: ${message(err)}` });
+      store.setState({ templateError: `Could not load the templates: ${messageOf(err)}` });
     }
   }
 
@@ -185,34 +179,21 @@ export function createComposeStore(transport: Transport, randomId: () => string 
     start() {
       void loadSources();
       void loadTemplates();
-      return transport.subscribe(
-        (event) => {
+      return followLive(transport, {
+        onEvent(event) {
           if (event.type !== 'config') return;
           if (event.what === 'sources') void loadSources();
           if (event.what === 'templates') void loadTemplates();
         },
-        () => {},
-      );
+        onReconnect() {
+          void loadSources();
+          void loadTemplates();
+        },
+      });
     },
   };
 }
 
 function browserUuid(): string {
   return uuidFromBytes(crypto.getRandomValues(new Uint8Array(16)));
-}
-
-const stores = new WeakMap<Transport, ComposeStore>();
-
-/** The window's compose store: one per transport, created on first use. */
-export function composeStoreFor(transport: Transport): ComposeStore {
-  let s = stores.get(transport);
-  if (!s) {
-    s = createComposeStore(transport);
-    stores.set(transport, s);
-  }
-  return s;
-}
-
-export function useCompose<T>(selector: (state: ComposeState) => T): T {
-  return useStore(composeStoreFor(useTransport()).store, selector);
 }

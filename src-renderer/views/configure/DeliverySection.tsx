@@ -1,5 +1,5 @@
-import { useConfigure } from './context';
 import { describeDelivery, PRESET_LABELS, PRESET_NAMES, presetOf, type PresetName } from './preset-words';
+import { useConfigure } from '../../app/view-stores';
 
 export function DeliverySection() {
   const delivery = useConfigure((s) => s.delivery);

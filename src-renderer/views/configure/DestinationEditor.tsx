@@ -1,9 +1,9 @@
 import { useState } from 'react';
 import { MAX_WEBHOOKS_PER_DESTINATION } from '../../../src-shared/settings';
-import { useConfigure } from './context';
 import { ADD_URL_LIMIT_REASON, edit, field, headerRowFields, placedFields, type WebhookDraft } from './destination-form';
 import { generateSecret } from './write-key';
 import { FieldErrors } from './widgets';
+import { useConfigure } from '../../app/view-stores';
 
 export function DestinationEditor() {
   const draft = useConfigure((s) => s.draft);

@@ -1,7 +1,7 @@
 import type { Destination } from '../../../src-shared/settings';
-import { useConfigure } from './context';
 import { DestinationEditor } from './DestinationEditor';
 import { ConfirmButton } from './widgets';
+import { useConfigure } from '../../app/view-stores';
 
 export function DestinationsSection() {
   const destinations = useConfigure((s) => s.destinations);

@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import { useConfigure } from './context';
 import { FieldErrors } from './widgets';
+import { useConfigure } from '../../app/view-stores';
 
 const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 

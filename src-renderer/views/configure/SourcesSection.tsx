@@ -1,7 +1,7 @@
 import type { Source } from '../../../src-shared/settings';
-import { useConfigure } from './context';
 import { INGEST_PLACEHOLDER, snippetsFor } from './snippets';
 import { ConfirmButton, CopyButton, FieldErrors } from './widgets';
+import { useConfigure } from '../../app/view-stores';
 
 export function SourcesSection() {
   const sources = useConfigure((s) => s.sources);

@@ -3,7 +3,7 @@
  * environment, kept fresh by `config` live events; the source form and the destination editor,
  * whose refusals (ours, then the engine's) are kept by field path for the inputs to show.
  */
-import { createStore, type StoreApi } from 'zustand/vanilla';
+import { createStore } from 'zustand/vanilla';
 import type { ClearLogResult, EngineEnvironment, LiveEvent, StorageStatus } from '../../../src-shared/api';
 import {
   validateRetention,
@@ -15,6 +15,7 @@ import {
   type Source,
 } from '../../../src-shared/settings';
 import { ApiCallError, type Transport } from '../../transport';
+import { followLive, messageOf, type ViewStore } from '../../shared/live-store';
 import type { PresetName } from './preset-words';
 import { draftOf, emptyDraft, toDestinationInput, type DestinationDraft } from './destination-form';
 import { generateWriteKey } from './write-key';
@@ -87,19 +88,14 @@ const draftOfRetention = (r: RetentionSettings): { days: string; megabytes: stri
 /** Typed text as the number the engine takes; anything else is passed on as text for the check to name. */
 const numberOr = (text: string): number | string => (/^\s*\d+\s*$/.test(text) ? Number(text) : text);
 
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
-
 /** A refusal by field when the engine named fields, else the whole message under `field`. */
 function fieldErrorsOf(err: unknown, field: string): FieldError[] {
   if (err instanceof ApiCallError && err.fields && err.fields.length > 0) return err.fields;
   return [{ field, message: messageOf(err) }];
 }
 
-export interface ConfigureStore {
-  store: StoreApi<ConfigureState>;
-  /** Loads everything and follows `config` live events; returns the stop function. */
-  start(): () => void;
-}
+/** Loads everything and follows `config` live events until stopped. */
+export type ConfigureStore = ViewStore<ConfigureState>;
 
 export function createConfigureStore(transport: Transport, newKey: () => string = generateWriteKey): ConfigureStore {
   const store = createStore<ConfigureState>()((set, get) => ({
@@ -330,12 +326,7 @@ export function createConfigureStore(transport: Transport, newKey: () => string 
     store,
     start() {
       void loadAll();
-      let wasConnected = false;
-      return transport.subscribe(onEvent, (state) => {
-        // Events sent while the stream was down are lost: reload once it is back.
-        if (state === 'connected' && wasConnected) void loadAll();
-        if (state === 'connected') wasConnected = true;
-      });
+      return followLive(transport, { onEvent, onReconnect: () => void loadAll() });
     },
   };
 }

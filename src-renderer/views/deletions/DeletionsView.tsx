@@ -1,23 +1,13 @@
-import { useEffect } from 'react';
 import type { DeletionNotice, DeletionRequest } from '../../../src-shared/personas';
 import { sentence } from '../configure/widgets';
-import { useDeliveries } from '../deliveries/context';
-import { useTransport } from '../../app/stores-context';
-import { deletionsStoreFor, useDeletions } from './store';
 import { purgeInWords, purgeState, statusExplanation } from './deletion-status';
+import { useDeletions, useDeliveries, useFollowWhileShown } from '../../app/view-stores';
 
 export function DeletionsView() {
-  const transport = useTransport();
-  useEffect(() => deletionsStoreFor(transport).start(), [transport]);
+  useFollowWhileShown('deletions');
   const loaded = useDeletions((s) => s.loaded);
-  const error = useDeletions((s) => s.error);
   return (
     <section className="view deletions" data-testid="deletions-view" aria-busy={!loaded}>
-      {error && (
-        <p className="banner" role="alert" data-testid="deletions-error">
-          Could not load the deletion requests: {error}
-        </p>
-      )}
       <div className="columns narrow-start">
         <RequestForm />
         <RequestList />

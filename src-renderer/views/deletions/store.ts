@@ -3,13 +3,12 @@
  * `deliveries` events about their notices; the request form (userId, purge) with its confirm step
  * and refusals by field.
  */
-import { useStore } from 'zustand';
-import { createStore, type StoreApi } from 'zustand/vanilla';
+import { createStore } from 'zustand/vanilla';
 import type { LiveEvent } from '../../../src-shared/api';
 import type { DeletionRequest } from '../../../src-shared/personas';
 import type { FieldError } from '../../../src-shared/settings';
 import { ApiCallError, type Transport } from '../../transport';
-import { useTransport } from '../../app/stores-context';
+import { batcher, followLive, messageOf, perFrame, type Schedule, type ViewStore } from '../../shared/live-store';
 import { newestFirst, noticeDeliveryIds } from './deletion-status';
 
 export interface DeletionDraft {
@@ -35,24 +34,13 @@ export interface DeletionsState {
   submit(): Promise<boolean>;
 }
 
-export type Schedule = (flush: () => void) => void;
-
-const perFrame: Schedule = (flush) => {
-  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(flush);
-  else setTimeout(flush, 16);
-};
-
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /** Our check before asking: the engine judges the rest (length limits…). */
 export function draftErrors(draft: DeletionDraft): FieldError[] {
   return draft.userId.trim() === '' ? [{ field: 'deletion.userId', message: 'is required: the userId whose data should be deleted' }] : [];
 }
 
-export interface DeletionsStore {
-  store: StoreApi<DeletionsState>;
-  start(): () => void;
-}
+export type DeletionsStore = ViewStore<DeletionsState>;
 
 export function createDeletionsStore(transport: Transport, schedule: Schedule = perFrame): DeletionsStore {
   const store = createStore<DeletionsState>()((set, get) => ({
@@ -110,47 +98,21 @@ export function createDeletionsStore(transport: Transport, schedule: Schedule = 
     }
   }
 
-  let scheduled = false;
-  let flushing: Promise<void> = Promise.resolve();
+  const reload = batcher(schedule, load);
   function queue(event: LiveEvent): void {
     if (event.type === 'deliveries') {
       // Notices are deliveries: their status changes before the request's does.
       const mine = noticeDeliveryIds(store.getState().requests);
       if (!event.ids.some((id) => mine.has(id))) return;
     } else if (event.type !== 'deletions') return;
-    if (scheduled) return;
-    scheduled = true;
-    schedule(() => {
-      scheduled = false;
-      flushing = flushing.then(load);
-    });
+    reload.kick();
   }
 
   return {
     store,
     start() {
       void load();
-      let wasConnected = false;
-      return transport.subscribe(queue, (state) => {
-        if (state === 'connected' && wasConnected) queue({ type: 'deletions', ids: [] });
-        if (state === 'connected') wasConnected = true;
-      });
+      return followLive(transport, { onEvent: queue, onReconnect: () => reload.kick() });
     },
   };
-}
-
-const stores = new WeakMap<Transport, DeletionsStore>();
-
-/** The window's Deletions store: one per transport, so a half-typed request survives a tab switch. */
-export function deletionsStoreFor(transport: Transport): DeletionsStore {
-  let s = stores.get(transport);
-  if (!s) {
-    s = createDeletionsStore(transport);
-    stores.set(transport, s);
-  }
-  return s;
-}
-
-export function useDeletions<T>(selector: (state: DeletionsState) => T): T {
-  return useStore(deletionsStoreFor(useTransport()).store, selector);
 }

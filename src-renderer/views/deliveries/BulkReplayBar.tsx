@@ -1,5 +1,5 @@
-import { useDeliveries } from './context';
 import { bulkSummaryWords } from './list-words';
+import { useDeliveries } from '../../app/view-stores';
 
 /** "Replay failed in this filter" with its progress, cancel and summary (issue 4 item 5). */
 export function BulkReplayBar() {

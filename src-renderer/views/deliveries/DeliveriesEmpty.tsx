@@ -1,4 +1,5 @@
-import { useDeliveries } from './context';
+import { useDeliveries } from '../../app/view-stores';
+
 
 export function EmptyState() {
   const source = useDeliveries((s) => s.sources[0]);

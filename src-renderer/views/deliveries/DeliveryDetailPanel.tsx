@@ -1,5 +1,4 @@
 import type { DeliveryDetail } from '../../../src-shared/api';
-import { useDeliveries } from './context';
 import { timeOf } from '../../shared/format';
 import { CurlCommand } from '../../shared/CurlCommand';
 import { ReplayControls } from './ReplayControls';
@@ -7,6 +6,7 @@ import { AttemptTimeline } from './AttemptTimeline';
 import { BodyView } from './BodyView';
 import { DeliveryLinks } from '../../shared/DeliveryLinks';
 import { RequestHeaders } from './RequestHeaders';
+import { useDeliveries } from '../../app/view-stores';
 
 export function DeliveryDetailPanel() {
   const selectedId = useDeliveries((s) => s.selectedId);

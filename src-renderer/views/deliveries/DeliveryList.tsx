@@ -5,7 +5,6 @@
  */
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import type { DeliverySummary } from '../../../src-shared/api';
-import { useDeliveries } from './context';
 import { EmptyState } from './DeliveriesEmpty';
 import { BulkReplayBar } from './BulkReplayBar';
 import { DeliveryListRow, HEADER_HEIGHT, HeaderCells, ROW_HEIGHT } from './DeliveryListRow';
@@ -14,6 +13,7 @@ import { keyAction, moveCursor } from './keyboard';
 import { isFilterActive } from './rows';
 import { VirtualList, type VirtualListHandle } from './VirtualList';
 import { noMatchWords } from './list-words';
+import { useDeliveries } from '../../app/view-stores';
 
 export { StatusPill } from './DeliveryListRow';
 

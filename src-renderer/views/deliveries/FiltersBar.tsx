@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState, type Ref } from 'react';
 import { COMPOSE_TYPES, DELIVERY_STATUSES, type DeliveryFilter, type DeliveryStatus } from '../../../src-shared/api';
-import { useDeliveries } from './context';
 import { isFilterActive, statusesOf } from './rows';
 import { countWords, hiddenWords } from './list-words';
+import { useDeliveries } from '../../app/view-stores';
 
 /** Typing waits this long for the next key before the list reloads. */
 export const TYPING_DEBOUNCE_MS = 250;

@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import type { DeliveryDetail } from '../../../src-shared/api';
-import { useDeliveries } from './context';
 import { prettyJson } from '../../shared/format';
 import { editedBodyProblem, targetUrlProblem } from './detail-logic';
+import { useDeliveries } from '../../app/view-stores';
 
 type Mode = 'idle' | 'edit' | 'url';
 

@@ -1,14 +1,13 @@
 /**
- * Deliveries as the views see them (issue 4, Watch): the log paged by keyset (the first page, then
+ * Deliveries as the views see them: the log paged by keyset (the first page, then
  * older pages as the user scrolls; never the whole log), the filter and its counts, the live tail
  * with its pause switch, the bulk replay, and the selected delivery's detail.
  *
- * Live events are queued and applied at most once per frame (DESIGN.md: live updates are batched):
- * one getDeliverySummaries for the changed rows on screen, one listDeliveries with the filter for
+ * Live events are queued and applied at most once per frame: one getDeliverySummaries for the changed rows on screen, one listDeliveries with the filter for
  * rows that are new (or newly match). Changed rows off screen are only marked stale and refreshed
  * when they scroll into view.
  */
-import { createStore, type StoreApi } from 'zustand/vanilla';
+import { createStore } from 'zustand/vanilla';
 import {
   MAX_PAGE_LIMIT,
   type DeliveryCounts,
@@ -22,6 +21,7 @@ import type { Source } from '../../../src-shared/settings';
 import { replayFailedInFilter, type BulkProgress } from './bulk-replay';
 import { appendOlder, applyUpdates, filterParams, insertRows, isFilterActive, summaryOf, trimRows } from './rows';
 import type { ConnectionState, Transport } from '../../transport';
+import { batcher, followLive, messageOf, perFrame, type Schedule, type ViewStore } from '../../shared/live-store';
 
 export const FIRST_PAGE = 100;
 /** Rows kept in memory under a live tail; older ones are dropped and paged back in on scroll. */
@@ -81,7 +81,7 @@ export interface DeliveriesState {
   dismissBulk(): void;
 }
 
-export type Schedule = (flush: () => void) => void;
+export type { Schedule };
 export type Delay = (fn: () => void, ms: number) => () => void;
 
 export interface StoreOptions {
@@ -93,20 +93,13 @@ export interface StoreOptions {
   maxRows?: number;
 }
 
-const perFrame: Schedule = (flush) => {
-  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(flush);
-  else setTimeout(flush, 16);
-};
 const timeout: Delay = (fn, ms) => {
   const t = setTimeout(fn, ms);
   return () => clearTimeout(t);
 };
 
-export interface DeliveriesStore {
-  store: StoreApi<DeliveriesState>;
-  /** Loads the first page and starts following live events; returns the stop function. */
-  start(): () => void;
-}
+/** Loads the first page and follows live events until stopped. */
+export type DeliveriesStore = ViewStore<DeliveriesState>;
 
 export function createDeliveriesStore(transport: Transport, options: StoreOptions = {}): DeliveriesStore {
   const schedule = options.schedule ?? perFrame;
@@ -127,9 +120,6 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
   /** After a reconnect: events were lost, so everything loaded is stale and new rows are caught up from the top. */
   let catchUp = false;
   let viewport = { first: 0, last: 40 };
-  let scheduled = false;
-  // Flushes run one after another, so an older answer never overwrites a newer one.
-  let flushing: Promise<void> = Promise.resolve();
   let countsTimer: (() => void) | null = null;
   let bulkCancelled = false;
 
@@ -327,7 +317,6 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
   }
 
   async function flush(): Promise<void> {
-    scheduled = false;
     const s = store.getState();
     if (!s.loaded || s.loading) return; // the page on its way is fresher; its arrival kicks a flush
     const ids = [...changed];
@@ -428,13 +417,8 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
     }
   }
 
-  function kick(): void {
-    if (scheduled) return;
-    scheduled = true;
-    schedule(() => {
-      flushing = flushing.then(flush);
-    });
-  }
+  const batch = batcher(schedule, flush);
+  const kick = (): void => batch.kick();
 
   function queue(event: LiveEvent): void {
     if (event.type === 'deliveries') {
@@ -453,16 +437,14 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
     start() {
       void reload();
       void transport.call('listSources').then((sources) => store.setState({ sources }), fail);
-      let wasConnected = false;
-      const stop = transport.subscribe(queue, (connection) => {
-        store.setState({ connection });
-        // Events sent while the stream was down are lost: catch up from the log.
-        if (connection === 'connected' && wasConnected) {
+      const stop = followLive(transport, {
+        onEvent: queue,
+        onState: (connection) => store.setState({ connection }),
+        onReconnect() {
           catchUp = true;
           countsSoon();
           kick();
-        }
-        if (connection === 'connected') wasConnected = true;
+        },
       });
       return () => {
         stop();
@@ -472,8 +454,4 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
       };
     },
   };
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -1,44 +1,16 @@
-import { createContext, useContext, useEffect, useState } from 'react';
-import { useStore, type StoreApi } from 'zustand';
 import type { InboundMessageView, InboundRequest } from '../../../src-shared/api';
 import type { IngestWarning } from '../../../src-shared/events';
 import { snippetsFor } from '../configure/snippets';
-import { useDeliveries } from '../deliveries/context';
 import { prettyJson, timeOf } from '../../shared/format';
-import { useTransport } from '../../app/stores-context';
-import { createInboundStore, type InboundState } from './store';
 import { bytesOf, sourceNameOf } from './source-names';
-
-const InboundContext = createContext<StoreApi<InboundState> | null>(null);
-
-function useInbound<T>(selector: (state: InboundState) => T): T {
-  const store = useContext(InboundContext);
-  if (!store) throw new Error('useInbound outside <InboundView>');
-  return useStore(store, selector);
-}
+import { useDeliveries, useFollowWhileShown, useInbound } from '../../app/view-stores';
 
 export function InboundView() {
-  const transport = useTransport();
-  const [inbound] = useState(() => createInboundStore(transport));
-  useEffect(() => inbound.start(), [inbound]);
-  return (
-    <InboundContext.Provider value={inbound.store}>
-      <Inbound />
-    </InboundContext.Provider>
-  );
-}
-
-function Inbound() {
+  useFollowWhileShown('inbound');
   const loaded = useInbound((s) => s.loaded);
   const empty = useInbound((s) => s.rows.length === 0);
-  const error = useInbound((s) => s.error);
   return (
     <section className="view inbound" data-testid="inbound-view" aria-busy={!loaded}>
-      {error && (
-        <p className="banner" role="alert" data-testid="inbound-error">
-          {error}
-        </p>
-      )}
       {loaded && empty && <InboundEmpty />}
       {loaded && !empty && (
         <div className="inbound-panes">

@@ -3,10 +3,11 @@
  * by `requests` events (applied at most once per frame), and the selected call's messages and
  * dropped items.
  */
-import { createStore, type StoreApi } from 'zustand/vanilla';
+import { createStore } from 'zustand/vanilla';
 import type { DroppedItemView, EngineEnvironment, InboundMessageView, InboundRequest, LiveEvent } from '../../../src-shared/api';
 import type { Source } from '../../../src-shared/settings';
 import type { Transport } from '../../transport';
+import { batcher, followLive, messageOf, perFrame, type Schedule, type ViewStore } from '../../shared/live-store';
 
 export const INBOUND_PAGE = 100;
 
@@ -33,12 +34,6 @@ export interface InboundState {
   loadMore(): Promise<void>;
 }
 
-export type Schedule = (flush: () => void) => void;
-
-const perFrame: Schedule = (flush) => {
-  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(flush);
-  else setTimeout(flush, 16);
-};
 
 /** Newest first, each id once. Requests are written once, whole, so a row never changes. */
 export function mergeRows(rows: InboundRequest[], more: InboundRequest[]): InboundRequest[] {
@@ -62,15 +57,9 @@ export function withFirstPage(
   return { rows: mergeRows(state.rows, page.items), nextBeforeId: state.nextBeforeId };
 }
 
-export interface InboundStore {
-  store: StoreApi<InboundState>;
-  start(): () => void;
-}
+export type InboundStore = ViewStore<InboundState>;
 
 export function createInboundStore(transport: Transport, schedule: Schedule = perFrame): InboundStore {
-  let scheduled = false;
-  let flushing: Promise<void> = Promise.resolve();
-
   const store = createStore<InboundState>()((set, get) => ({
     rows: [],
     nextBeforeId: null,
@@ -99,12 +88,12 @@ export function createInboundStore(transport: Transport, schedule: Schedule = pe
         const page = await transport.call('listRequests', { beforeId: nextBeforeId, limit: INBOUND_PAGE });
         set({ rows: mergeRows(get().rows, page.items), nextBeforeId: page.nextBeforeId, loadingMore: false, error: null });
       } catch (err) {
-        set({ loadingMore: false, error: (err as Error).message });
+        set({ loadingMore: false, error: messageOf(err) });
       }
     },
   }));
 
-  const fail = (err: unknown): void => store.setState({ error: (err as Error).message });
+  const fail = (err: unknown): void => store.setState({ error: messageOf(err) });
 
   async function loadDetail(id: number): Promise<void> {
     try {
@@ -126,14 +115,10 @@ export function createInboundStore(transport: Transport, schedule: Schedule = pe
 
   const loadSources = (): Promise<void> => transport.call('listSources').then((sources) => store.setState({ sources }), fail);
 
+  const firstPage = batcher(schedule, loadFirstPage);
   function queue(event: LiveEvent): void {
     if (event.type === 'config' && event.what === 'sources') void loadSources();
-    if (event.type !== 'requests' || scheduled) return;
-    scheduled = true;
-    schedule(() => {
-      scheduled = false;
-      flushing = flushing.then(loadFirstPage);
-    });
+    if (event.type === 'requests') firstPage.kick();
   }
 
   return {
@@ -142,11 +127,7 @@ export function createInboundStore(transport: Transport, schedule: Schedule = pe
       void loadFirstPage();
       void loadSources();
       transport.call('getEnvironment').then((environment) => store.setState({ environment }), fail);
-      let wasConnected = false;
-      return transport.subscribe(queue, (state) => {
-        if (state === 'connected' && wasConnected) queue({ type: 'requests', ids: [] });
-        if (state === 'connected') wasConnected = true;
-      });
+      return followLive(transport, { onEvent: queue, onReconnect: () => firstPage.kick() });
     },
   };
 }
