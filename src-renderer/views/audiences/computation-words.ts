@@ -1,6 +1,7 @@
 /** The Audiences view's definitions, syncs and profile values in plain words (pure). */
 import type { JsonValue } from '../../../src-shared/json';
 import type { Computation, ComputedTraitRule, Condition, SyncSummary } from '../../../src-shared/personas';
+import { untilOf } from '../../shared/format';
 import { OPERATOR_WORDS, VALUELESS } from './form';
 
 const times = (n: number): string => (n === 1 ? 'once' : n === 2 ? 'twice' : `${n} times`);
@@ -74,17 +75,7 @@ export function changesInWords(s: Pick<SyncSummary, 'entered' | 'exited' | 'chan
   return parts.join(' ');
 }
 
-/** "in 4 min", "in 2 h", "due now", relative to now (ms). */
+/** The next sync: "in 4 min", "due now", or never by itself. */
 export function untilInWords(iso: string | null, now: number): string {
-  if (iso === null) return 'on demand only';
-  const at = Date.parse(iso);
-  if (Number.isNaN(at)) return iso;
-  const ms = at - now;
-  if (ms <= 0) return 'due now';
-  const min = Math.round(ms / 60_000);
-  if (min < 1) return 'in less than a minute';
-  if (min < 120) return `in ${min} min`;
-  const h = Math.round(min / 60);
-  if (h < 48) return `in ${h} h`;
-  return `in ${Math.round(h / 24)} days`;
+  return iso === null ? 'on demand only' : untilOf(iso, now);
 }

@@ -1,8 +1,7 @@
 import { useState } from 'react';
 import { FieldErrors } from './widgets';
 import { useConfigure } from '../../app/view-stores';
-
-const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+import { megabytesOf } from '../../shared/format';
 
 /** How long the log keeps rows and how big it may grow, its size now, and Clear log. */
 export function RetentionSection() {
@@ -43,7 +42,7 @@ export function RetentionSection() {
       </form>
       <p data-testid="retention-words">
         Older messages, their requests and finished deliveries go in small steps in the background, the oldest first once the log nears the
-        size. Deliveries still pending or retrying stay until they finish. Now: {mb(storage.databaseBytes)} on disk, {mb(storage.walBytes)} of
+        size. Deliveries still pending or retrying stay until they finish. Now: {megabytesOf(storage.databaseBytes)} on disk, {megabytesOf(storage.walBytes)} of
         write-ahead log.
         {!storage.incrementalVacuum && ' This log was made by an older Hookbench: it stops growing, and shrinks after a start that finds it under 64 MB.'}
       </p>

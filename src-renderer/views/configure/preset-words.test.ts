@@ -1,22 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_DELIVERY_SETTINGS, RETRY_PRESETS } from '../../../src-shared/settings';
-import { describeDelivery, duration, presetOf } from './preset-words';
-
-test('durations in plain words', () => {
-  const table: [number, string][] = [
-    [500, '500 ms'],
-    [1000, '1 s'],
-    [1500, '1.5 s'],
-    [5000, '5 s'],
-    [60_000, '1 min'],
-    [90_000, '1 min 30 s'],
-    [600_000, '10 min'],
-    [4 * 3_600_000, '4 h'],
-    [5_400_000, '1 h 30 min'],
-  ];
-  for (const [ms, words] of table) assert.equal(duration(ms), words, `${ms} ms`);
-});
+import { describeDelivery, presetOf } from './preset-words';
 
 test('the preset the settings match, whatever the timeout; custom otherwise', () => {
   assert.equal(presetOf(DEFAULT_DELIVERY_SETTINGS), 'standard');

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { AttemptView } from '../../../src-shared/api';
-import { timeOf } from '../../shared/format';
-import { formatBytes, formatMs, headerRows, phaseBars, responseSummary } from './detail-logic';
+import { bytesOf, measuredMs, timeOf } from '../../shared/format';
+import { headerRows, phaseBars, responseSummary } from './detail-logic';
 
 /** The sender stops reading a response here (sender.ts RESPONSE_READ_LIMIT); beyond it the size is a lower bound. */
 const READ_LIMIT = 1024 * 1024;
@@ -49,7 +49,7 @@ function Attempt({ attempt: a, last }: { attempt: AttemptView; last: boolean }) 
         )}
         {a.timings && (
           <span className="ins-total" data-testid="attempt-duration">
-            {formatMs(a.timings.totalMs)}
+            {measuredMs(a.timings.totalMs)}
           </span>
         )}
       </div>
@@ -63,7 +63,7 @@ function Attempt({ attempt: a, last }: { attempt: AttemptView; last: boolean }) 
       )}
       {a.retryAfterMs !== null && (
         <div className="muted" data-testid="attempt-retry-after">
-          The receiver asked to retry after {formatMs(a.retryAfterMs)} (Retry-After).
+          The receiver asked to retry after {measuredMs(a.retryAfterMs)} (Retry-After).
         </div>
       )}
       <details className="ins-response" open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
@@ -90,7 +90,7 @@ function Phases({ attempt }: { attempt: AttemptView }) {
             {p.ms !== null && <span className={`ins-phase-bar ins-phase-${p.phase}`} style={{ left: `${p.left * 100}%`, width: `max(2px, ${p.width * 100}%)` }} />}
           </span>
           <span role="cell" className="ins-phase-ms" data-testid={`phase-${p.phase}`}>
-            {p.ms === null ? '—' : formatMs(p.ms)}
+            {p.ms === null ? '—' : measuredMs(p.ms)}
           </span>
         </div>
       ))}
@@ -123,7 +123,7 @@ function Response({ attempt: a }: { attempt: AttemptView }) {
       <h4 className="ins-sub">Response body</h4>
       {a.responseTruncated && (
         <p className="notice warn ins-note" data-testid="attempt-response-truncated">
-          Truncated at 64 KB: the receiver sent {bytes >= READ_LIMIT ? 'at least ' : ''}{bytes.toLocaleString('en')} bytes ({formatBytes(bytes)}); the first 65,536 are kept and shown.
+          Truncated at 64 KB: the receiver sent {bytes >= READ_LIMIT ? 'at least ' : ''}{bytes.toLocaleString('en')} bytes ({bytesOf(bytes)}); the first 65,536 are kept and shown.
         </p>
       )}
       {bytes === 0 ? (

@@ -1,7 +1,8 @@
 import { useMemo, useState } from 'react';
 import { prettyJson } from '../../shared/format';
 import { CopyButton } from '../../shared/CopyButton';
-import { byteLength, changedLines, formatBytes } from './detail-logic';
+import { byteLength, changedLines } from './detail-logic';
+import { bytesOf } from '../../shared/format';
 
 /**
  * The exact body: pretty by default, raw on demand (exactly the stored bytes as text). An edited
@@ -25,7 +26,7 @@ export function BodyView({ body, originalBody, replayOf }: { body: string | null
       <div className="ins-section-head">
         <h3>Body</h3>
         <span className="muted ins-size" data-testid="detail-body-bytes">
-          {formatBytes(byteLength(body))}
+          {bytesOf(byteLength(body))}
         </span>
         <div className="ins-segmented" role="group" aria-label="Body format">
           <button type="button" aria-pressed={!raw} data-testid="body-pretty-toggle" onClick={() => setRaw(false)}>

@@ -1,7 +1,7 @@
 import { memo } from 'react';
 import type { DeliverySummary } from '../../../src-shared/api';
-import { timeOf } from '../../shared/format';
-import { lastStatusWords, latencyWords, nextAttemptWords } from './list-words';
+import { measuredMs, timeOf } from '../../shared/format';
+import { lastStatusWords, nextAttemptWords } from './list-words';
 
 export const ROW_HEIGHT = 34;
 export const HEADER_HEIGHT = 30;
@@ -93,7 +93,7 @@ export const DeliveryListRow = memo(function DeliveryListRow({ row, index, top, 
         {lastStatusWords(row)}
       </span>
       <span className="wcell wnum" role="gridcell" data-testid="delivery-latency">
-        {latencyWords(row.latencyMs)}
+        {measuredMs(row.latencyMs)}
       </span>
       <span className="wcell" role="gridcell" data-testid="delivery-time">
         <time dateTime={row.createdAt}>{timeOf(row.createdAt)}</time>

@@ -5,6 +5,7 @@
  */
 import type { AttemptTimingsView, AttemptView, SignatureCheck } from '../../../src-shared/api';
 import { validateWebhookUrl } from '../../../src-shared/settings';
+import { bytesOf } from '../../shared/format';
 
 export type PhaseName = 'dns' | 'connect' | 'tls' | 'firstByte' | 'total';
 
@@ -46,21 +47,6 @@ export function phaseBars(t: AttemptTimingsView): PhaseBar[] {
   ];
 }
 
-/** "0.4 ms", "12 ms", "1.25 s": network durations to the precision they are worth. */
-export function formatMs(ms: number): string {
-  if (ms < 10) return `${(Math.round(ms * 10) / 10).toString()} ms`;
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  return `${(Math.round(ms / 10) / 100).toString()} s`;
-}
-
-/** "18 bytes", "1 byte", "64 KB", "1.5 MB". */
-export function formatBytes(n: number): string {
-  if (n === 1) return '1 byte';
-  if (n < 1024) return `${n} bytes`;
-  if (n < 1024 * 1024) return `${Math.round((n / 1024) * 10) / 10} KB`;
-  return `${Math.round((n / (1024 * 1024)) * 10) / 10} MB`;
-}
-
 /** The same rule the engine applies (the body must be a JSON object), said before anything is sent. */
 export function editedBodyProblem(text: string): string | null {
   if (text.trim() === '') return 'The body is empty: a webhook body is a JSON object.';
@@ -99,7 +85,7 @@ export function responseSummary(a: Pick<AttemptView, 'httpStatus' | 'responseHea
   if (a.httpStatus === null) return 'no response';
   const headers = a.responseHeaders ? Object.keys(a.responseHeaders).length : 0;
   const bytes = a.responseBytes ?? 0;
-  const parts = [headers === 0 ? 'no headers' : `${headers} header${headers === 1 ? '' : 's'}`, bytes === 0 ? 'empty body' : formatBytes(bytes)];
+  const parts = [headers === 0 ? 'no headers' : `${headers} header${headers === 1 ? '' : 's'}`, bytes === 0 ? 'empty body' : bytesOf(bytes)];
   if (a.responseTruncated) parts.push('body truncated');
   return parts.join(' · ');
 }

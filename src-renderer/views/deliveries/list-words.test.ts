@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { keyAction, moveCursor, type KeyInput } from './keyboard';
-import { bulkSummaryWords, countWords, noMatchWords, hiddenWords, latencyWords, lastStatusWords, nextAttemptWords } from './list-words';
+import { bulkSummaryWords, countWords, noMatchWords, hiddenWords, lastStatusWords, nextAttemptWords } from './list-words';
 
 test('keys: j/k/Enter/r/ / / Escape act, never while typing or with a modifier', () => {
   const cases: [KeyInput, ReturnType<typeof keyAction>][] = [
@@ -48,11 +48,6 @@ test('numbers in words', () => {
   assert.equal(noMatchWords({ total: 2001, matching: 0 }), 'All 2,001 deliveries are hidden by it. Loosen the filter, or clear it to see every delivery.');
   assert.equal(noMatchWords({ total: 1, matching: 0 }), 'The only delivery is hidden by it. Loosen the filter, or clear it to see every delivery.');
   assert.equal(noMatchWords(null), 'Loosen the filter, or clear it to see every delivery.');
-  assert.equal(latencyWords(null), '—');
-  assert.equal(latencyWords(1.234), '1.2 ms');
-  assert.equal(latencyWords(123.6), '124 ms');
-  assert.equal(latencyWords(5012), '5012 ms');
-  assert.equal(latencyWords(12_500), '12.5 s');
   assert.equal(lastStatusWords({ lastHttpStatus: 500, lastError: 'HTTP 500' }), '500');
   assert.equal(lastStatusWords({ lastHttpStatus: null, lastError: 'connect ECONNREFUSED' }), 'error');
   assert.equal(lastStatusWords({ lastHttpStatus: null, lastError: null }), '—');

@@ -16,13 +16,6 @@ export function hiddenWords(counts: DeliveryCounts | null): string {
   return `${n(Math.max(0, counts.total - counts.matching))} hidden by the filter`;
 }
 
-export function latencyWords(ms: number | null): string {
-  if (ms === null) return '—';
-  if (ms < 10) return `${ms.toFixed(1)} ms`;
-  if (ms < 10_000) return `${Math.round(ms)} ms`;
-  return `${(ms / 1000).toFixed(1)} s`;
-}
-
 export function lastStatusWords(row: Pick<DeliverySummary, 'lastHttpStatus' | 'lastError'>): string {
   if (row.lastHttpStatus !== null) return String(row.lastHttpStatus);
   return row.lastError ? 'error' : '—';

@@ -1,8 +1,8 @@
 import type { InboundMessageView, InboundRequest } from '../../../src-shared/api';
 import type { IngestWarning } from '../../../src-shared/events';
 import { snippetsFor } from '../configure/snippets';
-import { prettyJson, timeOf } from '../../shared/format';
-import { bytesOf, sourceNameOf } from './source-names';
+import { bytesOf, prettyJson, timeOf } from '../../shared/format';
+import { sourceNameOf } from './source-names';
 import { useDeliveries, useFollowWhileShown, useInbound } from '../../app/view-stores';
 
 export function InboundView() {
