@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { useCopy } from './CopyButton';
 import type { AttemptView } from '../../src-shared/api';
 import { curlCommand } from './curl';
 
@@ -8,19 +9,11 @@ import { curlCommand } from './curl';
  */
 export function CurlCommand({ attempt, body }: { attempt: AttemptView; body: string }) {
   const [shown, setShown] = useState(false);
-  const [copy, setCopy] = useState<'idle' | 'copied' | 'refused'>('idle');
+  const [copy, copyText] = useCopy();
   const command = curlCommand({ url: attempt.url, headers: attempt.requestHeaders, body });
   const onCopy = (): void => {
     setShown(true);
-    const clipboard = typeof navigator !== 'undefined' ? navigator.clipboard : undefined;
-    if (!clipboard) {
-      setCopy('refused');
-      return;
-    }
-    clipboard.writeText(command).then(
-      () => setCopy('copied'),
-      () => setCopy('refused'),
-    );
+    copyText(command);
   };
   return (
     <div className="ins-curl">

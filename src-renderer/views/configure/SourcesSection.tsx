@@ -1,6 +1,7 @@
 import type { Source } from '../../../src-shared/settings';
 import { INGEST_PLACEHOLDER, snippetsFor } from './snippets';
-import { ConfirmButton, CopyButton, FieldErrors } from './widgets';
+import { ConfirmButton, FieldErrors } from './widgets';
+import { CopyButton } from '../../shared/CopyButton';
 import { useConfigure } from '../../app/view-stores';
 
 export function SourcesSection() {

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import type { FieldError } from '../../../src-shared/settings';
 
 /** "is required" reads better as "URL is required"; messages that are already sentences stay as they are. */
@@ -19,33 +19,6 @@ export function FieldErrors({ errors, fields, label }: { errors: FieldError[]; f
         </p>
       ))}
     </>
-  );
-}
-
-/** Copies text to the clipboard; says so, or says how to copy by hand when the browser refuses. */
-export function CopyButton({ text, testId, label = 'Copy' }: { text: string; testId: string; label?: string }) {
-  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
-  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
-  useEffect(
-    () => () => {
-      if (timer.current) clearTimeout(timer.current);
-    },
-    [],
-  );
-  const copy = async (): Promise<void> => {
-    try {
-      await navigator.clipboard.writeText(text);
-      setState('copied');
-    } catch {
-      setState('failed');
-    }
-    if (timer.current) clearTimeout(timer.current);
-    timer.current = setTimeout(() => setState('idle'), 2000);
-  };
-  return (
-    <button type="button" className="btn small" data-testid={testId} data-state={state} onClick={() => void copy()}>
-      {state === 'copied' ? 'Copied' : state === 'failed' ? 'Select and press Ctrl+C' : label}
-    </button>
   );
 }
 

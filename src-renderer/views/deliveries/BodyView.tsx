@@ -36,7 +36,7 @@ export function BodyView({ body, originalBody, replayOf }: { body: string | null
             Raw
           </button>
         </div>
-        <CopyButton text={shown} label={raw ? 'Copy raw body' : 'Copy body'} testId="copy-body" />
+        <CopyButton text={shown} label={raw ? 'Copy raw body' : 'Copy body'} testId="copy-body" className="ins-copy" />
       </div>
       {originalBody === null ? (
         <pre className={raw ? 'code ins-body-pre ins-raw' : 'code ins-body-pre'} data-testid={raw ? 'detail-body-raw' : 'detail-body'}>
