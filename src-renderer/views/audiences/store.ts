@@ -9,7 +9,8 @@ import { createStore } from 'zustand/vanilla';
 import { MAX_PAGE_LIMIT, type DeliveryStatus, type LiveEvent } from '../../../src-shared/api';
 import type { Computation, PreviewResult, ProfileView, SyncSummary } from '../../../src-shared/personas';
 import type { FieldError, Source } from '../../../src-shared/settings';
-import { ApiCallError, type Transport } from '../../transport';
+import type { Transport } from '../../transport';
+import { refusalOf } from '../../api-error';
 import { batcher, followLive, messageOf, perFrame, type Schedule, type ViewStore } from '../../shared/live-store';
 import {
   buildCondition,
@@ -98,12 +99,6 @@ export interface AudiencesState {
   openProfile(profileId: string | null): void;
 }
 
-
-/** The engine's refusal by field when it named fields, else its whole message (placed as `general`). */
-export function refusalOf(err: unknown): FieldError[] {
-  if (err instanceof ApiCallError && err.fields && err.fields.length > 0) return err.fields;
-  return [{ field: 'general', message: messageOf(err) }];
-}
 
 /** Definition changes make a preview stale; name, space and interval do not. */
 const PREVIEW_NEUTRAL = new Set(['name', 'space', 'syncEveryMinutes']);

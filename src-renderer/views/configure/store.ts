@@ -14,7 +14,8 @@ import {
   type RetentionSettings,
   type Source,
 } from '../../../src-shared/settings';
-import { ApiCallError, type Transport } from '../../transport';
+import type { Transport } from '../../transport';
+import { refusalOf } from '../../api-error';
 import { followLive, messageOf, type ViewStore } from '../../shared/live-store';
 import type { PresetName } from './preset-words';
 import { draftOf, emptyDraft, toDestinationInput, type DestinationDraft } from './destination-form';
@@ -88,12 +89,6 @@ const draftOfRetention = (r: RetentionSettings): { days: string; megabytes: stri
 /** Typed text as the number the engine takes; anything else is passed on as text for the check to name. */
 const numberOr = (text: string): number | string => (/^\s*\d+\s*$/.test(text) ? Number(text) : text);
 
-/** A refusal by field when the engine named fields, else the whole message under `field`. */
-function fieldErrorsOf(err: unknown, field: string): FieldError[] {
-  if (err instanceof ApiCallError && err.fields && err.fields.length > 0) return err.fields;
-  return [{ field, message: messageOf(err) }];
-}
-
 /** Loads everything and follows `config` live events until stopped. */
 export type ConfigureStore = ViewStore<ConfigureState>;
 
@@ -150,7 +145,7 @@ export function createConfigureStore(transport: Transport, newKey: () => string 
         });
         return true;
       } catch (err) {
-        set({ sourceErrors: fieldErrorsOf(err, 'source'), sourceSaved: null });
+        set({ sourceErrors: refusalOf(err, 'source'), sourceSaved: null });
         return false;
       }
     },
@@ -161,7 +156,7 @@ export function createConfigureStore(transport: Transport, newKey: () => string 
         const sources = get().sources.filter((s) => s.name !== name);
         set({ sources, removeErrors: rest, selectedSource: get().selectedSource === name ? (sources[0]?.name ?? null) : get().selectedSource });
       } catch (err) {
-        set({ removeErrors: { ...get().removeErrors, [name]: fieldErrorsOf(err, 'source.name').map((e) => e.message).join('; ') } });
+        set({ removeErrors: { ...get().removeErrors, [name]: refusalOf(err, 'source.name').map((e) => e.message).join('; ') } });
       }
     },
 
@@ -205,7 +200,7 @@ export function createConfigureStore(transport: Transport, newKey: () => string 
         });
         return true;
       } catch (err) {
-        set({ draftErrors: fieldErrorsOf(err, 'destination'), saving: false, destinationSaved: null });
+        set({ draftErrors: refusalOf(err, 'destination'), saving: false, destinationSaved: null });
         return false;
       }
     },
@@ -219,7 +214,7 @@ export function createConfigureStore(transport: Transport, newKey: () => string 
           ...(get().draft?.saved === name ? { draft: null, draftErrors: [], destinationSaved: null } : {}),
         });
       } catch (err) {
-        set({ removeErrors: { ...get().removeErrors, [name]: fieldErrorsOf(err, 'destination.name').map((e) => e.message).join('; ') } });
+        set({ removeErrors: { ...get().removeErrors, [name]: refusalOf(err, 'destination.name').map((e) => e.message).join('; ') } });
       }
     },
 
@@ -250,7 +245,7 @@ export function createConfigureStore(transport: Transport, newKey: () => string 
         set({ storage, retentionDraft: draftOfRetention(storage.retention), retentionErrors: [], retentionSaved: true });
         return true;
       } catch (err) {
-        set({ retentionErrors: fieldErrorsOf(err, 'retention'), retentionSaved: false });
+        set({ retentionErrors: refusalOf(err, 'retention'), retentionSaved: false });
         return false;
       }
     },

@@ -7,7 +7,8 @@ import { createStore } from 'zustand/vanilla';
 import type { LiveEvent } from '../../../src-shared/api';
 import type { DeletionRequest } from '../../../src-shared/personas';
 import type { FieldError } from '../../../src-shared/settings';
-import { ApiCallError, type Transport } from '../../transport';
+import type { Transport } from '../../transport';
+import { refusalOf } from '../../api-error';
 import { batcher, followLive, messageOf, perFrame, type Schedule, type ViewStore } from '../../shared/live-store';
 import { newestFirst, noticeDeliveryIds } from './deletion-status';
 
@@ -82,8 +83,7 @@ export function createDeletionsStore(transport: Transport, schedule: Schedule = 
         });
         return true;
       } catch (err) {
-        const fields = err instanceof ApiCallError && err.fields && err.fields.length > 0 ? err.fields : [{ field: 'general', message: messageOf(err) }];
-        set({ submitting: false, confirming: false, errors: fields });
+        set({ submitting: false, confirming: false, errors: refusalOf(err) });
         return false;
       }
     },
