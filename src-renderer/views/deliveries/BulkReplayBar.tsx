@@ -1,7 +1,7 @@
 import { bulkSummaryWords } from './list-words';
 import { useDeliveries } from '../../app/view-stores';
 
-/** "Replay failed in this filter" with its progress, cancel and summary (issue 4 item 5). */
+/** "Replay failed in this filter" with its progress, cancel and summary. */
 export function BulkReplayBar() {
   const bulk = useDeliveries((s) => s.bulk);
   const replayFailed = useDeliveries((s) => s.replayFailed);

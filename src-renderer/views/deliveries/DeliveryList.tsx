@@ -1,5 +1,5 @@
 /**
- * Watch (issue 4 items 3, 5, 8, 10): the filters bar, the bulk replay, and the deliveries as a
+ * The Deliveries list: the filters bar, the bulk replay, and the deliveries as a
  * virtualized list that pages older rows in as the user scrolls and keeps its place while live rows
  * arrive above it. Keys: j/k move, Enter opens, r replays, / searches, Escape closes the detail.
  */
@@ -103,7 +103,7 @@ function Rows({ rows, searchRef }: { rows: DeliverySummary[]; searchRef: RefObje
     if (now >= 0 && now !== first) el.scrollTop += (now - first) * ROW_HEIGHT;
   }, [rows]);
 
-  // Keyboard (issue 4 item 8): read through refs so the listener is added once.
+  // Keyboard: read through refs so the listener is added once.
   const state = useRef({ rows, cursorIndex, selectedId });
   state.current = { rows, cursorIndex, selectedId };
   useEffect(() => {

@@ -1,6 +1,6 @@
 /**
  * Fixed-row-height windowing: only the rows in view plus `overscan` either side are in the DOM,
- * however many rows the list holds (issue 4 item 10). A sticky header sits inside the scroller so
+ * however many rows the list holds. A sticky header sits inside the scroller so
  * header and rows share one width and one scrollbar.
  */
 import { useCallback, useEffect, useImperativeHandle, useLayoutEffect, useRef, useState, type ReactNode, type Ref } from 'react';

@@ -1,5 +1,5 @@
 /**
- * "Replay failed in this filter" (issue 4 item 5): pages through the failed deliveries the current
+ * "Replay failed in this filter": pages through the failed deliveries the current
  * filter lets through, newest first, and replays each as it was, one call at a time so that Cancel
  * stops after the call in flight. Takes the transport's call, so tests drive it over a real engine.
  */

@@ -1,5 +1,5 @@
 /**
- * The list's keys (issue 4 item 8): j/k move the cursor, Enter opens the detail, r replays, /
+ * The list's keys: j/k move the cursor, Enter opens the detail, r replays, /
  * goes to the search box, Escape closes the detail. Pure, so the table test covers every case.
  */
 
