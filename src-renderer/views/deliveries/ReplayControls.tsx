@@ -3,8 +3,7 @@ import type { DeliveryDetail } from '../../../src-shared/api';
 import { prettyJson } from '../../shared/format';
 import { editedBodyProblem, targetUrlProblem } from './detail-logic';
 import { useDeliveries } from '../../app/view-stores';
-
-type Mode = 'idle' | 'edit' | 'url';
+import type { ReplayDraft } from './store';
 
 /**
  * Replay as it was, edit the body and replay (re-signed by the engine), or replay to another URL.
@@ -13,9 +12,11 @@ type Mode = 'idle' | 'edit' | 'url';
 export function ReplayControls({ detail }: { detail: DeliveryDetail }) {
   const replay = useDeliveries((s) => s.replay);
   const replayError = useDeliveries((s) => s.replayError);
-  const [mode, setMode] = useState<Mode>('idle');
-  const [body, setBody] = useState('');
-  const [url, setUrl] = useState('http://127.0.0.1:9000/hook');
+  const { mode, body, url } = useDeliveries((s) => s.replayDraft);
+  const setDraft = useDeliveries((s) => s.setReplayDraft);
+  const setMode = (next: ReplayDraft['mode']): void => setDraft({ mode: next });
+  const setBody = (next: string): void => setDraft({ body: next });
+  const setUrl = (next: string): void => setDraft({ url: next });
   const [sending, setSending] = useState(false);
 
   const send = (options: { body?: string; targetUrl?: string }): void => {
@@ -26,8 +27,7 @@ export function ReplayControls({ detail }: { detail: DeliveryDetail }) {
     });
   };
   const startEdit = (): void => {
-    setBody(detail.body === null ? '' : prettyJson(detail.body));
-    setMode('edit');
+    setDraft({ body: detail.body === null ? '' : prettyJson(detail.body), mode: 'edit' });
   };
   const bodyProblem = mode === 'edit' ? editedBodyProblem(body) : null;
   const urlProblem = mode === 'url' ? targetUrlProblem(url) : null;

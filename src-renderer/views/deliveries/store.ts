@@ -38,6 +38,13 @@ export interface BulkReplayState extends Omit<BulkProgress, 'replayIds'> {
   state: 'running' | 'cancelling' | 'cancelled' | 'finished';
 }
 
+/** The replay form as typed: kept in the store so a tab switch does not lose an edited body or a target URL. */
+export interface ReplayDraft {
+  mode: 'idle' | 'edit' | 'url';
+  body: string;
+  url: string;
+}
+
 export interface DeliveriesState {
   /** Loaded rows matching the filter, newest first. */
   rows: DeliverySummary[];
@@ -62,6 +69,8 @@ export interface DeliveriesState {
   detail: DeliveryDetail | null;
   /** The last replay's refusal, in plain words, until the next attempt. */
   replayError: string | null;
+  replayDraft: ReplayDraft;
+  setReplayDraft(patch: Partial<ReplayDraft>): void;
   select(id: number | null): void;
   /** Replays the selected delivery, then selects the replay so the user watches it go out. */
   replay(options: Omit<ReplayInput, 'id'>): Promise<void>;
@@ -140,6 +149,10 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
     selectedId: null,
     detail: null,
     replayError: null,
+    replayDraft: { mode: 'idle', body: '', url: 'http://127.0.0.1:9000/hook' },
+    setReplayDraft(patch) {
+      set({ replayDraft: { ...get().replayDraft, ...patch } });
+    },
     select(id) {
       set({ selectedId: id, detail: id === get().detail?.id ? get().detail : null, replayError: null });
       if (id !== null) void loadDetail(id);
