@@ -1,5 +1,5 @@
 import type { SyncSummary } from '../../../src-shared/personas';
-import { ConfirmButton } from '../configure/widgets';
+import { ConfirmButton } from '../../shared/form-widgets';
 import { LINKS_PER_SYNC } from './store';
 import { CLASS_WORDS, definitionInWords, intervalInWords, sizeInWords, syncKindInWords } from './computation-words';
 import { useAudiences, useDeliveries } from '../../app/view-stores';

@@ -1,6 +1,6 @@
 import { TRAIT_OPERATORS, type TraitOperator } from '../../../src-shared/personas';
 import type { FieldError } from '../../../src-shared/settings';
-import { sentence } from '../configure/widgets';
+import { sentence } from '../../shared/form-widgets';
 import { keyPreview, OPERATOR_WORDS, placeOf, VALUELESS, type Combine, type ConditionRow, type Place, type RuleKind } from './form';
 import { valueInWords } from './computation-words';
 import { useAudiences } from '../../app/view-stores';

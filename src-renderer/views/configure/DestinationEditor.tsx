@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { MAX_WEBHOOKS_PER_DESTINATION } from '../../../src-shared/settings';
 import { ADD_URL_LIMIT_REASON, edit, field, headerRowFields, placedFields, type WebhookDraft } from './destination-form';
 import { generateSecret } from './write-key';
-import { FieldErrors } from './widgets';
+import { FieldErrors } from '../../shared/form-widgets';
 import { useConfigure } from '../../app/view-stores';
 
 export function DestinationEditor() {

@@ -1,6 +1,6 @@
 import type { Destination } from '../../../src-shared/settings';
 import { DestinationEditor } from './DestinationEditor';
-import { ConfirmButton } from './widgets';
+import { ConfirmButton } from '../../shared/form-widgets';
 import { useConfigure } from '../../app/view-stores';
 
 export function DestinationsSection() {

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { FieldErrors } from './widgets';
+import { FieldErrors } from '../../shared/form-widgets';
 import { useConfigure } from '../../app/view-stores';
 import { megabytesOf } from '../../shared/format';
 

@@ -1,6 +1,6 @@
 import type { Source } from '../../../src-shared/settings';
 import { INGEST_PLACEHOLDER, snippetsFor } from './snippets';
-import { ConfirmButton, FieldErrors } from './widgets';
+import { ConfirmButton, FieldErrors } from '../../shared/form-widgets';
 import { CopyButton } from '../../shared/CopyButton';
 import { useConfigure } from '../../app/view-stores';
 

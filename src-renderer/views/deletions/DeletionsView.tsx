@@ -1,5 +1,5 @@
 import type { DeletionNotice, DeletionRequest } from '../../../src-shared/personas';
-import { sentence } from '../configure/widgets';
+import { sentence } from '../../shared/form-widgets';
 import { purgeInWords, purgeState, statusExplanation } from './deletion-status';
 import { useDeletions, useDeliveries, useFollowWhileShown } from '../../app/view-stores';
 

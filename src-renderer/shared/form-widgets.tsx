@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { FieldError } from '../../../src-shared/settings';
+import type { FieldError } from '../../src-shared/settings';
 
 /** "is required" reads better as "URL is required"; messages that are already sentences stay as they are. */
 export function sentence(label: string | undefined, message: string): string {
