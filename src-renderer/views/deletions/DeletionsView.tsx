@@ -1,4 +1,5 @@
 import type { DeletionNotice, DeletionRequest } from '../../../src-shared/personas';
+import { Badge } from '../../shared/Badge';
 import { sentence } from '../../shared/form-widgets';
 import { purgeInWords, purgeState, statusExplanation } from './deletion-status';
 import { useDeletions, useDeliveries, useFollowWhileShown } from '../../app/view-stores';
@@ -132,7 +133,7 @@ function RequestList() {
   );
 }
 
-const STATUS_CLASS: Record<DeletionRequest['status'], string> = { pending: 'status-retrying', forwarded: 'status-succeeded', failed: 'status-failed' };
+const STATUS_TONE: Record<DeletionRequest['status'], string> = { pending: 'retrying', forwarded: 'succeeded', failed: 'failed' };
 const STRIPE: Record<DeletionRequest['status'], string> = { pending: 'warn', forwarded: 'ok', failed: 'bad' };
 
 function RequestRow({ r }: { r: DeletionRequest }) {
@@ -140,9 +141,9 @@ function RequestRow({ r }: { r: DeletionRequest }) {
     <li className={`entry ${STRIPE[r.status]}`} data-testid="deletion-row" data-user={r.userId} data-status={r.status} data-id={r.id}>
       <div className="dl-request-head">
         <strong className="mono dl-user">{r.userId}</strong>
-        <span className={`status ${STATUS_CLASS[r.status]}`} data-testid="deletion-status">
+        <Badge tone={STATUS_TONE[r.status]} testId="deletion-status">
           {r.status}
-        </span>
+        </Badge>
         <span className="muted">
           requested <time dateTime={r.createdAt}>{new Date(r.createdAt).toLocaleString()}</time>
         </span>
@@ -196,9 +197,9 @@ function Notice({ n }: { n: DeletionNotice }) {
         >
           #{n.deliveryId}
         </a>{' '}
-        <span className={`status status-${n.status}`} data-testid="deletion-notice-status">
+        <Badge tone={n.status} testId="deletion-notice-status">
           {n.status}
-        </span>
+        </Badge>
       </td>
     </tr>
   );

@@ -4,9 +4,10 @@ import { CurlCommand } from '../../shared/CurlCommand';
 import { ReplayControls } from './ReplayControls';
 import { AttemptTimeline } from './AttemptTimeline';
 import { BodyView } from './BodyView';
-import { DeliveryLinks } from '../../shared/DeliveryLinks';
+import { DeliveryLinks } from './DeliveryLinks';
 import { RequestHeaders } from './RequestHeaders';
 import { useDeliveries } from '../../app/view-stores';
+import { DeliveryStatusBadge } from '../../shared/Badge';
 
 export function DeliveryDetailPanel() {
   const selectedId = useDeliveries((s) => s.selectedId);
@@ -32,9 +33,7 @@ function DetailBody({ detail }: { detail: DeliveryDetail }) {
   return (
     <>
       <div className={`ins-next ins-next-${detail.status}`}>
-        <span className={`status status-${detail.status}`} data-testid="detail-status">
-          {detail.status.replace('_', ' ')}
-        </span>
+        <DeliveryStatusBadge status={detail.status} testId="detail-status" />
         <span data-testid="next-step">{detail.nextStep}</span>
       </div>
       <dl className="facts ins-facts">

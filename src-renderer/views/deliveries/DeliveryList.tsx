@@ -15,7 +15,6 @@ import { VirtualList, type VirtualListHandle } from './VirtualList';
 import { noMatchWords } from './list-words';
 import { useDeliveries } from '../../app/view-stores';
 
-export { StatusPill } from './DeliveryListRow';
 
 /** Older rows are asked for when the last row in view is this close to the end of what is loaded. */
 const LOAD_AHEAD = 40;

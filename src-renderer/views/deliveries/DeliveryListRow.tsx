@@ -1,4 +1,5 @@
 import { memo } from 'react';
+import { DeliveryStatusBadge } from '../../shared/Badge';
 import type { DeliverySummary } from '../../../src-shared/api';
 import { measuredMs, timeOf } from '../../shared/format';
 import { lastStatusWords, nextAttemptWords } from './list-words';
@@ -13,14 +14,6 @@ const TITLES: Partial<Record<(typeof COLUMNS)[number], string>> = {
   Last: 'Last HTTP status',
   Latency: 'Total time of the last finished attempt',
 };
-
-export function StatusPill({ status }: { status: string }) {
-  return (
-    <span className={`status status-${status}`} data-testid="delivery-status">
-      {status.replace('_', ' ')}
-    </span>
-  );
-}
 
 export function HeaderCells() {
   return (
@@ -60,7 +53,7 @@ export const DeliveryListRow = memo(function DeliveryListRow({ row, index, top, 
       onClick={() => onPick(row.id, index)}
     >
       <span className="wcell" role="gridcell">
-        <StatusPill status={row.status} />
+        <DeliveryStatusBadge status={row.status} testId="delivery-status" />
         {next && (
           <span className="wnext" data-testid="delivery-next" title={row.nextAttemptAt ?? undefined}>
             {next}

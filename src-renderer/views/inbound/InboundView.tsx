@@ -2,6 +2,7 @@ import type { InboundMessageView, InboundRequest } from '../../../src-shared/api
 import type { IngestWarning } from '../../../src-shared/events';
 import { snippetsFor } from '../configure/snippets';
 import { bytesOf, prettyJson, timeOf } from '../../shared/format';
+import { Badge } from '../../shared/Badge';
 import { sourceNameOf } from './source-names';
 import { useDeliveries, useFollowWhileShown, useInbound } from '../../app/view-stores';
 
@@ -130,9 +131,9 @@ function RequestRow({ row }: { row: InboundRequest }) {
         </td>
         <td data-testid="inbound-source">{source}</td>
         <td>
-          <span className={`status ${refused ? 'status-failed' : 'status-succeeded'}`} data-testid="inbound-status">
+          <Badge tone={refused ? 'failed' : 'succeeded'} testId="inbound-status">
             {row.httpStatus}
-          </span>
+          </Badge>
         </td>
         <td>{bytesOf(row.bytes)}</td>
         <td data-testid="inbound-items">{row.items}</td>

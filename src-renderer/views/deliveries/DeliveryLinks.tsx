@@ -1,5 +1,5 @@
-import type { DeliveryDetail } from '../../src-shared/api';
-import { useDeliveries } from '../app/view-stores';
+import type { DeliveryDetail } from '../../../src-shared/api';
+import { useDeliveries } from '../../app/view-stores';
 
 /** A replay and its original point at each other: "Replay of #N" here, "Replayed as #A, #B" there. */
 export function DeliveryLinks({ detail }: { detail: DeliveryDetail }) {
