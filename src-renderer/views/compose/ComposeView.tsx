@@ -5,6 +5,7 @@ import { IntegrationSwitches } from './IntegrationSwitches';
 import { JsonEditor } from './JsonEditor';
 import { TemplatesPanel } from './TemplatesPanel';
 import { useCompose, useFollowWhileShown } from '../../app/view-stores';
+import { EmptyState } from '../../shared/EmptyState';
 
 const TYPE_HINTS: Record<ComposeType, string> = {
   track: 'An action the user took, with its properties.',
@@ -42,8 +43,7 @@ export function ComposeView() {
   if (loaded && noSources) {
     return (
       <section className="view" data-testid="compose-view">
-        <div className="empty" data-testid="compose-no-sources">
-          <h2>No source to send from yet</h2>
+        <EmptyState title="No source to send from yet" testId="compose-no-sources">
           <p>
             Composed calls go to the Tracking API with a source’s write key, exactly as an SDK sends them. Create a source (and a Webhooks
             destination attached to it) first.
@@ -51,7 +51,7 @@ export function ComposeView() {
           <a className="btn primary" href="#/configure" data-testid="compose-goto-configure">
             Go to Configure
           </a>
-        </div>
+        </EmptyState>
       </section>
     );
   }

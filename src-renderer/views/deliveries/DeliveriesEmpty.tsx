@@ -1,7 +1,7 @@
 import { useDeliveries } from '../../app/view-stores';
+import { EmptyState } from '../../shared/EmptyState';
 
-
-export function EmptyState() {
+export function DeliveriesEmpty() {
   const source = useDeliveries((s) => s.sources[0]);
   const writeKey = source?.writeKey ?? 'YOUR_WRITE_KEY';
   const snippet = [
@@ -11,8 +11,7 @@ export function EmptyState() {
     `  -d '{"userId":"user_1","event":"Signed Up","properties":{"plan":"pro"}}'`,
   ].join('\n');
   return (
-    <div className="empty" data-testid="empty-state">
-      <h2>No deliveries yet</h2>
+    <EmptyState title="No deliveries yet" testId="empty-state">
       <p>
         Send a first event to the Tracking API{source ? ` with the write key of source “${source.name}”` : ''}; it appears here as soon as it
         is delivered to your destinations.
@@ -20,6 +19,6 @@ export function EmptyState() {
       <pre className="code" data-testid="empty-snippet">
         {snippet}
       </pre>
-    </div>
+    </EmptyState>
   );
 }

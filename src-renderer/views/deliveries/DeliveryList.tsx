@@ -5,7 +5,7 @@
  */
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import type { DeliverySummary } from '../../../src-shared/api';
-import { EmptyState } from './DeliveriesEmpty';
+import { DeliveriesEmpty } from './DeliveriesEmpty';
 import { BulkReplayBar } from './BulkReplayBar';
 import { DeliveryListRow, HEADER_HEIGHT, HeaderCells, ROW_HEIGHT } from './DeliveryListRow';
 import { FiltersBar } from './FiltersBar';
@@ -14,6 +14,7 @@ import { isFilterActive } from './rows';
 import { VirtualList, type VirtualListHandle } from './VirtualList';
 import { noMatchWords } from './list-words';
 import { useDeliveries } from '../../app/view-stores';
+import { EmptyState } from '../../shared/EmptyState';
 
 
 /** Older rows are asked for when the last row in view is this close to the end of what is loaded. */
@@ -42,20 +43,19 @@ function WatchBody({ searchRef }: { searchRef: RefObject<HTMLInputElement | null
   if (rows.length === 0 && !isFilterActive(filter)) {
     return (
       <div className="wbody wbody-empty">
-        <EmptyState />
+        <DeliveriesEmpty />
       </div>
     );
   }
   if (rows.length === 0) {
     return (
       <div className="wbody wbody-empty">
-        <div className="empty" data-testid="no-match" aria-busy={loading}>
-          <h2>No delivery matches this filter</h2>
+        <EmptyState title="No delivery matches this filter" testId="no-match" busy={loading}>
           <p>{noMatchWords(counts)}</p>
           <button type="button" data-testid="clear-filters" onClick={() => setFilter({})}>
             Clear filters
           </button>
-        </div>
+        </EmptyState>
       </div>
     );
   }

@@ -5,6 +5,7 @@ import { bytesOf, prettyJson, timeOf } from '../../shared/format';
 import { Badge } from '../../shared/Badge';
 import { sourceNameOf } from './source-names';
 import { useDeliveries, useFollowWhileShown, useInbound } from '../../app/view-stores';
+import { EmptyState } from '../../shared/EmptyState';
 
 export function InboundView() {
   useFollowWhileShown('inbound');
@@ -27,8 +28,7 @@ function InboundEmpty() {
   const source = useInbound((s) => s.sources[0] ?? null);
   const ingest = useInbound((s) => s.environment?.ingestUrl ?? null);
   return (
-    <div className="empty" data-testid="inbound-empty">
-      <h2>No calls received yet</h2>
+    <EmptyState title="No calls received yet" testId="inbound-empty">
       {source ? (
         <p>
           Every call to the Tracking API appears here as received, accepted or refused. Point an SDK at the address below with the write key
@@ -43,7 +43,7 @@ function InboundEmpty() {
       <pre className="code" data-testid="inbound-empty-snippet">
         {snippetsFor(ingest, source?.writeKey ?? 'YOUR_WRITE_KEY').curl}
       </pre>
-    </div>
+    </EmptyState>
   );
 }
 
