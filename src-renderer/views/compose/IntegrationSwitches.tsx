@@ -11,7 +11,8 @@ export function IntegrationSwitches() {
   const setIntegration = useCompose((s) => s.setIntegration);
   const removeIntegration = useCompose((s) => s.removeIntegration);
   const addIntegration = useCompose((s) => s.addIntegration);
-  const [key, setKey] = useState('');
+  const key = useCompose((s) => s.integrationKey);
+  const setKey = useCompose((s) => s.setIntegrationKey);
   const [problem, setProblem] = useState<string | null>(null);
   const map = integrationsOf(all, switches);
   const reaches = reachesWebhooks(map);

@@ -33,6 +33,9 @@ export interface ComposeState {
   /** What names no field on screen, or a failure that is not about the input (the ingest is down…). */
   error: string | null;
   templateName: string;
+  /** A destination name being typed for a new integrations switch. */
+  integrationKey: string;
+  setIntegrationKey(key: string): void;
   templateError: string | null;
   /** The name of the template last loaded or saved, for the list to mark. */
   currentTemplate: string | null;
@@ -72,6 +75,10 @@ export function createComposeStore(transport: Transport, randomId: () => string 
     fieldErrors: {},
     error: null,
     templateName: '',
+    integrationKey: '',
+    setIntegrationKey(key) {
+      set({ integrationKey: key });
+    },
     templateError: null,
     currentTemplate: null,
     update(patch) {
