@@ -107,6 +107,15 @@ test('configure in the UI: a source with a generated write key, a destination wi
   assert.equal(await page.getByTestId('destination-secret').getAttribute('type'), 'text');
   // Headless mode has no keychain: the editor says the secret is kept as plain text, and where.
   assert.match((await page.getByTestId('destination-secret-at-rest').textContent()) ?? '', /stored as plain text in hookbench\.sqlite, a file only your user account can read/);
+  // A tab switch before saving loses nothing of the half-edited destination.
+  await page.getByTestId('nav-deliveries').click();
+  await page.getByTestId('deliveries-view').waitFor();
+  await page.getByTestId('nav-configure').click();
+  await page.getByTestId('configure-ready').waitFor();
+  assert.equal(await page.getByTestId('destination-name').inputValue(), 'Two receivers');
+  assert.equal(await page.getByTestId('webhook-url-1').inputValue(), second.url);
+  assert.equal(await page.getByTestId('webhook-header-value-1-0').inputValue(), 'e2e-1');
+  assert.equal(await page.getByTestId('destination-secret').inputValue(), SECRET);
   await page.getByTestId('destination-save').click();
   await page.getByTestId('destination-saved').waitFor();
   await page.locator('[data-testid="destination-row"][data-name="Two receivers"]').waitFor();

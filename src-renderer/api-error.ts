@@ -11,3 +11,9 @@ export class ApiCallError extends Error {
     super(message);
   }
 }
+
+/** A refusal by field when the engine named fields, else its whole message placed under `field`. */
+export function refusalOf(err: unknown, field = 'general'): ApiFieldError[] {
+  if (err instanceof ApiCallError && err.fields && err.fields.length > 0) return err.fields;
+  return [{ field, message: err instanceof Error ? err.message : String(err) }];
+}

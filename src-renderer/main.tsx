@@ -1,17 +1,17 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { App, NoTransport } from './components/App';
+import { App, NoTransport } from './app/App';
 import { sharedTransport } from './live';
-import { createDeliveriesStore } from './store';
+import { createViewStores, startWindowStores } from './app/view-stores';
 import { pickTransport } from './transport';
 import './styles.css';
-import './components/inbound/inbound.css';
-import './components/compose/compose.css';
-import './components/configure/configure.css';
-import './components/inspect.css';
-import './components/watch.css';
-import './components/personas/personas.css';
-import './components/deletions/deletions.css';
+import './views/inbound/inbound.css';
+import './views/compose/compose.css';
+import './views/configure/configure.css';
+import './views/deliveries/detail.css';
+import './views/deliveries/list.css';
+import './views/audiences/audiences.css';
+import './views/deletions/deletions.css';
 
 const element = document.getElementById('root');
 if (!element) throw new Error('index.html has no #root');
@@ -21,11 +21,11 @@ if ('problem' in picked) {
   root.render(<NoTransport problem={picked.problem} />);
 } else {
   const transport = sharedTransport(picked.transport);
-  const deliveries = createDeliveriesStore(transport);
-  deliveries.start();
+  const stores = createViewStores(transport);
+  startWindowStores(stores);
   root.render(
     <StrictMode>
-      <App store={deliveries.store} transport={transport} />
+      <App stores={stores} />
     </StrictMode>,
   );
 }

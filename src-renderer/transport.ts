@@ -1,5 +1,5 @@
 /**
- * How the renderer reaches the engine (DESIGN.md: one contract, two transports). The views see only
+ * How the renderer reaches the engine: one contract, two transports. The views see only
  * this interface; headless mode carries it over HTTP (/api/call) and Server-Sent Events (/api/live).
  * Electron carries the same interface over IPC (transport-ipc.ts); pickTransport chooses.
  */

@@ -12,7 +12,7 @@ import type { ApiResponse, InboundMessageView, InboundRequest, PageResult } from
 import { waitUntil } from '../engine/testing/wait';
 import { startServe, type ServeProcess } from './testing/process';
 import { CHROMIUM, CHROMIUM_ARGS } from '../../e2e/support/build';
-import { classicSnippet } from '../../src-renderer/components/configure/client-snippets';
+import { classicSnippet } from '../../src-renderer/views/configure/client-snippets';
 
 /**
  * Segment's browser SDK, unchanged, in a real Chromium, against a real `hookbench serve`: once as

@@ -1,0 +1,93 @@
+import { useEffect, useState } from 'react';
+import { ComposeView } from '../views/compose/ComposeView';
+import { ConfigureView } from '../views/configure/ConfigureView';
+import { ConnectionBadge } from './ConnectionBadge';
+import { DeliveryDetailPanel } from '../views/deliveries/DeliveryDetailPanel';
+import { DeliveryList } from '../views/deliveries/DeliveryList';
+import { InboundView } from '../views/inbound/InboundView';
+import { AudiencesView } from '../views/audiences/AudiencesView';
+import { DeletionsView } from '../views/deletions/DeletionsView';
+import { BannerArea } from './BannerArea';
+import { ViewStoresContext, type ViewStores } from './view-stores';
+
+export const VIEWS = [
+  { id: 'deliveries', label: 'Deliveries' },
+  { id: 'inbound', label: 'Inbound' },
+  { id: 'compose', label: 'Compose' },
+  { id: 'audiences', label: 'Audiences' },
+  { id: 'deletions', label: 'Deletions' },
+  { id: 'configure', label: 'Configure' },
+] as const;
+export type ViewId = (typeof VIEWS)[number]['id'];
+
+/** The view named in the address (#/compose), so a reload or a shared link keeps it. */
+function viewFromHash(hash: string): ViewId {
+  const id = hash.replace(/^#\/?/, '').split(/[/?]/)[0];
+  return VIEWS.find((v) => v.id === id)?.id ?? 'deliveries';
+}
+
+export function useView(): [ViewId, (view: ViewId) => void] {
+  const [view, setView] = useState<ViewId>(() => viewFromHash(location.hash));
+  useEffect(() => {
+    const onHash = (): void => setView(viewFromHash(location.hash));
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
+  return [view, (next) => (location.hash = `#/${next}`)];
+}
+
+export function App({ stores }: { stores: ViewStores }) {
+  const [view, go] = useView();
+  return (
+    <ViewStoresContext.Provider value={stores}>
+        <div className="app">
+          <header className="topbar">
+            <h1>Hookbench</h1>
+            <nav className="tabs" aria-label="Views">
+              {VIEWS.map((v) => (
+                <a
+                  key={v.id}
+                  href={`#/${v.id}`}
+                  className={v.id === view ? 'tab active' : 'tab'}
+                  aria-current={v.id === view ? 'page' : undefined}
+                  data-testid={`nav-${v.id}`}
+                  onClick={(e) => {
+                    e.preventDefault();
+                    go(v.id);
+                  }}
+                >
+                  {v.label}
+                </a>
+              ))}
+            </nav>
+            <ConnectionBadge />
+          </header>
+          <BannerArea view={view} />
+          {view === 'deliveries' && (
+            <div className="panes" data-testid="deliveries-view">
+              <DeliveryList />
+              <DeliveryDetailPanel />
+            </div>
+          )}
+          {view === 'inbound' && <InboundView />}
+          {view === 'compose' && <ComposeView />}
+          {view === 'audiences' && <AudiencesView />}
+          {view === 'deletions' && <DeletionsView />}
+          {view === 'configure' && <ConfigureView />}
+        </div>
+    </ViewStoresContext.Provider>
+  );
+}
+
+export function NoTransport({ problem }: { problem: string }) {
+  return (
+    <div className="app">
+      <header className="topbar">
+        <h1>Hookbench</h1>
+      </header>
+      <p className="banner" role="alert" data-testid="no-transport">
+        {problem}
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,331 @@
+/**
+ * The Configure view's state: sources, Webhooks destinations, delivery settings and the engine's
+ * environment, kept fresh by `config` live events; the source form and the destination editor,
+ * whose refusals (ours, then the engine's) are kept by field path for the inputs to show.
+ */
+import { createStore } from 'zustand/vanilla';
+import type { ClearLogResult, EngineEnvironment, LiveEvent, StorageStatus } from '../../../src-shared/api';
+import {
+  validateRetention,
+  validateSourceInput,
+  type DeliverySettings,
+  type Destination,
+  type FieldError,
+  type RetentionSettings,
+  type Source,
+} from '../../../src-shared/settings';
+import type { Transport } from '../../transport';
+import { refusalOf } from '../../api-error';
+import { followLive, messageOf, type ViewStore } from '../../shared/live-store';
+import type { PresetName } from './preset-words';
+import { draftOf, emptyDraft, toDestinationInput, type DestinationDraft } from './destination-form';
+import { generateWriteKey } from './write-key';
+
+export interface SourceDraft {
+  name: string;
+  writeKey: string;
+}
+
+export interface ConfigureState {
+  loaded: boolean;
+  /** A failed load or refresh, in plain words. */
+  error: string | null;
+  sources: Source[];
+  destinations: Destination[];
+  delivery: DeliverySettings | null;
+  environment: EngineEnvironment | null;
+  /** The source whose snippets are shown. */
+  selectedSource: string | null;
+
+  sourceDraft: SourceDraft;
+  sourceErrors: FieldError[];
+  /** Name of the source just saved (a readiness marker), until the form changes. */
+  sourceSaved: string | null;
+
+  /** The destination being edited, or null when the editor is closed. */
+  draft: DestinationDraft | null;
+  draftErrors: FieldError[];
+  saving: boolean;
+  /** Name of the destination just saved, until the draft changes. */
+  destinationSaved: string | null;
+
+  /** The log's retention settings and size on disk. */
+  storage: StorageStatus | null;
+  /** The retention form, as typed. */
+  retentionDraft: { days: string; megabytes: string };
+  retentionErrors: FieldError[];
+  retentionSaved: boolean;
+  clearing: boolean;
+  /** What the last Clear log removed and kept. */
+  cleared: ClearLogResult | null;
+  clearError: string | null;
+
+  /** Refusals of a removal, by the source or destination name they concern. */
+  removeErrors: Record<string, string>;
+  presetError: string | null;
+
+  selectSource(name: string): void;
+  setSourceDraft(patch: Partial<SourceDraft>): void;
+  newWriteKey(): void;
+  saveSource(): Promise<boolean>;
+  deleteSource(name: string): Promise<void>;
+
+  newDestination(): void;
+  editDestination(name: string): void;
+  closeEditor(): void;
+  updateDraft(change: (draft: DestinationDraft) => DestinationDraft): void;
+  saveDestination(): Promise<boolean>;
+  deleteDestination(name: string): Promise<void>;
+
+  setPreset(preset: PresetName): Promise<void>;
+
+  setRetentionDraft(patch: Partial<{ days: string; megabytes: string }>): void;
+  saveRetention(): Promise<boolean>;
+  refreshStorage(): Promise<void>;
+  clearLog(): Promise<void>;
+}
+
+const draftOfRetention = (r: RetentionSettings): { days: string; megabytes: string } => ({ days: String(r.days), megabytes: String(r.megabytes) });
+/** Typed text as the number the engine takes; anything else is passed on as text for the check to name. */
+const numberOr = (text: string): number | string => (/^\s*\d+\s*$/.test(text) ? Number(text) : text);
+
+/** Loads everything and follows `config` live events until stopped. */
+export type ConfigureStore = ViewStore<ConfigureState>;
+
+export function createConfigureStore(transport: Transport, newKey: () => string = generateWriteKey): ConfigureStore {
+  const store = createStore<ConfigureState>()((set, get) => ({
+    loaded: false,
+    error: null,
+    sources: [],
+    destinations: [],
+    delivery: null,
+    environment: null,
+    selectedSource: null,
+    sourceDraft: { name: '', writeKey: newKey() },
+    sourceErrors: [],
+    sourceSaved: null,
+    draft: null,
+    draftErrors: [],
+    saving: false,
+    destinationSaved: null,
+    removeErrors: {},
+    presetError: null,
+    storage: null,
+    retentionDraft: { days: '', megabytes: '' },
+    retentionErrors: [],
+    retentionSaved: false,
+    clearing: false,
+    cleared: null,
+    clearError: null,
+
+    selectSource(name) {
+      set({ selectedSource: name });
+    },
+    setSourceDraft(patch) {
+      set({ sourceDraft: { ...get().sourceDraft, ...patch }, sourceErrors: [], sourceSaved: null });
+    },
+    newWriteKey() {
+      get().setSourceDraft({ writeKey: newKey() });
+    },
+    async saveSource() {
+      const input = { name: get().sourceDraft.name.trim(), writeKey: get().sourceDraft.writeKey.trim() };
+      const errors = validateSourceInput(input, 'source');
+      if (errors.length > 0) {
+        set({ sourceErrors: errors, sourceSaved: null });
+        return false;
+      }
+      try {
+        const saved = await transport.call('saveSource', input);
+        set({
+          sources: upsertByName(get().sources, saved),
+          selectedSource: saved.name,
+          sourceDraft: { name: '', writeKey: newKey() },
+          sourceErrors: [],
+          sourceSaved: saved.name,
+        });
+        return true;
+      } catch (err) {
+        set({ sourceErrors: refusalOf(err, 'source'), sourceSaved: null });
+        return false;
+      }
+    },
+    async deleteSource(name) {
+      try {
+        await transport.call('deleteSource', name);
+        const { [name]: _gone, ...rest } = get().removeErrors;
+        const sources = get().sources.filter((s) => s.name !== name);
+        set({ sources, removeErrors: rest, selectedSource: get().selectedSource === name ? (sources[0]?.name ?? null) : get().selectedSource });
+      } catch (err) {
+        set({ removeErrors: { ...get().removeErrors, [name]: refusalOf(err, 'source.name').map((e) => e.message).join('; ') } });
+      }
+    },
+
+    newDestination() {
+      const sources = get().sources;
+      // With a single source there is nothing to choose: attach it from the start.
+      set({ draft: emptyDraft(sources.length === 1 && sources[0] ? [sources[0].name] : []), draftErrors: [], destinationSaved: null });
+    },
+    editDestination(name) {
+      const d = get().destinations.find((o) => o.name === name);
+      if (d) set({ draft: draftOf(d), draftErrors: [], destinationSaved: null });
+    },
+    closeEditor() {
+      set({ draft: null, draftErrors: [], destinationSaved: null });
+    },
+    updateDraft(change) {
+      const draft = get().draft;
+      if (!draft) return;
+      const next = change(draft);
+      // While refusals are shown, they follow the edits, so a fixed field stops being marked at once.
+      // (The engine's own refusals go too; it repeats them on the next save if they still hold.)
+      const draftErrors = get().draftErrors.length > 0 ? toDestinationInput(next).errors : [];
+      set({ draft: next, draftErrors, destinationSaved: null });
+    },
+    async saveDestination() {
+      const draft = get().draft;
+      if (!draft || get().saving) return false;
+      const { input, errors } = toDestinationInput(draft);
+      if (errors.length > 0) {
+        set({ draftErrors: errors, destinationSaved: null });
+        return false;
+      }
+      set({ saving: true, draftErrors: [] });
+      try {
+        const saved = await transport.call('saveDestination', input);
+        set({
+          destinations: upsertByName(get().destinations, saved),
+          // Only if the user has not moved on to another destination meanwhile.
+          ...(get().draft === draft ? { draft: draftOf(saved), destinationSaved: saved.name } : {}),
+          saving: false,
+        });
+        return true;
+      } catch (err) {
+        set({ draftErrors: refusalOf(err, 'destination'), saving: false, destinationSaved: null });
+        return false;
+      }
+    },
+    async deleteDestination(name) {
+      try {
+        await transport.call('deleteDestination', name);
+        const { [name]: _gone, ...rest } = get().removeErrors;
+        set({
+          destinations: get().destinations.filter((d) => d.name !== name),
+          removeErrors: rest,
+          ...(get().draft?.saved === name ? { draft: null, draftErrors: [], destinationSaved: null } : {}),
+        });
+      } catch (err) {
+        set({ removeErrors: { ...get().removeErrors, [name]: refusalOf(err, 'destination.name').map((e) => e.message).join('; ') } });
+      }
+    },
+
+    async setPreset(preset) {
+      // The timeout is not part of a preset: keep the one in force (a config file may have shortened it).
+      const timeoutMs = get().delivery?.timeoutMs;
+      try {
+        const delivery = await transport.call('saveDeliverySettings', timeoutMs === undefined ? { preset } : { preset, timeoutMs });
+        set({ delivery, presetError: null });
+      } catch (err) {
+        set({ presetError: messageOf(err) });
+      }
+    },
+
+    setRetentionDraft(patch) {
+      set({ retentionDraft: { ...get().retentionDraft, ...patch }, retentionErrors: [], retentionSaved: false });
+    },
+    async saveRetention() {
+      const draft = get().retentionDraft;
+      const input = { days: numberOr(draft.days), megabytes: numberOr(draft.megabytes) };
+      const errors = validateRetention(input);
+      if (errors.length > 0) {
+        set({ retentionErrors: errors, retentionSaved: false });
+        return false;
+      }
+      try {
+        const storage = await transport.call('saveRetention', input as Partial<RetentionSettings>);
+        set({ storage, retentionDraft: draftOfRetention(storage.retention), retentionErrors: [], retentionSaved: true });
+        return true;
+      } catch (err) {
+        set({ retentionErrors: refusalOf(err, 'retention'), retentionSaved: false });
+        return false;
+      }
+    },
+    async refreshStorage() {
+      const storage = await transport.call('getStorage');
+      // A form being edited keeps what the user typed.
+      const editing = get().retentionErrors.length > 0 || (get().storage !== null && !sameDraft(get().retentionDraft, get().storage?.retention));
+      set({ storage, ...(editing ? {} : { retentionDraft: draftOfRetention(storage.retention) }) });
+    },
+    async clearLog() {
+      if (get().clearing) return;
+      set({ clearing: true, clearError: null, cleared: null });
+      try {
+        const cleared = await transport.call('clearLog');
+        set({ cleared, clearing: false });
+      } catch (err) {
+        set({ clearError: messageOf(err), clearing: false });
+      }
+      await get().refreshStorage().catch(() => {});
+    },
+  }));
+
+  const sameDraft = (draft: { days: string; megabytes: string }, r: RetentionSettings | undefined): boolean =>
+    r !== undefined && draft.days === String(r.days) && draft.megabytes === String(r.megabytes);
+
+  const fail = (err: unknown): void => store.setState({ error: messageOf(err) });
+
+  async function loadSources(): Promise<void> {
+    const sources = await transport.call('listSources');
+    const selected = store.getState().selectedSource;
+    store.setState({
+      sources,
+      selectedSource: selected !== null && sources.some((s) => s.name === selected) ? selected : (sources[0]?.name ?? null),
+    });
+  }
+  async function loadDestinations(): Promise<void> {
+    store.setState({ destinations: await transport.call('listDestinations') });
+  }
+  async function loadDelivery(): Promise<void> {
+    store.setState({ delivery: await transport.call('getDeliverySettings') });
+  }
+  async function loadAll(): Promise<void> {
+    try {
+      const [environment] = await Promise.all([
+        transport.call('getEnvironment'),
+        loadSources(),
+        loadDestinations(),
+        loadDelivery(),
+        store.getState().refreshStorage(),
+      ]);
+      store.setState({ environment, loaded: true, error: null });
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  function onEvent(event: LiveEvent): void {
+    if (event.type !== 'config') return;
+    const load =
+      event.what === 'sources'
+        ? loadSources
+        : event.what === 'destinations'
+          ? loadDestinations
+          : event.what === 'delivery'
+            ? loadDelivery
+            : event.what === 'retention'
+              ? store.getState().refreshStorage
+              : null;
+    load?.().catch(fail);
+  }
+
+  return {
+    store,
+    start() {
+      void loadAll();
+      return followLive(transport, { onEvent, onReconnect: () => void loadAll() });
+    },
+  };
+}
+
+function upsertByName<T extends { name: string; id: number }>(list: T[], item: T): T[] {
+  return list.some((o) => o.name === item.name) ? list.map((o) => (o.name === item.name ? item : o)) : [...list, item];
+}

@@ -1,0 +1,48 @@
+import { bulkSummaryWords } from './list-words';
+import { useDeliveries } from '../../app/view-stores';
+
+/** "Replay failed in this filter" with its progress, cancel and summary. */
+export function BulkReplayBar() {
+  const bulk = useDeliveries((s) => s.bulk);
+  const replayFailed = useDeliveries((s) => s.replayFailed);
+  const cancelBulk = useDeliveries((s) => s.cancelBulk);
+  const dismissBulk = useDeliveries((s) => s.dismissBulk);
+  const running = bulk?.state === 'running' || bulk?.state === 'cancelling';
+  return (
+    <div className="wbulk">
+      <button type="button" data-testid="replay-failed" onClick={replayFailed} disabled={running} title="Replays every failed delivery the filter lets through, as it was">
+        Replay failed in this filter
+      </button>
+      {bulk && (
+        <span className="wbulk-run">
+          <progress data-testid="bulk-progress" value={bulk.done} max={Math.max(1, bulk.total)} data-done={bulk.done} data-total={bulk.total} />
+          <span className="wbulk-numbers">
+            {bulk.done.toLocaleString('en-US')} / {bulk.total.toLocaleString('en-US')}
+          </span>
+          {running && (
+            <button type="button" data-testid="bulk-cancel" onClick={cancelBulk} disabled={bulk.state === 'cancelling'}>
+              {bulk.state === 'cancelling' ? 'Stopping…' : 'Cancel'}
+            </button>
+          )}
+        </span>
+      )}
+      {bulk && !running && (
+        <span className={`wbulk-summary ${bulk.failed > 0 ? 'wbulk-bad' : ''}`} role="status">
+          <span
+            data-testid="bulk-summary"
+            data-state={bulk.state}
+            data-done={bulk.done}
+            data-total={bulk.total}
+            data-replayed={bulk.replayed}
+            data-failed={bulk.failed}
+          >
+            {bulkSummaryWords(bulk)}
+          </span>
+          <button type="button" className="link" onClick={dismissBulk} aria-label="Dismiss the bulk replay summary">
+            dismiss
+          </button>
+        </span>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,132 @@
+import { useEffect, useRef, useState, type Ref } from 'react';
+import { COMPOSE_TYPES, DELIVERY_STATUSES, type DeliveryFilter, type DeliveryStatus } from '../../../src-shared/api';
+import { isFilterActive, statusesOf } from './rows';
+import { countWords, hiddenWords } from './list-words';
+import { useDeliveries } from '../../app/view-stores';
+
+/** Typing waits this long for the next key before the list reloads. */
+export const TYPING_DEBOUNCE_MS = 250;
+
+/** A text box whose value reaches the filter once typing pauses; set from outside when the filter is cleared. */
+function useDebounced(committed: string, commit: (value: string) => void): [string, (value: string) => void] {
+  const [value, setValue] = useState(committed);
+  const pending = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const latestCommit = useRef(commit);
+  latestCommit.current = commit;
+  // The filter changed elsewhere (clear filters): show it, unless the user is mid-typing.
+  useEffect(() => {
+    if (pending.current === null) setValue(committed);
+  }, [committed]);
+  useEffect(() => () => {
+    if (pending.current !== null) clearTimeout(pending.current);
+  }, []);
+  const set = (next: string): void => {
+    setValue(next);
+    if (pending.current !== null) clearTimeout(pending.current);
+    pending.current = setTimeout(() => {
+      pending.current = null;
+      latestCommit.current(next);
+    }, TYPING_DEBOUNCE_MS);
+  };
+  return [value, set];
+}
+
+const STATUS_LABELS: Record<DeliveryStatus, string> = {
+  pending: 'pending',
+  in_flight: 'in flight',
+  succeeded: 'succeeded',
+  retrying: 'retrying',
+  failed: 'failed',
+  discarded: 'discarded',
+};
+
+export function FiltersBar({ searchRef }: { searchRef: Ref<HTMLInputElement> }) {
+  const filter = useDeliveries((s) => s.filter);
+  const setFilter = useDeliveries((s) => s.setFilter);
+  const counts = useDeliveries((s) => s.counts);
+  const paused = useDeliveries((s) => s.paused);
+  const engineStopped = useDeliveries((s) => s.connection === 'stopped');
+  const setPaused = useDeliveries((s) => s.setPaused);
+  const newWhilePaused = useDeliveries((s) => s.newWhilePaused);
+  const showNew = useDeliveries((s) => s.showNew);
+  const loading = useDeliveries((s) => s.loading);
+  const statuses = statusesOf(filter);
+  const active = isFilterActive(filter);
+  const latest = useRef(filter);
+  latest.current = filter;
+  const patch = (p: Partial<DeliveryFilter>): void => setFilter({ ...latest.current, ...p });
+  const [text, setText] = useDebounced(filter.text ?? '', (v) => patch({ text: v }));
+  const [url, setUrl] = useDebounced(filter.url ?? '', (v) => patch({ url: v }));
+
+  const toggle = (s: DeliveryStatus): void => {
+    const next = statuses.includes(s) ? statuses.filter((x) => x !== s) : [...statuses, s];
+    patch({ status: next.length > 0 ? next : undefined });
+  };
+
+  return (
+    <div className="wfilters" role="search" aria-label="Filter deliveries" aria-busy={loading}>
+      <div className="wchips" role="group" aria-label="Status">
+        {DELIVERY_STATUSES.map((s) => (
+          <button
+            key={s}
+            type="button"
+            className={`wchip wchip-${s}`}
+            aria-pressed={statuses.includes(s)}
+            data-testid={`filter-status-${s}`}
+            onClick={() => toggle(s)}
+          >
+            {STATUS_LABELS[s]}
+          </button>
+        ))}
+      </div>
+      <label className="wfield">
+        <span className="wfield-label">Type</span>
+        <select data-testid="filter-type" value={filter.type ?? ''} onChange={(e) => patch({ type: e.target.value || undefined })}>
+          <option value="">all types</option>
+          {COMPOSE_TYPES.map((t) => (
+            <option key={t} value={t}>
+              {t}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="wfield wfield-grow">
+        <span className="wfield-label">URL</span>
+        <input type="search" data-testid="filter-url" placeholder="part of a webhook URL" value={url} onChange={(e) => setUrl(e.target.value)} spellCheck={false} />
+      </label>
+      <label className="wfield wfield-grow">
+        <span className="wfield-label">Search</span>
+        <input
+          ref={searchRef}
+          type="search"
+          data-testid="filter-text"
+          placeholder="userId, anonymousId, event or messageId   ( / )"
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          spellCheck={false}
+        />
+      </label>
+      <div className="wlive">
+        <button type="button" role="switch" aria-checked={paused} className="wswitch" data-testid="live-pause" disabled={engineStopped} onClick={() => setPaused(!paused)}>
+          <span className="wswitch-knob" aria-hidden="true" />
+          {engineStopped ? 'Hookbench stopped' : paused ? 'Paused' : 'Live'}
+        </button>
+        {paused && newWhilePaused > 0 && (
+          <button type="button" className="wnew" data-testid="new-while-paused" data-count={newWhilePaused} onClick={showNew}>
+            {newWhilePaused.toLocaleString('en-US')} new — show
+          </button>
+        )}
+      </div>
+      <div className="wcounts" aria-live="polite">
+        <span data-testid="deliveries-count" data-total={counts?.total} data-matching={counts?.matching}>
+          {countWords(counts, active)}
+        </span>
+        {active && (
+          <span className="whidden" data-testid="hidden-count" data-hidden={counts ? counts.total - counts.matching : undefined}>
+            {hiddenWords(counts)}
+          </span>
+        )}
+      </div>
+    </div>
+  );
+}

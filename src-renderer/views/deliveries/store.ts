@@ -1,0 +1,470 @@
+/**
+ * Deliveries as the views see them: the log paged by keyset (the first page, then
+ * older pages as the user scrolls; never the whole log), the filter and its counts, the live tail
+ * with its pause switch, the bulk replay, and the selected delivery's detail.
+ *
+ * Live events are queued and applied at most once per frame: one getDeliverySummaries for the changed rows on screen, one listDeliveries with the filter for
+ * rows that are new (or newly match). Changed rows off screen are only marked stale and refreshed
+ * when they scroll into view.
+ */
+import { createStore } from 'zustand/vanilla';
+import {
+  MAX_PAGE_LIMIT,
+  type DeliveryCounts,
+  type DeliveryDetail,
+  type DeliveryFilter,
+  type DeliverySummary,
+  type LiveEvent,
+  type ReplayInput,
+} from '../../../src-shared/api';
+import type { Source } from '../../../src-shared/settings';
+import { replayFailedInFilter, type BulkProgress } from './bulk-replay';
+import { appendOlder, applyUpdates, filterParams, insertRows, isFilterActive, summaryOf, trimRows } from './rows';
+import type { ConnectionState, Transport } from '../../transport';
+import { batcher, followLive, messageOf, perFrame, type Schedule, type ViewStore } from '../../shared/live-store';
+
+export const FIRST_PAGE = 100;
+/** Rows kept in memory under a live tail; older ones are dropped and paged back in on scroll. */
+export const MAX_ROWS = 5_000;
+/** New rows held while paused; beyond this they are only counted, and "show" reloads the first page. */
+export const MAX_HELD = 1_000;
+/** Rows either side of the viewport refreshed with it, so a short scroll shows fresh rows. */
+const REFRESH_MARGIN = 20;
+/** Pages one frame may read to catch up with new rows; more means the list restarts from the newest. */
+const MAX_CATCH_UP_PAGES = 3;
+export const COUNTS_EVERY_MS = 500;
+
+export interface BulkReplayState extends Omit<BulkProgress, 'replayIds'> {
+  state: 'running' | 'cancelling' | 'cancelled' | 'finished';
+}
+
+/** The replay form as typed: kept in the store so a tab switch does not lose an edited body or a target URL. */
+export interface ReplayDraft {
+  mode: 'idle' | 'edit' | 'url';
+  body: string;
+  url: string;
+}
+
+export interface DeliveriesState {
+  /** Loaded rows matching the filter, newest first. */
+  rows: DeliverySummary[];
+  /** The first page of the current filter has arrived. */
+  loaded: boolean;
+  /** A new filter's first page is on its way (the old rows stay until it arrives). */
+  loading: boolean;
+  error: string | null;
+  connection: ConnectionState;
+  sources: Source[];
+  filter: DeliveryFilter;
+  /** Every delivery and those the filter lets through; refreshed at most every COUNTS_EVERY_MS. */
+  counts: DeliveryCounts | null;
+  /** Older rows exist beyond the last loaded one. */
+  hasOlder: boolean;
+  loadingOlder: boolean;
+  paused: boolean;
+  /** New matching rows that arrived while paused, not shown yet. */
+  newWhilePaused: number;
+  bulk: BulkReplayState | null;
+  selectedId: number | null;
+  detail: DeliveryDetail | null;
+  /** The last replay's refusal, in plain words, until the next attempt. */
+  replayError: string | null;
+  replayDraft: ReplayDraft;
+  setReplayDraft(patch: Partial<ReplayDraft>): void;
+  select(id: number | null): void;
+  /** Replays the selected delivery, then selects the replay so the user watches it go out. */
+  replay(options: Omit<ReplayInput, 'id'>): Promise<void>;
+  /** Replaces the filter: the first page and the counts are loaded again. */
+  setFilter(filter: DeliveryFilter): void;
+  /** Loads the next older page (the list calls it as the user nears the end). */
+  loadOlder(): void;
+  setPaused(paused: boolean): void;
+  /** Shows the rows held while paused (the switch stays as it is). */
+  showNew(): void;
+  /** The list tells which rows are on screen (indexes into rows), so changed ones there are refreshed. */
+  setViewport(first: number, last: number): void;
+  /** Replays every failed delivery the filter lets through. */
+  replayFailed(): void;
+  /** Stops the bulk replay after the call in flight. */
+  cancelBulk(): void;
+  dismissBulk(): void;
+}
+
+export type { Schedule };
+export type Delay = (fn: () => void, ms: number) => () => void;
+
+export interface StoreOptions {
+  /** When to apply queued live events: the next animation frame by default. */
+  schedule?: Schedule;
+  /** A timer for the throttled counts; setTimeout by default. */
+  delay?: Delay;
+  pageSize?: number;
+  maxRows?: number;
+}
+
+const timeout: Delay = (fn, ms) => {
+  const t = setTimeout(fn, ms);
+  return () => clearTimeout(t);
+};
+
+/** Loads the first page and follows live events until stopped. */
+export type DeliveriesStore = ViewStore<DeliveriesState>;
+
+export function createDeliveriesStore(transport: Transport, options: StoreOptions = {}): DeliveriesStore {
+  const schedule = options.schedule ?? perFrame;
+  const delay = options.delay ?? timeout;
+  const pageSize = options.pageSize ?? FIRST_PAGE;
+  const maxRows = options.maxRows ?? MAX_ROWS;
+
+  // Bumped whenever the list restarts (new filter, catch-up overflow): answers for an older
+  // generation are dropped, so a slow first page never lands over a newer filter's rows.
+  let generation = 0;
+  let nextBeforeId: number | null = null;
+  /** Ids named by live events since the last flush. */
+  const changed = new Set<number>();
+  /** Loaded (or held) rows known to have changed, refreshed once on screen. */
+  const stale = new Set<number>();
+  const held = new Map<number, DeliverySummary>();
+  let heldOverflow = 0;
+  /** After a reconnect: events were lost, so everything loaded is stale and new rows are caught up from the top. */
+  let catchUp = false;
+  let viewport = { first: 0, last: 40 };
+  let countsTimer: (() => void) | null = null;
+  let bulkCancelled = false;
+
+  const store = createStore<DeliveriesState>()((set, get) => ({
+    rows: [],
+    loaded: false,
+    loading: false,
+    error: null,
+    connection: 'connecting',
+    sources: [],
+    filter: {},
+    counts: null,
+    hasOlder: false,
+    loadingOlder: false,
+    paused: false,
+    newWhilePaused: 0,
+    bulk: null,
+    selectedId: null,
+    detail: null,
+    replayError: null,
+    replayDraft: { mode: 'idle', body: '', url: 'http://127.0.0.1:9000/hook' },
+    setReplayDraft(patch) {
+      set({ replayDraft: { ...get().replayDraft, ...patch } });
+    },
+    select(id) {
+      set({ selectedId: id, detail: id === get().detail?.id ? get().detail : null, replayError: null });
+      if (id !== null) void loadDetail(id);
+    },
+    async replay(input) {
+      const id = get().selectedId;
+      if (id === null) return;
+      try {
+        const replay = await transport.call('replayDelivery', { id, ...input });
+        // Shown at once when the list shows everything live; otherwise the live tail decides.
+        const direct = !isFilterActive(get().filter) && !get().paused;
+        set({
+          ...(direct ? { rows: insertRows(get().rows, [summaryOf(replay)]) } : {}),
+          selectedId: replay.id,
+          detail: replay,
+          replayError: null,
+        });
+      } catch (err) {
+        set({ replayError: messageOf(err) });
+      }
+    },
+    setFilter(filter) {
+      set({ filter: filterParams(filter) });
+      void reload();
+    },
+    loadOlder() {
+      void loadOlder();
+    },
+    setPaused(paused) {
+      set({ paused });
+      if (!paused) get().showNew();
+    },
+    showNew() {
+      if (heldOverflow > 0) {
+        void reload();
+        return;
+      }
+      const rows = [...held.values()];
+      held.clear();
+      set({ rows: insertRows(get().rows, rows), newWhilePaused: 0 });
+      kick();
+    },
+    setViewport(first, last) {
+      viewport = { first, last };
+      const rows = get().rows;
+      if (stale.size === 0) return;
+      for (let i = Math.max(0, first - REFRESH_MARGIN); i <= Math.min(rows.length - 1, last + REFRESH_MARGIN); i++) {
+        if (stale.has((rows[i] as DeliverySummary).id)) {
+          kick();
+          return;
+        }
+      }
+    },
+    replayFailed() {
+      if (get().bulk?.state === 'running' || get().bulk?.state === 'cancelling') return;
+      bulkCancelled = false;
+      set({ bulk: { state: 'running', done: 0, total: 0, replayed: 0, failed: 0, firstError: null } });
+      const state = (): BulkReplayState['state'] => (bulkCancelled ? 'cancelling' : 'running');
+      void replayFailedInFilter((m, p) => transport.call(m, p), get().filter, {
+        isCancelled: () => bulkCancelled,
+        onProgress: ({ replayIds: _ids, ...p }) => set({ bulk: { ...p, state: state() } }),
+      }).then(
+        ({ replayIds: _ids, ...p }) => set({ bulk: { ...p, state: bulkCancelled ? 'cancelled' : 'finished' } }),
+        (err: unknown) => {
+          const b = get().bulk;
+          set({ bulk: { done: 0, total: 0, replayed: 0, failed: 0, ...b, firstError: b?.firstError ?? messageOf(err), state: 'finished' } });
+        },
+      );
+    },
+    cancelBulk() {
+      const b = get().bulk;
+      if (b?.state !== 'running') return;
+      bulkCancelled = true;
+      set({ bulk: { ...b, state: 'cancelling' } });
+    },
+    dismissBulk() {
+      if (get().bulk?.state === 'running' || get().bulk?.state === 'cancelling') return;
+      set({ bulk: null });
+    },
+  }));
+
+  const fail = (err: unknown): void => store.setState({ error: messageOf(err) });
+  const filterNow = (): DeliveryFilter => store.getState().filter;
+
+  async function loadDetail(id: number): Promise<void> {
+    try {
+      const detail = await transport.call('getDelivery', id);
+      if (store.getState().selectedId === id) store.setState({ detail });
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  /** Starts the list over for the current filter: the first page and the counts. */
+  async function reload(): Promise<void> {
+    const g = ++generation;
+    changed.clear();
+    stale.clear();
+    held.clear();
+    heldOverflow = 0;
+    catchUp = false;
+    nextBeforeId = null;
+    // An older page on its way belongs to the old filter: it is dropped when it lands.
+    store.setState({ loading: true, newWhilePaused: 0, loadingOlder: false });
+    const filter = filterNow();
+    void refreshCounts();
+    try {
+      const page = await transport.call('listDeliveries', { ...filter, limit: pageSize });
+      if (g !== generation) return;
+      nextBeforeId = page.nextBeforeId;
+      store.setState({ rows: page.items, loaded: true, loading: false, hasOlder: page.nextBeforeId !== null, error: null });
+      if (changed.size > 0) kick();
+    } catch (err) {
+      if (g === generation) {
+        store.setState({ loading: false });
+        fail(err);
+      }
+    }
+  }
+
+  async function loadOlder(): Promise<void> {
+    const s = store.getState();
+    if (s.loadingOlder || nextBeforeId === null || !s.loaded) return;
+    const g = generation;
+    store.setState({ loadingOlder: true });
+    try {
+      const page = await transport.call('listDeliveries', { ...s.filter, beforeId: nextBeforeId, limit: pageSize });
+      if (g !== generation) return;
+      nextBeforeId = page.nextBeforeId;
+      store.setState((st) => ({ rows: appendOlder(st.rows, page.items), hasOlder: page.nextBeforeId !== null, loadingOlder: false }));
+    } catch (err) {
+      store.setState({ loadingOlder: false });
+      fail(err);
+    }
+  }
+
+  async function refreshCounts(): Promise<void> {
+    if (countsTimer) {
+      countsTimer();
+      countsTimer = null;
+    }
+    const g = generation;
+    try {
+      const counts = await transport.call('countDeliveries', filterNow());
+      if (g === generation) store.setState({ counts });
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  /** At most one count per COUNTS_EVERY_MS however many events arrive (trailing, so the last change is counted). */
+  function countsSoon(): void {
+    countsTimer ??= delay(() => {
+      countsTimer = null;
+      void refreshCounts();
+    }, COUNTS_EVERY_MS);
+  }
+
+  /** Rows matching the filter newer than `afterId` (and older than `beforeId`), a few pages at most. */
+  async function rowsBetween(filter: DeliveryFilter, afterId: number, beforeId: number | null): Promise<{ rows: DeliverySummary[]; complete: boolean }> {
+    const rows: DeliverySummary[] = [];
+    let cursor = beforeId;
+    for (let n = 0; n < MAX_CATCH_UP_PAGES; n++) {
+      const page = await transport.call('listDeliveries', {
+        ...filter,
+        limit: MAX_PAGE_LIMIT,
+        ...(afterId > 0 ? { afterId } : {}),
+        ...(cursor !== null ? { beforeId: cursor } : {}),
+      });
+      rows.push(...page.items);
+      if (page.nextBeforeId === null) return { rows, complete: true };
+      cursor = page.nextBeforeId;
+    }
+    return { rows, complete: false };
+  }
+
+  async function flush(): Promise<void> {
+    const s = store.getState();
+    if (!s.loaded || s.loading) return; // the page on its way is fresher; its arrival kicks a flush
+    const ids = [...changed];
+    changed.clear();
+    const g = generation;
+    const index = new Map(s.rows.map((r, i) => [r.id, i]));
+    const known = (id: number): boolean => index.has(id) || held.has(id);
+    // Below the loaded window the user has not scrolled yet: those rows are read fresh when they are.
+    const floor = s.hasOlder ? (s.rows[s.rows.length - 1]?.id ?? 0) : 0;
+    const unknown: number[] = [];
+    for (const id of ids) {
+      if (known(id)) stale.add(id);
+      else if (id > floor) unknown.push(id);
+    }
+    if (catchUp) for (const r of s.rows) stale.add(r.id);
+    const top = Math.max(s.rows[0]?.id ?? 0, ...held.keys());
+
+    try {
+      // 1. Rows new to the list: created since, or changed so that they now match the filter.
+      let found: DeliverySummary[] = [];
+      if (unknown.length > 0 || catchUp) {
+        const after = catchUp ? top : Math.min(...unknown) - 1;
+        const before = catchUp ? null : Math.max(...unknown) + 1;
+        catchUp = false;
+        const between = await rowsBetween(s.filter, after, before);
+        if (g !== generation) return;
+        if (!between.complete) {
+          // Too many to splice in: start over from the newest rows.
+          void reload();
+          return;
+        }
+        found = between.rows;
+        for (const r of found) stale.delete(r.id);
+      }
+      // 2. Changed rows on screen (and just around it), in one call.
+      const now = store.getState();
+      const onScreen: number[] = [];
+      const from = Math.max(0, viewport.first - REFRESH_MARGIN);
+      const to = Math.min(now.rows.length - 1, viewport.last + REFRESH_MARGIN);
+      for (let i = from; i <= to && onScreen.length < MAX_PAGE_LIMIT; i++) {
+        const id = (now.rows[i] as DeliverySummary).id;
+        if (stale.has(id)) onScreen.push(id);
+      }
+      let refreshed: DeliverySummary[] = [];
+      if (onScreen.length > 0) {
+        refreshed = await transport.call('getDeliverySummaries', onScreen);
+        if (g !== generation) return;
+        for (const id of onScreen) stale.delete(id);
+      }
+      // Asked for but not returned: gone from the log (a deletion request purged them).
+      const returned = new Set(refreshed.map((r) => r.id));
+      apply(found, refreshed, new Set(onScreen.filter((id) => !returned.has(id))));
+      const selectedId = store.getState().selectedId;
+      if (selectedId !== null && ids.includes(selectedId)) await loadDetail(selectedId);
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  function apply(found: DeliverySummary[], refreshed: DeliverySummary[], gone: ReadonlySet<number> = new Set()): void {
+    const s = store.getState();
+    const updates = new Map<number, DeliverySummary>();
+    const added: DeliverySummary[] = [];
+    const index = new Set(s.rows.map((r) => r.id));
+    for (const r of found) {
+      if (index.has(r.id)) updates.set(r.id, r);
+      else if (held.has(r.id)) held.set(r.id, r);
+      else added.push(r);
+    }
+    for (const r of refreshed) {
+      updates.set(r.id, r);
+      if (held.has(r.id)) held.set(r.id, r);
+    }
+    let rows = applyUpdates(s.rows, updates);
+    if (gone.size > 0) {
+      rows = rows.filter((r) => !gone.has(r.id));
+      for (const id of gone) held.delete(id);
+    }
+    let hasOlder = s.hasOlder;
+    if (s.paused) {
+      for (const r of added) {
+        if (held.size < MAX_HELD) held.set(r.id, r);
+        else heldOverflow++;
+      }
+    } else if (added.length > 0) {
+      rows = insertRows(rows, added);
+      // The list keeps its place when rows arrive above it, so what is on screen moved down by as many.
+      const trimmed = trimRows(rows, maxRows, viewport.last + added.length + REFRESH_MARGIN);
+      if (trimmed.trimmed) {
+        rows = trimmed.rows;
+        nextBeforeId = rows[rows.length - 1]?.id ?? null;
+        hasOlder = true;
+      }
+    }
+    const newWhilePaused = held.size + heldOverflow;
+    if (rows !== s.rows || hasOlder !== s.hasOlder || newWhilePaused !== s.newWhilePaused) {
+      store.setState({ rows, hasOlder, newWhilePaused, error: null });
+    }
+  }
+
+  const batch = batcher(schedule, flush);
+  const kick = (): void => batch.kick();
+
+  function queue(event: LiveEvent): void {
+    if (event.type === 'deliveries') {
+      for (const id of event.ids) changed.add(id);
+      if (event.ids.length > 0) {
+        countsSoon();
+        kick();
+      }
+    } else if (event.type === 'config' && event.what === 'sources') {
+      void transport.call('listSources').then((sources) => store.setState({ sources }), fail);
+    }
+  }
+
+  return {
+    store,
+    start() {
+      void reload();
+      void transport.call('listSources').then((sources) => store.setState({ sources }), fail);
+      const stop = followLive(transport, {
+        onEvent: queue,
+        onState: (connection) => store.setState({ connection }),
+        onReconnect() {
+          catchUp = true;
+          countsSoon();
+          kick();
+        },
+      });
+      return () => {
+        stop();
+        countsTimer?.();
+        countsTimer = null;
+        bulkCancelled = true;
+      };
+    },
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * The Inbound view's state: Tracking API calls as received, newest first, keyset-paged, kept live
+ * by `requests` events (applied at most once per frame), and the selected call's messages and
+ * dropped items.
+ */
+import { createStore } from 'zustand/vanilla';
+import type { DroppedItemView, EngineEnvironment, InboundMessageView, InboundRequest, LiveEvent } from '../../../src-shared/api';
+import type { Source } from '../../../src-shared/settings';
+import type { Transport } from '../../transport';
+import { batcher, followLive, messageOf, perFrame, type Schedule, type ViewStore } from '../../shared/live-store';
+
+export const INBOUND_PAGE = 100;
+
+export interface InboundDetail {
+  requestId: number;
+  messages: InboundMessageView[];
+  dropped: DroppedItemView[];
+}
+
+export interface InboundState {
+  rows: InboundRequest[];
+  /** beforeId for "load more"; null once the log is exhausted. */
+  nextBeforeId: number | null;
+  loaded: boolean;
+  loadingMore: boolean;
+  error: string | null;
+  sources: Source[];
+  environment: EngineEnvironment | null;
+  selectedId: number | null;
+  detail: InboundDetail | null;
+  select(id: number | null): void;
+  /** Selects the row after (+1) or before (-1) the selected one. */
+  move(step: 1 | -1): void;
+  loadMore(): Promise<void>;
+}
+
+
+/** Newest first, each id once. Requests are written once, whole, so a row never changes. */
+export function mergeRows(rows: InboundRequest[], more: InboundRequest[]): InboundRequest[] {
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  for (const r of more) byId.set(r.id, r);
+  return [...byId.values()].sort((a, b) => b.id - a.id);
+}
+
+/**
+ * The rows after a fresh first page arrives: merged when it reaches down to what is on screen, else
+ * (more new calls than a page) the fresh page alone, paged on from its own end so nothing is skipped.
+ */
+export function withFirstPage(
+  state: Pick<InboundState, 'rows' | 'nextBeforeId'>,
+  page: { items: InboundRequest[]; nextBeforeId: number | null },
+): Pick<InboundState, 'rows' | 'nextBeforeId'> {
+  const newestShown = state.rows[0]?.id ?? 0;
+  const oldestFetched = page.items[page.items.length - 1]?.id ?? 0;
+  const gap = page.nextBeforeId !== null && oldestFetched > newestShown + 1 && state.rows.length > 0;
+  if (gap || state.rows.length === 0) return { rows: page.items, nextBeforeId: page.nextBeforeId };
+  return { rows: mergeRows(state.rows, page.items), nextBeforeId: state.nextBeforeId };
+}
+
+export type InboundStore = ViewStore<InboundState>;
+
+export function createInboundStore(transport: Transport, schedule: Schedule = perFrame): InboundStore {
+  const store = createStore<InboundState>()((set, get) => ({
+    rows: [],
+    nextBeforeId: null,
+    loaded: false,
+    loadingMore: false,
+    error: null,
+    sources: [],
+    environment: null,
+    selectedId: null,
+    detail: null,
+    select(id) {
+      set({ selectedId: id, detail: id !== null && get().detail?.requestId === id ? get().detail : null });
+      if (id !== null) void loadDetail(id);
+    },
+    move(step) {
+      const { rows, selectedId } = get();
+      const at = rows.findIndex((r) => r.id === selectedId);
+      const next = rows[at === -1 ? 0 : Math.min(rows.length - 1, Math.max(0, at + step))];
+      if (next) get().select(next.id);
+    },
+    async loadMore() {
+      const { nextBeforeId, loadingMore } = get();
+      if (nextBeforeId === null || loadingMore) return;
+      set({ loadingMore: true });
+      try {
+        const page = await transport.call('listRequests', { beforeId: nextBeforeId, limit: INBOUND_PAGE });
+        set({ rows: mergeRows(get().rows, page.items), nextBeforeId: page.nextBeforeId, loadingMore: false, error: null });
+      } catch (err) {
+        set({ loadingMore: false, error: messageOf(err) });
+      }
+    },
+  }));
+
+  const fail = (err: unknown): void => store.setState({ error: messageOf(err) });
+
+  async function loadDetail(id: number): Promise<void> {
+    try {
+      const [messages, dropped] = await Promise.all([transport.call('messagesOf', id), transport.call('droppedItemsOf', id)]);
+      if (store.getState().selectedId === id) store.setState({ detail: { requestId: id, messages, dropped } });
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  async function loadFirstPage(): Promise<void> {
+    try {
+      const page = await transport.call('listRequests', { limit: INBOUND_PAGE });
+      store.setState((s) => ({ ...withFirstPage(s, page), loaded: true, error: null }));
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  const loadSources = (): Promise<void> => transport.call('listSources').then((sources) => store.setState({ sources }), fail);
+
+  const firstPage = batcher(schedule, loadFirstPage);
+  function queue(event: LiveEvent): void {
+    if (event.type === 'config' && event.what === 'sources') void loadSources();
+    if (event.type === 'requests') firstPage.kick();
+  }
+
+  return {
+    store,
+    start() {
+      void loadFirstPage();
+      void loadSources();
+      transport.call('getEnvironment').then((environment) => store.setState({ environment }), fail);
+      return followLive(transport, { onEvent: queue, onReconnect: () => firstPage.kick() });
+    },
+  };
+}
