@@ -25,8 +25,11 @@ test('kill -9 under load: every acknowledged message is delivered after restart,
     }),
   );
   const acked = new Set<string>();
+  // Killed in finally whatever happened, so a failing run leaves no server behind.
+  const children: import('node:child_process').ChildProcess[] = [];
   try {
     const first = await startServe(['--port', '0', '--data-dir', dataDir, '--config', configPath]);
+    children.push(first.child);
     let seq = 0;
     let stop = false;
     const pump = async (): Promise<void> => {
@@ -54,6 +57,7 @@ test('kill -9 under load: every acknowledged message is delivered after restart,
 
     receiver.respond((_req, res) => res.end('ok'));
     const second = await startServe(['--port', '0', '--data-dir', dataDir]);
+    children.push(second.child);
     // Parsed once per received request: re-parsing every body on each check starves the server under load.
     const delivered = new Set<string>();
     let parsed = 0;
@@ -87,6 +91,7 @@ test('kill -9 under load: every acknowledged message is delivered after restart,
     second.child.kill('SIGTERM');
     assert.equal((await second.exited).code, 0, 'SIGTERM stops cleanly');
   } finally {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await receiver.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
