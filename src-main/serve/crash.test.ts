@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { Receiver } from '../engine/testing/receiver';
 import { waitUntil } from '../engine/testing/wait';
 import { startServe } from './testing/process';
+import { LogInspector } from '../engine/store/inspect';
 
 const auth = `Basic ${Buffer.from('wk_crash:').toString('base64')}`;
 
@@ -47,8 +47,8 @@ test('kill -9 under load: every acknowledged message is delivered after restart,
     await Promise.all(pumps);
     assert.equal((await first.exited).signal, 'SIGKILL');
 
-    const db = new Database(join(dataDir, 'hookbench.sqlite'), { readonly: true });
-    const inFlight = (db.prepare("SELECT COUNT(*) AS n FROM attempts WHERE state = 'in_flight'").get() as { n: number }).n;
+    const db = LogInspector.of(dataDir, { readonly: true });
+    const inFlight = db.count('attempts', "state = 'in_flight'");
     db.close();
     assert.ok(inFlight > 0, 'the kill caught attempts in flight');
 
@@ -58,8 +58,8 @@ test('kill -9 under load: every acknowledged message is delivered after restart,
       new Set(receiver.received.map((r) => (JSON.parse(r.body.toString()) as { messageId: string }).messageId));
     await waitUntil(() => [...acked].every((id) => deliveredIds().has(id)), `all ${acked.size} acknowledged messages to arrive`, 60_000);
 
-    const check = new Database(join(dataDir, 'hookbench.sqlite'), { readonly: true });
-    const interrupted = (check.prepare("SELECT COUNT(*) AS n FROM attempts WHERE state = 'interrupted'").get() as { n: number }).n;
+    const check = LogInspector.of(dataDir, { readonly: true });
+    const interrupted = check.count('attempts', "state = 'interrupted'");
     check.close();
     assert.equal(interrupted, inFlight, 'every attempt in flight at the kill is marked interrupted');
     second.child.kill('SIGTERM');

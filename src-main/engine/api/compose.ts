@@ -127,7 +127,7 @@ export function duplicateNotice(messageId: string, copies: number): string {
 }
 
 function templatesOf(engine: Engine): ComposeTemplate[] {
-  return engine.config.getSetting<ComposeTemplate[]>(TEMPLATES_SETTING) ?? [];
+  return engine.stores.config.getSetting<ComposeTemplate[]>(TEMPLATES_SETTING) ?? [];
 }
 
 const byName = (a: ComposeTemplate, b: ComposeTemplate): number =>
@@ -240,7 +240,7 @@ export function createComposeApi(
       const shape = validateComposeShape(input, 'compose');
       if (!shape.value) throw new ValidationError(shape.errors);
       const c = shape.value;
-      const sources = engine.config.listSources();
+      const sources = engine.stores.config.listSources();
       const source = sources.find((s) => s.name === c.source);
       if (!source) {
         const known = sources.length > 0 ? `; sources: ${sources.map((s) => `"${s.name}"`).join(', ')}` : '; create one in Configure first';
@@ -257,7 +257,7 @@ export function createComposeApi(
       const existing = templatesOf(engine);
       const valid = validateTemplate(input, existing);
       const saved: ComposeTemplate = { ...valid, savedAt: new Date(engine.clock.now()).toISOString() };
-      engine.config.setSetting(TEMPLATES_SETTING, [...existing.filter((t) => t.name !== saved.name), saved]);
+      engine.stores.config.setSetting(TEMPLATES_SETTING, [...existing.filter((t) => t.name !== saved.name), saved]);
       deps.onConfig('templates');
       return saved;
     },
@@ -266,7 +266,7 @@ export function createComposeApi(
       if (typeof name !== 'string' || !existing.some((t) => t.name === name)) {
         throw new ValidationError([{ field: 'name', message: `no template named ${JSON.stringify(name)}` }]);
       }
-      engine.config.setSetting(TEMPLATES_SETTING, existing.filter((t) => t.name !== name));
+      engine.stores.config.setSetting(TEMPLATES_SETTING, existing.filter((t) => t.name !== name));
       deps.onConfig('templates');
     },
   };

@@ -203,12 +203,10 @@ const local = (ms: number): string => {
 async function deliveryOf(h: Harness, messageId: string, statuses: string[]): Promise<number> {
   const row = await waitUntil(
     () =>
-      h.engine.db
-        .prepare(`SELECT d.id, d.status FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE m.message_id = ? AND d.replay_of IS NULL`)
-        .get(messageId) as { id: number; status: string } | undefined,
+      h.inspect.get(`SELECT d.id, d.status FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE m.message_id = ? AND d.replay_of IS NULL`, messageId) as { id: number; status: string } | undefined,
     `delivery of ${messageId}`,
   );
-  await waitUntil(() => statuses.includes(h.engine.log.getDelivery(row.id)?.status ?? ''), `delivery of ${messageId} to be ${statuses.join(' or ')}`);
+  await waitUntil(() => statuses.includes(h.engine.stores.log.getDelivery(row.id)?.status ?? ''), `delivery of ${messageId} to be ${statuses.join(' or ')}`);
   return row.id;
 }
 
@@ -299,7 +297,7 @@ describe('getDelivery: the detail of a real engine', () => {
       const originalBody = receiver.received[0]!.body.toString('utf8');
       const edited = '{"version":1,"type":"track","event":"Edited"}';
       const replay = await api.replayDelivery({ id: original, body: edited });
-      await waitUntil(() => h.engine.log.getDelivery(replay.id)?.status === 'succeeded', 'the edited replay');
+      await waitUntil(() => h.engine.stores.log.getDelivery(replay.id)?.status === 'succeeded', 'the edited replay');
       const detail = await api.getDelivery(replay.id);
       assert.equal(detail?.body, edited);
       assert.equal(detail?.originalBody, originalBody);
@@ -312,7 +310,7 @@ describe('getDelivery: the detail of a real engine', () => {
 
       h.engine.applyConfig(configWith(receiver.url, { enabled: false }));
       const off = await api.replayDelivery({ id: original });
-      await waitUntil(() => h.engine.log.getDelivery(off.id)?.status === 'discarded', 'the replay to be discarded');
+      await waitUntil(() => h.engine.stores.log.getDelivery(off.id)?.status === 'discarded', 'the replay to be discarded');
       const discarded = await api.getDelivery(off.id);
       assert.equal(discarded?.nextStep, 'discarded without sending: its destination is switched off');
       assert.equal(discarded?.signature.state, 'not_sent');

@@ -10,7 +10,7 @@ import type { Engine } from '../index';
 import { formatDuration } from '../delivery/retry-policy';
 import { signBody, verifySignature } from '../delivery/signature';
 import type { AttemptRow, DeliveryRow } from '../store/log-store';
-import { SUMMARY_COLUMNS, isoOrNull, parseOr, toAttempt, toSummary, type DetailRow } from './views';
+import { isoOrNull, parseOr, toAttempt, toSummary } from './views';
 
 /** Header names are case-insensitive on the wire, so they are here too. */
 export function headerValue(headers: Record<string, string>, name: string): string | null {
@@ -214,26 +214,17 @@ export function nextStepOf(row: NextStepRow, attempts: NextStepAttempt[], ctx: N
   }
 }
 
-interface FullDetailRow extends DetailRow {
-  pending_urls: string | null;
-}
-
 /** Reads one delivery's detail; null when there is no delivery with that id. */
 export function createDetailQuery(engine: Engine): (id: number) => DeliveryDetail | null {
-  const oneDetail = engine.db.prepare(
-    `SELECT ${SUMMARY_COLUMNS}, d.body, d.target_url, d.edited, d.first_attempt_at, d.finished_at, d.pending_urls
-     FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id WHERE d.id = ?`,
-  );
-  const bodyOf = engine.db.prepare('SELECT body FROM deliveries WHERE id = ?');
+  const { deliveryViews, log, config } = engine.stores;
   return (id) => {
-    const row = oneDetail.get(id) as FullDetailRow | undefined;
+    const row = deliveryViews.detail(id);
     if (!row) return null;
-    const attempts = engine.log.attemptsOf(row.id);
+    const attempts = log.attemptsOf(row.id);
     const views = attempts.map(toAttempt);
-    const destination = engine.config.listDestinations().find((d) => d.id === row.destination_id);
+    const destination = config.listDestinations().find((d) => d.id === row.destination_id);
     const last = views[views.length - 1];
-    const original =
-      row.edited === 1 && row.replay_of !== null ? (bodyOf.get(row.replay_of) as { body: Buffer | null } | undefined)?.body ?? null : null;
+    const original = row.edited === 1 && row.replay_of !== null ? deliveryViews.bodyOf(row.replay_of) : null;
     return {
       ...toSummary(row),
       body: row.body === null ? null : row.body.toString('utf8'),

@@ -33,7 +33,7 @@ import {
   type FieldError,
   type SourceInput,
 } from '../../../src-shared/settings';
-import { toRequest, type RequestRow } from './views';
+import { toRequest } from './views';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
@@ -98,11 +98,9 @@ export interface EngineApiOptions {
 
 export function createEngineApi(engine: Engine, options: EngineApiOptions = {}): EngineApi {
   const onConfig = options.onConfig ?? ((): void => {});
-  const db = engine.db;
   const compose = createComposeApi(engine, { ingestUrl: options.ingestUrl ?? (() => null), onConfig });
-  const deliveries = createDeliveryQueries(db);
+  const deliveries = createDeliveryQueries(engine.stores.deliveryViews);
   const detailOf = createDetailQuery(engine);
-  const listRequestRows = db.prepare('SELECT * FROM requests WHERE id < ? ORDER BY id DESC LIMIT ?');
 
   const api: EngineApi = {
     async listDeliveries(page?: DeliveryPage) {
@@ -124,7 +122,7 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
     ...createDeletionApi(engine),
     ...createRetentionApi(engine, { onConfig }),
     async countDeliveriesByStatus() {
-      return engine.log.countDeliveriesByStatus();
+      return engine.stores.log.countDeliveriesByStatus();
     },
     async getHealth() {
       return engine.health.current();
@@ -134,39 +132,39 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
         throw new ValidationError([{ field: 'page.status', message: 'requests have no status filter' }]);
       }
       const p = parsePage(page);
-      return pageOf((listRequestRows.all(p.beforeId, p.limit) as RequestRow[]).map(toRequest), p.limit);
+      return pageOf(engine.stores.requests.page(p.beforeId, p.limit).map(toRequest), p.limit);
     },
     async droppedItemsOf(requestId) {
-      return engine.log.droppedItemsOf(requireId(requestId, 'requestId'));
+      return engine.stores.requests.droppedItemsOf(requireId(requestId, 'requestId'));
     },
     async listSources() {
-      return engine.config.listSources();
+      return engine.stores.config.listSources();
     },
     async saveSource(input) {
       requireValid(validateSourceInput(input, 'source'));
       const s: SourceInput = { name: input.name, writeKey: input.writeKey };
-      const holder = engine.config.listSources().find((o) => o.writeKey === s.writeKey && o.name !== s.name);
+      const holder = engine.stores.config.listSources().find((o) => o.writeKey === s.writeKey && o.name !== s.name);
       if (holder) throw new ValidationError([{ field: 'source.writeKey', message: `is already the write key of source "${holder.name}"` }]);
       // Through applyConfig, not the store, so the engine's routing caches are rebuilt.
       engine.applyConfig({ sources: [s], destinations: [] });
       onConfig('sources');
-      const saved = engine.config.listSources().find((o) => o.name === s.name);
+      const saved = engine.stores.config.listSources().find((o) => o.name === s.name);
       if (!saved) throw new Error(`source "${s.name}" vanished while being saved`);
       return saved;
     },
     async listDestinations() {
-      return engine.config.listDestinations();
+      return engine.stores.config.listDestinations();
     },
     async saveDestination(input) {
       requireValid(validateDestinationInput(input, 'destination'));
       const d = destinationInputOf(input as unknown as Record<string, unknown>);
-      const known = new Set(engine.config.listSources().map((s) => s.name));
+      const known = new Set(engine.stores.config.listSources().map((s) => s.name));
       requireValid(
         d.sources.flatMap((name, k) => (known.has(name) ? [] : [{ field: `destination.sources[${k}]`, message: `no source named "${name}"` }])),
       );
       engine.applyConfig({ sources: [], destinations: [d] });
       onConfig('destinations');
-      const saved = engine.config.listDestinations().find((o) => o.name === d.name);
+      const saved = engine.stores.config.listDestinations().find((o) => o.name === d.name);
       if (!saved) throw new Error(`destination "${d.name}" vanished while being saved`);
       return saved;
     },
@@ -190,7 +188,7 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
       if (!isObject(input)) throw new ValidationError([{ field: 'replay', message: 'must be an object { id, body?, targetUrl? }' }]);
       const id = requireId(input.id, 'replay.id');
       const errors: FieldError[] = [];
-      if (!engine.log.getDelivery(id)) errors.push({ field: 'replay.id', message: `no delivery with id ${id}` });
+      if (!engine.stores.log.getDelivery(id)) errors.push({ field: 'replay.id', message: `no delivery with id ${id}` });
       let body: Uint8Array | undefined;
       if (input.body !== undefined) {
         if (typeof input.body !== 'string') errors.push({ field: 'replay.body', message: 'must be the JSON text to send' });
