@@ -8,6 +8,8 @@ import { DEFAULT_DELIVERY_SETTINGS, RETRY_PRESETS, type DeliverySettings } from 
 import type { SignatureCheck } from '../../../src-shared/api';
 import { ManualClock } from '../clock';
 import { decideAfterRound } from '../delivery/retry-policy';
+import { classifyError } from '../delivery/sender';
+import { failureText } from '../../../src-shared/delivery-outcomes';
 import type { AttemptResult } from '../delivery/types';
 import { startHarness, configWith, type Harness } from '../testing/harness';
 import { Receiver, status } from '../testing/receiver';
@@ -58,6 +60,7 @@ describe('nextStepOf', () => {
     last_error: null,
     last_http_status: null,
     pending_urls: null,
+    decision: null,
     ...over,
   });
   const attempt = (over: Partial<NextStepAttempt> = {}): NextStepAttempt => ({
@@ -69,6 +72,7 @@ describe('nextStepOf', () => {
     http_status: 500,
     error_kind: 'http',
     error_text: 'HTTP 500 Internal Server Error',
+    failure: null,
     ...over,
   });
   const result = (over: Partial<AttemptResult>): AttemptResult => ({
@@ -96,6 +100,8 @@ describe('nextStepOf', () => {
   });
   assert.equal(windowDecision.outcome, 'failed');
   const windowReason = windowDecision.outcome === 'failed' ? windowDecision.reason : '';
+  const windowRecord = windowDecision.outcome === 'failed' ? JSON.stringify(windowDecision.decision) : null;
+  const tlsFailure = classifyError(Object.assign(new Error('self-signed'), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' }), 'https://127.0.0.1:9000/hook');
   const second = 'http://127.0.0.1:9001/other';
 
   const table: [string, NextStepRow, NextStepAttempt[], string, Partial<DeliverySettings>?][] = [
@@ -153,8 +159,14 @@ describe('nextStepOf', () => {
     [
       'a self-signed certificate is refused before sending',
       row({ status: 'failed', rounds: 1 }),
-      [attempt({ verdict: 'permanent', http_status: null, error_kind: 'tls', error_text: 'self-signed certificate refused; request not sent (DEPTH_ZERO_SELF_SIGNED_CERT)' })],
+      [attempt({ verdict: 'permanent', http_status: null, error_kind: 'tls', error_text: failureText(tlsFailure), failure: JSON.stringify(tlsFailure) })],
       'not retried: TLS certificate error (self-signed certificate refused), so no request was sent',
+    ],
+    [
+      'a certificate refused, on a row written before failures were kept',
+      row({ status: 'failed', rounds: 1 }),
+      [attempt({ verdict: 'permanent', http_status: null, error_kind: 'tls', error_text: 'self-signed certificate refused; request not sent (DEPTH_ZERO_SELF_SIGNED_CERT)' })],
+      'not retried: TLS certificate error, so no request was sent',
     ],
     [
       'a redirect is not followed',
@@ -170,17 +182,39 @@ describe('nextStepOf', () => {
     ],
     [
       'the retry window ran out (read from the recorded decision, not today’s settings)',
-      row({ status: 'failed', rounds: 7, first_attempt_at: T0, last_error: windowReason }),
+      row({ status: 'failed', rounds: 7, first_attempt_at: T0, last_error: windowReason, decision: windowRecord }),
       [attempt({ round: 6 }), attempt({ round: 7, error_kind: 'timeout', http_status: null, error_text: 'no complete response within 300 ms' })],
       'retries stopped: the 1 min retry window since the first attempt (12:00:00) ends at 12:01:00, before the next retry would have been due; round 7 ended with timeout: no complete response within 300 ms',
       DEFAULT_DELIVERY_SETTINGS,
     ],
+    [
+      'the retry window ran out, reworded: the sentence comes from the record, not the words',
+      row({ status: 'failed', rounds: 7, first_attempt_at: T0, last_error: 'the retries are over', decision: windowRecord }),
+      [attempt({ round: 7 })],
+      'retries stopped: the 1 min retry window since the first attempt (12:00:00) ends at 12:01:00, before the next retry would have been due; round 7 ended with HTTP 500 Internal Server Error',
+    ],
+    [
+      'the retry window ran out, on a row written before decisions were kept: its last error says it',
+      row({ status: 'failed', rounds: 7, first_attempt_at: T0, last_error: windowReason }),
+      [attempt({ round: 7 })],
+      `failed: ${windowReason}`,
+    ],
     ['failed without any attempt', row({ status: 'failed', last_error: 'no webhook URL was tried' }), [], 'failed: no webhook URL was tried'],
     [
       'discarded',
-      row({ status: 'discarded', last_error: 'not sent: its destination is switched off' }),
+      row({
+        status: 'discarded',
+        last_error: 'not sent: its destination is switched off',
+        decision: JSON.stringify({ code: 'not_sent', reason: 'destination_off', detail: null }),
+      }),
       [],
       'discarded without sending: its destination is switched off',
+    ],
+    [
+      'discarded, on a row written before decisions were kept',
+      row({ status: 'discarded', last_error: 'not sent: its destination is switched off' }),
+      [],
+      'discarded without sending (not sent: its destination is switched off)',
     ],
   ];
   for (const [name, r, attempts, expected, settings] of table) {

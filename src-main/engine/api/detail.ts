@@ -1,5 +1,5 @@
 /**
- * A delivery's detail (issue 4, Inspect): the stored row and its attempts, plus what a person needs
+ * A delivery's detail (Inspect): the stored row and its attempts, plus what a person needs
  * to read them: the X-Signature recomputed from the stored bytes, the next step in plain words, and
  * the original body beside an edited replay. checkSignature and nextStepOf are pure; the query at
  * the bottom is the thin shell that reads the rows.
@@ -7,7 +7,15 @@
 import type { DeliveryDetail, SignatureCheck } from '../../../src-shared/api';
 import type { DeliverySettings } from '../../../src-shared/settings';
 import type { Engine } from '../index';
-import { formatDuration } from '../delivery/retry-policy';
+import {
+  describeFailure,
+  formatDuration,
+  notSentText,
+  parseRecord,
+  permanentReason as permanentWords,
+  type AttemptFailure,
+  type DeliveryDecision,
+} from '../../../src-shared/delivery-outcomes';
 import { signBody, verifySignature } from '../delivery/signature';
 import type { AttemptRow, DeliveryRow } from '../store/log-store';
 import { isoOrNull, parseOr, toAttempt, toSummary } from './views';
@@ -81,9 +89,12 @@ export function checkSignature(input: SignatureInput): SignatureCheck {
 /** The columns of a delivery row the next-step sentence reads. */
 export type NextStepRow = Pick<
   DeliveryRow,
-  'status' | 'next_attempt_at' | 'rounds' | 'first_attempt_at' | 'last_error' | 'last_http_status' | 'pending_urls'
+  'status' | 'next_attempt_at' | 'rounds' | 'first_attempt_at' | 'last_error' | 'last_http_status' | 'pending_urls' | 'decision'
 >;
-export type NextStepAttempt = Pick<AttemptRow, 'round' | 'url' | 'started_at' | 'state' | 'verdict' | 'http_status' | 'error_kind' | 'error_text'>;
+export type NextStepAttempt = Pick<
+  AttemptRow,
+  'round' | 'url' | 'started_at' | 'state' | 'verdict' | 'http_status' | 'error_kind' | 'error_text' | 'failure'
+>;
 
 export interface NextStepContext {
   /** The engine clock's now (time-warp included), for "in 12 s". */
@@ -129,36 +140,29 @@ function lastRound(attempts: NextStepAttempt[]): NextStepAttempt[] {
   return done.filter((a) => a.round === round);
 }
 
-/** One failed attempt in a few words, e.g. "HTTP 500 Internal Server Error", "timeout: no complete response within 300 ms". */
-function failureOf(a: NextStepAttempt): string {
-  if (a.error_kind === 'http' || a.error_kind === 'redirect') return a.error_text ?? `HTTP ${a.http_status}`;
-  if (a.error_kind === null) return a.http_status === null ? 'no response' : `HTTP ${a.http_status}`;
-  return `${a.error_kind}: ${a.error_text ?? 'no details'}`;
+/** The attempt's recorded failure; a row written before failures were kept is known by its words. */
+function recordedFailure(a: NextStepAttempt): AttemptFailure | null {
+  const kept = parseRecord<AttemptFailure>(a.failure, 'kind');
+  if (kept) return kept;
+  if (a.error_kind === null && a.error_text === null) return null;
+  return { kind: 'recorded', errorKind: a.error_kind, status: a.http_status, text: a.error_text };
 }
 
-/** Why retry-policy.ts's classifyAttempt called this attempt permanent, in its words. */
+/** One failed attempt in a few words, e.g. "HTTP 500 Internal Server Error", "timeout: no complete response within 300 ms". */
+function failureOf(a: NextStepAttempt): string {
+  const failure = recordedFailure(a);
+  if (failure) return describeFailure(failure);
+  return a.http_status === null ? 'no response' : `HTTP ${a.http_status}`;
+}
+
 function permanentReason(a: NextStepAttempt): string {
-  const status = a.http_status;
-  if (a.error_kind === 'tls') {
-    // The sender words certificate problems as "<what>; request not sent (<CODE>)".
-    const what = (a.error_text ?? 'certificate refused').split(';')[0]?.trim();
-    return `TLS certificate error (${what}), so no request was sent`;
-  }
-  if (a.error_kind === 'redirect') return `${status ?? 'the answer'} is a redirect, and redirects are not followed (a webhook must answer at its configured URL)`;
-  if (status !== null && status >= 400 && status < 500) return `${status} is a client error (of the 4xx statuses only 408 and 429 are retried)`;
-  if (status !== null) return `HTTP ${status} is not retried`;
-  return failureOf(a);
+  return permanentWords(a.http_status, recordedFailure(a));
 }
 
 function withUrls(attempts: NextStepAttempt[], say: (a: NextStepAttempt) => string): string {
   return attempts.map((a) => (attempts.length > 1 ? `${a.url}: ${say(a)}` : say(a))).join('; ');
 }
 
-/** decideAfterRound writes the window it used into the reason: "the retry window of 4 h (14400000 ms)". */
-function windowFromReason(reason: string | null): number | null {
-  const m = /retry window of [^()]*\((\d+) ms\)/.exec(reason ?? '');
-  return m?.[1] === undefined ? null : Number(m[1]);
-}
 
 /** When the next round is due, or why there will be none, in one sentence. Pure. */
 export function nextStepOf(row: NextStepRow, attempts: NextStepAttempt[], ctx: NextStepContext): string {
@@ -199,8 +203,9 @@ export function nextStepOf(row: NextStepRow, attempts: NextStepAttempt[], ctx: N
       if (retryable.length === 0) return `not retried: ${withUrls(round, permanentReason)}`;
       // Something was still worth retrying, so the retry window is what ended it; its length is read
       // from the recorded decision, since the settings may have changed since.
-      const windowMs = windowFromReason(row.last_error);
-      if (windowMs === null || row.first_attempt_at === null) return `failed: ${row.last_error ?? withUrls(round, failureOf)}`;
+      const decision = parseRecord<DeliveryDecision>(row.decision, 'code');
+      if (decision?.code !== 'window_exhausted' || row.first_attempt_at === null) return `failed: ${row.last_error ?? withUrls(round, failureOf)}`;
+      const windowMs = decision.retryWindowMs;
       const end = row.first_attempt_at + windowMs;
       return (
         `retries stopped: the ${formatDuration(windowMs)} retry window since the first attempt (${clockTime(row.first_attempt_at, ctx)}) ` +
@@ -208,8 +213,10 @@ export function nextStepOf(row: NextStepRow, attempts: NextStepAttempt[], ctx: N
       );
     }
     case 'discarded': {
-      const why = (row.last_error ?? '').replace(/^not sent: /, '');
-      return why ? `discarded without sending: ${why}` : 'discarded without sending';
+      const decision = parseRecord<DeliveryDecision>(row.decision, 'code');
+      if (decision?.code === 'not_sent') return `discarded without sending: ${notSentText(decision.reason, decision.detail)}`;
+      // A row written before decisions were kept: its last error says why.
+      return row.last_error ? `discarded without sending (${row.last_error})` : 'discarded without sending';
     }
   }
 }

@@ -11,6 +11,7 @@ import selfsigned from 'selfsigned';
 import { ManualClock } from '../clock';
 import { buildRequestHeaders } from './request';
 import { classifyError, createSender, parseRetryAfter, RESPONSE_READ_LIMIT } from './sender';
+import { failureText } from '../../../src-shared/delivery-outcomes';
 import { verifySignature } from './signature';
 import { RESPONSE_BODY_CAP, type AttemptRequest } from './types';
 
@@ -434,6 +435,6 @@ test('classifyError maps Node and undici error codes to error kinds', () => {
     ['a string', 'other'],
   ];
   for (const [e, kind] of table) assert.equal(classifyError(e, 'https://hooks.example.com/in').kind, kind, String(e));
-  assert.equal(classifyError(err('ENOTFOUND'), 'https://hooks.example.com/in').text, 'host name of hooks.example.com could not be resolved (ENOTFOUND)');
-  assert.equal(classifyError(err('CERT_HAS_EXPIRED'), 'https://x/').text, 'certificate has expired; request not sent (CERT_HAS_EXPIRED)');
+  assert.equal(failureText(classifyError(err('ENOTFOUND'), 'https://hooks.example.com/in')), 'host name of hooks.example.com could not be resolved (ENOTFOUND)');
+  assert.equal(failureText(classifyError(err('CERT_HAS_EXPIRED'), 'https://x/')), 'certificate has expired; request not sent (CERT_HAS_EXPIRED)');
 });

@@ -52,6 +52,8 @@ export interface DetailRow extends SummaryRow {
   first_attempt_at: number | null;
   finished_at: number | null;
   pending_urls: string | null;
+  /** JSON DeliveryDecision, or NULL (see DeliveryRow.decision). */
+  decision: string | null;
 }
 
 /**
@@ -155,7 +157,7 @@ export class DeliveryViewStore {
       countAll: 'SELECT COUNT(*) AS n FROM deliveries',
       byIds: `SELECT ${SUMMARY_COLUMNS} FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id
         WHERE d.id IN (SELECT value FROM json_each(?)) ORDER BY d.id DESC`,
-      detail: `SELECT ${SUMMARY_COLUMNS}, d.body, d.target_url, d.edited, d.first_attempt_at, d.finished_at, d.pending_urls
+      detail: `SELECT ${SUMMARY_COLUMNS}, d.body, d.target_url, d.edited, d.first_attempt_at, d.finished_at, d.pending_urls, d.decision
         FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id WHERE d.id = ?`,
       bodyOf: 'SELECT body FROM deliveries WHERE id = ?',
     });

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Db } from './database';
 import { statements } from './statements';
 import type { InboundMessage, IngestWarning } from '../../../src-shared/events';
+import { failureText, type AttemptFailure, type DeliveryDecision } from '../../../src-shared/delivery-outcomes';
 import { clip, decideRefused, REFUSED_TEXT_LIMITS, SUMMARY_CODE, summaryText, type RefusedWindow } from './refused-log';
 
 export type DeliveryStatus = 'pending' | 'in_flight' | 'succeeded' | 'retrying' | 'failed' | 'discarded';
@@ -75,6 +76,8 @@ export interface DeliveryRow {
   pending_urls: string | null;
   last_http_status: number | null;
   last_error: string | null;
+  /** JSON DeliveryDecision; NULL when delivered and on rows written before decisions were kept. */
+  decision: string | null;
   finished_at: number | null;
 }
 
@@ -95,6 +98,8 @@ export interface AttemptRow {
   response_truncated: number | null;
   error_kind: string | null;
   error_text: string | null;
+  /** JSON AttemptFailure; NULL for a success and on rows written before failures were kept. */
+  failure: string | null;
   retry_after_ms: number | null;
 }
 
@@ -117,6 +122,8 @@ export interface FinishedAttempt {
   responseTruncated: boolean;
   errorKind: string | null;
   errorText: string | null;
+  /** The failure as data (errorKind and errorText are its words); null for a success. */
+  failure: AttemptFailure | null;
   retryAfterMs: number | null;
 }
 
@@ -127,11 +134,15 @@ export interface DeliveryUpdate {
   pendingUrls: string[] | null;
   lastHttpStatus: number | null;
   lastError: string | null;
+  /** What was decided, as data (lastError is its words); null once delivered. */
+  decision: DeliveryDecision | null;
   finishedAt: number | null;
 }
 
+const INTERRUPTED: AttemptFailure = { kind: 'interrupted' };
+
 /**
- * The message log and the delivery queue: SQLite is the queue (DESIGN.md), so every state change
+ * The message log and the delivery queue: SQLite is the queue, so every state change
  * of a delivery is a row update here, and the scheduler only ever works from what is committed.
  */
 export class LogStore {
@@ -154,7 +165,8 @@ export class LogStore {
       insertAttempt: `INSERT INTO attempts (delivery_id, round, url, started_at, state, request_headers)
          VALUES (?, ?, ?, ?, 'in_flight', ?)`,
       finishAttempt: `UPDATE attempts SET state = 'done', verdict = ?, http_status = ?, timings = ?, response_headers = ?,
-           response_body = ?, response_bytes = ?, response_truncated = ?, error_kind = ?, error_text = ?, retry_after_ms = ?
+           response_body = ?, response_bytes = ?, response_truncated = ?, error_kind = ?, error_text = ?, failure = ?,
+           retry_after_ms = ?
          WHERE id = ?`,
       addToSummary: 'UPDATE requests SET bytes = bytes + ?, error_text = ? WHERE id = ?',
       selectMessageJson: 'SELECT json FROM messages WHERE id = ?',
@@ -163,15 +175,14 @@ export class LogStore {
       markInFlight: `UPDATE deliveries SET status = 'in_flight', body = COALESCE(body, ?), first_attempt_at = ?, rounds = ?
          WHERE id = ?`,
       updateDelivery: `UPDATE deliveries SET status = ?, next_attempt_at = ?, pending_urls = ?, last_http_status = ?, last_error = ?,
-           finished_at = ? WHERE id = ?`,
+           decision = ?, finished_at = ? WHERE id = ?`,
       insertReplay: `INSERT INTO deliveries (message_id, destination_id, payload_type, status, body, target_url, replay_of, edited, created_at, next_attempt_at)
          VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)`,
       insertPrebuilt: `INSERT INTO deliveries (message_id, destination_id, payload_type, status, body, created_at, next_attempt_at)
          VALUES (NULL, ?, ?, 'pending', ?, ?, ?)`,
       nextDueAt: `SELECT MIN(next_attempt_at) AS at FROM deliveries WHERE status IN ('pending', 'retrying')`,
       interruptAttempts: `UPDATE attempts SET state = 'interrupted', verdict = 'retryable', error_kind = 'interrupted',
-           error_text = 'Hookbench stopped while this attempt was in flight; the delivery was resumed at start-up'
-         WHERE state = 'in_flight'`,
+           error_text = ?, failure = ? WHERE state = 'in_flight'`,
       resumeDeliveries: `UPDATE deliveries SET status = 'retrying', next_attempt_at = ? WHERE status = 'in_flight'`,
       delivery: 'SELECT * FROM deliveries WHERE id = ?',
       attemptsOf: 'SELECT * FROM attempts WHERE delivery_id = ? ORDER BY id',
@@ -357,6 +368,7 @@ export class LogStore {
           a.responseTruncated ? 1 : 0,
           a.errorKind,
           a.errorText,
+          a.failure === null ? null : JSON.stringify(a.failure),
           a.retryAfterMs,
           a.attemptId,
         );
@@ -368,6 +380,7 @@ export class LogStore {
           d.pendingUrls ? JSON.stringify(d.pendingUrls) : null,
           d.lastHttpStatus,
           d.lastError,
+          d.decision === null ? null : JSON.stringify(d.decision),
           d.finishedAt,
           d.deliveryId,
         );
@@ -381,7 +394,7 @@ export class LogStore {
    */
   recoverInterrupted(now: number): { attempts: number; deliveries: number } {
     return this.db.transaction(() => {
-      const attempts = this.s.interruptAttempts.run().changes;
+      const attempts = this.s.interruptAttempts.run(failureText(INTERRUPTED), JSON.stringify(INTERRUPTED)).changes;
       const deliveries = this.s.resumeDeliveries.run(now).changes;
       return { attempts, deliveries };
     })();
