@@ -5,7 +5,21 @@
 
 export const MAX_WEBHOOKS_PER_DESTINATION = 5;
 /** Headers the destination itself owns; a static header may not override them (DESIGN.md). */
-export const RESERVED_HEADERS = ['content-type', 'user-agent', 'x-signature'] as const;
+/**
+ * How a destination's requests can be signed: each scheme with its label and the headers it sets
+ * (which static headers may then not use). The engine has one signer per scheme.
+ */
+export const SIGNING_SCHEMES = {
+  'x-signature': { label: 'X-Signature: hex HMAC-SHA1 of the body', headers: ['x-signature'] },
+} as const satisfies Record<string, { label: string; headers: readonly string[] }>;
+export type SigningScheme = keyof typeof SIGNING_SCHEMES;
+export const DEFAULT_SIGNING: SigningScheme = 'x-signature';
+
+export const RESERVED_HEADERS: readonly string[] = [
+  'content-type',
+  'user-agent',
+  ...Object.values(SIGNING_SCHEMES).flatMap((s): readonly string[] => s.headers),
+];
 export const WEBHOOK_USER_AGENT = 'Segment.io/1.0';
 export const DEFAULT_TIMEOUT_MS = 5_000;
 export const DEFAULT_RETRY_WINDOW_MS = 4 * 60 * 60 * 1000;
@@ -32,11 +46,14 @@ export interface DestinationInput {
   sources: string[];
   sharedSecret: string | null;
   webhooks: WebhookEntry[];
+  /** How its requests are signed (with sharedSecret); DEFAULT_SIGNING when absent. */
+  signing?: SigningScheme;
 }
 
 export interface Destination extends DestinationInput {
   id: number;
   createdAt: string;
+  signing: SigningScheme;
 }
 
 /** Backoff schedule: exponential from baseDelayMs, capped per step, stopping retryWindowMs after the first attempt. */
@@ -72,6 +89,12 @@ export const RETRY_PRESETS = {
     maxRetryAfterMs: 10_000,
   },
 } as const satisfies Record<string, RetrySchedule>;
+
+/** What each preset is for, as the Configure view offers it. */
+export const RETRY_PRESET_LABELS: Record<keyof typeof RETRY_PRESETS, string> = {
+  standard: 'Standard — retries for up to 4 hours, as Segment does',
+  short: 'Short — quick retries within a minute, for debugging a receiver',
+};
 
 export const DEFAULT_DELIVERY_SETTINGS: DeliverySettings = {
   timeoutMs: DEFAULT_TIMEOUT_MS,
@@ -168,6 +191,9 @@ export function validateDestinationInput(input: unknown, field = 'destination'):
   }
   if (d.sharedSecret !== undefined && d.sharedSecret !== null && typeof d.sharedSecret !== 'string') {
     errors.push({ field: `${field}.sharedSecret`, message: 'must be a string or null' });
+  }
+  if (d.signing !== undefined && !(typeof d.signing === 'string' && Object.hasOwn(SIGNING_SCHEMES, d.signing))) {
+    errors.push({ field: `${field}.signing`, message: `must be one of ${Object.keys(SIGNING_SCHEMES).join(', ')}` });
   }
   if (!Array.isArray(d.webhooks)) {
     errors.push({ field: `${field}.webhooks`, message: 'must be a list of { url, headers } entries' });

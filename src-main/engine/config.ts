@@ -10,6 +10,7 @@ import {
   type DestinationInput,
   type FieldError,
   type RetentionSettings,
+  type SigningScheme,
   type SourceInput,
 } from '../../src-shared/settings';
 
@@ -71,6 +72,7 @@ export function parseConfig(input: unknown): HookbenchConfig {
       sources: (d.sources as string[] | undefined) ?? [],
       sharedSecret: typeof d.sharedSecret === 'string' && d.sharedSecret !== '' ? d.sharedSecret : null,
       webhooks: (d.webhooks as { url: string; headers?: Record<string, string> }[]).map((w) => ({ url: w.url, headers: w.headers ?? {} })),
+      ...(d.signing === undefined ? {} : { signing: d.signing as SigningScheme }),
     }),
   );
   const config: HookbenchConfig = { sources: sources as SourceInput[], destinations: typedDestinations };

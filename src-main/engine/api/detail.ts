@@ -1,10 +1,10 @@
 /**
  * A delivery's detail (Inspect): the stored row and its attempts, plus what a person needs
- * to read them: the X-Signature recomputed from the stored bytes, the next step in plain words, and
- * the original body beside an edited replay. checkSignature and nextStepOf are pure; the query at
+ * to read them: the signature checked by the destination's signer against the stored bytes, the
+ * next step in plain words, and the original body beside an edited replay. nextStepOf is pure; the query at
  * the bottom is the thin shell that reads the rows.
  */
-import type { DeliveryDetail, SignatureCheck } from '../../../src-shared/api';
+import type { DeliveryDetail } from '../../../src-shared/api';
 import type { DeliverySettings } from '../../../src-shared/settings';
 import type { Engine } from '../index';
 import {
@@ -16,75 +16,11 @@ import {
   type AttemptFailure,
   type DeliveryDecision,
 } from '../../../src-shared/delivery-outcomes';
-import { signBody, verifySignature } from '../delivery/signature';
+import { signerFor } from '../delivery/signers';
 import type { AttemptRow, DeliveryRow } from '../store/log-store';
 import { isoOrNull, parseOr, toAttempt, toSummary } from './views';
 
-/** Header names are case-insensitive on the wire, so they are here too. */
-export function headerValue(headers: Record<string, string>, name: string): string | null {
-  const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === wanted) return value;
-  return null;
-}
-
-export interface SignatureInput {
-  /** The stored body: exactly the bytes signed and sent. */
-  body: Uint8Array | null;
-  /** The destination's shared secret now; null when it has none (or is gone). */
-  secret: string | null;
-  /** Request headers of the last attempt, as sent; null before any attempt. */
-  sentHeaders: Record<string, string> | null;
-}
-
-export function checkSignature(input: SignatureInput): SignatureCheck {
-  // An empty secret signs nothing (buildRequestHeaders treats it as unset), so it is read the same way.
-  const secret = input.secret ? input.secret : null;
-  const expected = secret !== null && input.body !== null ? signBody(input.body, secret) : null;
-  if (input.sentHeaders === null) {
-    return {
-      state: 'not_sent',
-      expected,
-      sent: null,
-      explanation:
-        secret === null
-          ? 'nothing sent yet; the destination has no shared secret, so it will go out unsigned'
-          : 'nothing sent yet; the first attempt will carry an X-Signature made with the current shared secret',
-    };
-  }
-  const sent = headerValue(input.sentHeaders, 'x-signature');
-  if (secret === null) {
-    return sent === null
-      ? { state: 'no_secret', expected: null, sent: null, explanation: 'the destination has no shared secret, so no X-Signature was sent' }
-      : {
-          state: 'no_secret',
-          expected: null,
-          sent,
-          explanation: 'cannot be checked: an X-Signature was sent, but the destination has no shared secret now (it was removed after sending)',
-        };
-  }
-  if (sent === null) {
-    return {
-      state: 'mismatch',
-      expected,
-      sent: null,
-      explanation: 'sent without X-Signature: the destination had no shared secret then; the secret it has now was set after sending',
-    };
-  }
-  if (input.body === null) {
-    return { state: 'mismatch', expected: null, sent, explanation: 'cannot be recomputed: the stored body is missing' };
-  }
-  if (verifySignature(input.body, secret, sent)) {
-    return { state: 'valid', expected, sent, explanation: 'the HMAC-SHA1 of the stored body with the current shared secret matches the X-Signature sent' };
-  }
-  return {
-    state: 'mismatch',
-    expected,
-    sent,
-    explanation:
-      'the X-Signature sent is not the HMAC-SHA1 of the stored body with the current shared secret. ' +
-      'Either the secret was changed after sending or the body differs from the bytes signed; Hookbench stores the exact bytes it signs, so a changed secret is the likely cause',
-  };
-}
+export { checkSignature, headerValue } from '../delivery/signature';
 
 /** The columns of a delivery row the next-step sentence reads. */
 export type NextStepRow = Pick<
@@ -240,7 +176,11 @@ export function createDetailQuery(engine: Engine): (id: number) => DeliveryDetai
       firstAttemptAt: isoOrNull(row.first_attempt_at),
       finishedAt: isoOrNull(row.finished_at),
       attempts: views,
-      signature: checkSignature({ body: row.body, secret: destination?.sharedSecret ?? null, sentHeaders: last ? last.requestHeaders : null }),
+      signature: signerFor(destination).check({
+        body: row.body,
+        secret: destination?.sharedSecret ?? null,
+        sentHeaders: last ? last.requestHeaders : null,
+      }),
       nextStep: nextStepOf(row, attempts, { now: engine.clock.now(), settings: engine.deliverySettings() }),
       originalBody: original === null ? null : original.toString('utf8'),
       destinationName: destination?.name ?? null,

@@ -31,6 +31,7 @@ import {
   validateWebhookUrl,
   type DestinationInput,
   type FieldError,
+  type SigningScheme,
   type SourceInput,
 } from '../../../src-shared/settings';
 import { toRequest } from './views';
@@ -82,6 +83,7 @@ function destinationInputOf(d: Record<string, unknown>): DestinationInput {
     sources: (d.sources as string[] | undefined) ?? [],
     sharedSecret: typeof d.sharedSecret === 'string' && d.sharedSecret !== '' ? d.sharedSecret : null,
     webhooks: (d.webhooks as { url: string; headers?: Record<string, string> }[]).map((w) => ({ url: w.url, headers: w.headers ?? {} })),
+    ...(d.signing === undefined ? {} : { signing: d.signing as SigningScheme }),
   };
 }
 

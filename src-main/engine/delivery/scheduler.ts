@@ -4,6 +4,7 @@ import type { Clock, ClockTimer } from '../clock';
 import type { DeliveryRow, DeliveryUpdate, FinishedAttempt, LogStore, NewAttempt } from '../store/log-store';
 import { serializePayload, toWebhookPayload } from './payloads';
 import { buildRequestHeaders } from './request';
+import { signatureHeaders, signerFor } from './signers';
 import { classifyAttempt, decideAfterRound, failureOf } from './retry-policy';
 import { decisionText, type DeliveryDecision, type NotSentReason } from '../../../src-shared/delivery-outcomes';
 import type { AttemptResult } from './types';
@@ -213,9 +214,11 @@ export class Scheduler {
         continue;
       }
       const secret = destination.sharedSecret;
+      // Signed once per round: every URL of the round gets the same signature.
+      const signature = signatureHeaders(signerFor(destination), secret, { body, deliveryId: row.id, at: now });
       const headersFor = (url: string): Record<string, string> => {
         const entry = destination.webhooks.find((w) => w.url === url) ?? { url, headers: {} };
-        return buildRequestHeaders(entry, body, secret);
+        return buildRequestHeaders(entry, signature);
       };
       const round = row.rounds + 1;
       const attempts: NewAttempt[] = targets.map((url) => ({ deliveryId: row.id, round, url, startedAt: now, requestHeaders: headersFor(url) }));

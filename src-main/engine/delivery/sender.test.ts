@@ -12,7 +12,7 @@ import { ManualClock } from '../clock';
 import { buildRequestHeaders } from './request';
 import { classifyError, createSender, parseRetryAfter, RESPONSE_READ_LIMIT } from './sender';
 import { failureText } from '../../../src-shared/delivery-outcomes';
-import { verifySignature } from './signature';
+import { verifySignature, xSignature } from './signature';
 import { RESPONSE_BODY_CAP, type AttemptRequest } from './types';
 
 // Every server and sender a test opens is closed here, even when an assertion failed halfway.
@@ -105,7 +105,7 @@ test('200: exact bytes, headers and path reach the receiver, which verifies X-Si
   const { clock, send } = newSender();
   const body = Buffer.from('{"version":1,"type":"track","event":"Café ☕ 🎉","properties":{"n":"1.50"}}', 'utf8');
   const target = `${url}/hooks/in?x=1&y=%20z`;
-  const headers = buildRequestHeaders({ url: target, headers: { Authorization: 'Bearer abc', 'X-Team': 'blue' } }, body, 'shh');
+  const headers = buildRequestHeaders({ url: target, headers: { Authorization: 'Bearer abc', 'X-Team': 'blue' } }, xSignature.sign({ body, secret: 'shh', deliveryId: 1, at: 0 }));
 
   const result = await send({ url: target, headers, body });
 

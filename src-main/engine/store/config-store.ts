@@ -1,6 +1,16 @@
 import type { Db } from './database';
 import { statement } from './statements';
-import type { DeliverySettings, Destination, DestinationInput, Source, SourceInput, WebhookEntry } from '../../../src-shared/settings';
+import {
+  DEFAULT_SIGNING,
+  SIGNING_SCHEMES,
+  type DeliverySettings,
+  type Destination,
+  type DestinationInput,
+  type SigningScheme,
+  type Source,
+  type SourceInput,
+  type WebhookEntry,
+} from '../../../src-shared/settings';
 
 interface SourceRow {
   id: number;
@@ -13,6 +23,7 @@ interface DestinationRow {
   name: string;
   enabled: number;
   shared_secret: string | null;
+  signing: string;
   created_at: number;
 }
 
@@ -93,6 +104,8 @@ export class ConfigStore {
       name: r.name,
       enabled: r.enabled === 1,
       sharedSecret: this.openSecret(r.shared_secret),
+      // A scheme this build does not know (a newer one wrote it) signs the default way.
+      signing: Object.hasOwn(SIGNING_SCHEMES, r.signing) ? (r.signing as SigningScheme) : DEFAULT_SIGNING,
       createdAt: iso(r.created_at),
       sources: (sources.all(r.id) as { name: string }[]).map((s) => s.name),
       webhooks: (entries.all(r.id) as { url: string; headers: string }[]).map(
@@ -106,9 +119,12 @@ export class ConfigStore {
     const write = this.db.transaction(() => {
       statement(
         this.db,
-        `INSERT INTO destinations (id, name, enabled, shared_secret, created_at) VALUES (${nextIdOf('destinations')}, ?, ?, ?, ?)
-         ON CONFLICT(name) DO UPDATE SET enabled = excluded.enabled, shared_secret = excluded.shared_secret`,
-      ).run(input.name, input.enabled ? 1 : 0, this.sealSecret(input.sharedSecret), now);
+        `INSERT INTO destinations (id, name, enabled, shared_secret, signing, created_at)
+         VALUES (${nextIdOf('destinations')}, ?, ?, ?, COALESCE(?, '${DEFAULT_SIGNING}'), ?)
+         ON CONFLICT(name) DO UPDATE SET enabled = excluded.enabled, shared_secret = excluded.shared_secret,
+           signing = COALESCE(?, destinations.signing)`,
+        // Saved without a scheme (an older client, a form that does not show it): the one it has stays.
+      ).run(input.name, input.enabled ? 1 : 0, this.sealSecret(input.sharedSecret), input.signing ?? null, now, input.signing ?? null);
       const { id } = statement(this.db, 'SELECT id FROM destinations WHERE name = ?').get(input.name) as { id: number };
       statement(this.db, 'DELETE FROM webhook_entries WHERE destination_id = ?').run(id);
       const addEntry = statement(this.db, 'INSERT INTO webhook_entries (destination_id, position, url, headers) VALUES (?, ?, ?, ?)');

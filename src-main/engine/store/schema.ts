@@ -239,4 +239,8 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE attempts ADD COLUMN failure TEXT;
   ALTER TABLE deliveries ADD COLUMN decision TEXT;
   `,
+  /* 8: how a destination's requests are signed (a scheme name; every destination made before
+     signs with X-Signature). */ `
+  ALTER TABLE destinations ADD COLUMN signing TEXT NOT NULL DEFAULT 'x-signature';
+  `,
 ];
