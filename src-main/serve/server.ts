@@ -37,7 +37,7 @@ function sendJson(res: import('node:http').ServerResponse, status: number, body:
 function healthOf(engine: Engine): Record<string, unknown> {
   let deliveries: Record<string, number> | null = null;
   try {
-    deliveries = engine.log.countDeliveriesByStatus();
+    deliveries = engine.stores.log.countDeliveriesByStatus();
   } catch (err) {
     engine.health.fault(err);
   }
