@@ -1,5 +1,5 @@
 /**
- * The Deliveries view under load (issue 4 item 10), in Debian's Chromium against a real
+ * The Deliveries view under load, in Debian's Chromium against a real
  * `hookbench serve` whose log holds 100,000 deliveries (seeded through the store's own write paths).
  *
  *   open    time from navigation to the first rows painted; baselines: the same app on an empty

@@ -34,7 +34,7 @@ export interface EngineOptions {
   /** Extra CA certificates trusted for https webhooks (e.g. a local development CA). */
   ca?: string | Buffer;
   concurrency?: number;
-  /** Live-update coalescing interval (DESIGN.md: batched live events). */
+  /** Live-update coalescing interval: the views apply one update per frame, not one per row. */
   liveIntervalMs?: number;
   /** Seals destinations' shared secrets at rest (Electron: safeStorage); plain text when absent. */
   secrets?: SecretSealer;

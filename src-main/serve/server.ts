@@ -11,7 +11,7 @@ import { DEFAULT_UI_DIR, isUiPath, serveUi } from './static';
 export interface RunningServer {
   server: Server;
   url: string;
-  /** The control API's per-launch token (DESIGN.md: security posture). */
+  /** The control API's per-launch token. */
   token: string;
   /**
    * Stops taking connections and ends the live streams (each told the engine stopped). Requests in

@@ -1,6 +1,6 @@
 /**
  * The contract of src-shared/api.ts implemented over the engine. Transports (headless HTTP in
- * serve/control-api.ts, Electron IPC) differ; this does not (DESIGN.md: one contract, two transports).
+ * serve/control-api.ts, Electron IPC) differ; this does not (ARCHITECTURE.md: one contract, two transports).
  */
 import type { Engine } from '../index';
 import { StorageFaultError } from '../store/storage-fault';

@@ -1,5 +1,5 @@
 /**
- * Deletion requests (issue 4 of issue 5; spec/webhook-destination.md Events: delete; wire-facts 23).
+ * Deletion requests (docs/delivery.md: one delete notice per affected source).
  *
  * Requesting a deletion stores the request and, for each affected source (one holding messages of
  * the user, identity.ts) and each enabled destination attached to it, one delete notice: an
