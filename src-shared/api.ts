@@ -144,6 +144,19 @@ export interface SignatureCheck {
   sent: string | null;
   /** A sentence for the UI, e.g. "matches the body and the current secret". */
   explanation: string;
+  /** With more than one scheme: each scheme's own check (X-Signature first); the fields above are then the summary. */
+  parts?: SchemeCheck[];
+}
+
+/** One scheme's part of a SignatureCheck. */
+export interface SchemeCheck {
+  scheme: 'x-signature' | 'standard-webhooks';
+  /** The header carrying the signature. */
+  header: string;
+  state: SignatureCheck['state'];
+  expected: string | null;
+  sent: string | null;
+  explanation: string;
 }
 
 /** One HTTP call to the Tracking API, accepted or refused. */
