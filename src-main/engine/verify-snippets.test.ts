@@ -106,9 +106,9 @@ test('every snippet verifies a real delivery over the raw bytes and refuses a ta
         const who = running.find((r) => r.url === attempt.url);
         assert.equal(attempt.httpStatus, 200, `${who?.language} (${who?.form}) accepts the delivery: ${who?.output.join('')}`);
         const headers = { ...attempt.requestHeaders };
-        const tampered = await fetch(attempt.url, { method: 'POST', headers, body: detail.body.replace('café', 'cafe') });
+        const tampered: Response = await fetch(attempt.url, { method: 'POST', headers, body: detail.body.replace('café', 'cafe') });
         assert.equal(tampered.status, 401, `${who?.language} (${who?.form}) refuses a tampered body`);
-        const same = await fetch(attempt.url, { method: 'POST', headers, body: detail.body });
+        const same: Response = await fetch(attempt.url, { method: 'POST', headers, body: detail.body });
         assert.equal(same.status, 200, `${who?.language} (${who?.form}) accepts the same bytes again`);
       }
     }
