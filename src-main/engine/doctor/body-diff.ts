@@ -97,7 +97,7 @@ function compareTrees(ours: LexNode, theirs: LexNode): Map<BodyFindingCode, Exam
   return found;
 }
 
-const visible = (ws: string): string => ws.replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\t/g, '\\t').replace(/ /g, '␠');
+const visible = (ws: string): string => ws.replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\t/g, '\\t').replace(/ /g, '·');
 
 /** The findings for a pasted body against the signed bytes, most telling first; `identical` when the bytes are the same. */
 export function diagnoseBody(signed: string, pasted: string): BodyFinding[] {
