@@ -1,6 +1,6 @@
 /** The signature doctor over the log: the delivery's bytes, its last request headers and the secrets configured. */
 import type { EngineApi } from '../../../src-shared/api';
-import { DEFAULT_SIGNING, ValidationError } from '../../../src-shared/settings';
+import { ValidationError } from '../../../src-shared/settings';
 import type { Engine } from '../index';
 import { diagnose } from '../doctor/doctor';
 import { toAttempt } from './views';
@@ -20,7 +20,6 @@ export function createDoctorApi(engine: Engine): Pick<EngineApi, 'diagnoseSignat
         {
           body: row.body,
           secret: destination?.sharedSecret || null,
-          scheme: destination?.signing ?? DEFAULT_SIGNING,
           sentHeaders: last ? toAttempt(last).requestHeaders : null,
           otherSecrets: destinations.flatMap((d) => (d.id !== row.destination_id && d.sharedSecret ? [{ name: d.name, secret: d.sharedSecret }] : [])),
         },

@@ -4,7 +4,6 @@
  * from what was sent, in words a person can act on. Pure: the API hands it the rows.
  */
 import type { DoctorFinding, DoctorReport } from '../../../src-shared/api';
-import type { SigningScheme } from '../../../src-shared/settings';
 import { standardWebhooksSecret } from '../../../src-shared/signing';
 import { headerValue } from '../delivery/signature';
 import { diagnoseBody, type BodyFinding } from './body-diff';
@@ -17,7 +16,6 @@ export interface DoctorCase {
   body: Uint8Array;
   /** The destination's secret now; null without one. */
   secret: string | null;
-  scheme: SigningScheme;
   /** The last attempt's request headers; null before any attempt. */
   sentHeaders: Record<string, string> | null;
   /** The other destinations' secrets, so a mix-up between them can be named. */
