@@ -117,6 +117,20 @@ test('the doctor finds a body a Python receiver re-serialised, and names a base6
   await doctor.getByTestId('doctor-finding-encoding').waitFor();
   assert.equal(await doctor.getByTestId('doctor-report').getAttribute('data-read'), 'signature');
 
+  // Edit & replay sends the edited text as typed (pretty-printed here): the JSON.stringify(req.body) of
+  // Segment's documented check is then other bytes, and the doctor says so.
+  const before = receiver.received.length;
+  await page.getByTestId('replay-edit').click();
+  await page.getByTestId('replay-edited-send').click();
+  await receiver.waitFor(before + 1);
+  const replayed = receiver.received[receiver.received.length - 1]!.body.toString('utf8');
+  assert.match(replayed, /\n {2}"version": 1/, 'the edited body went out pretty-printed, as typed');
+  await doctor.getByTestId('doctor-input').fill(JSON.stringify(JSON.parse(replayed)));
+  await doctor.getByTestId('doctor-run').click();
+  await doctor.getByTestId('doctor-finding-json_stringify').waitFor();
+  assert.match((await doctor.getByTestId('doctor-finding-json_stringify').textContent()) ?? '', /Segment's documented example/);
+  await doctor.screenshot({ path: screenshotPath('doctor-segment-example') });
+
   const snippets = page.getByTestId('delivery-detail').getByTestId('verify-snippets');
   assert.match((await snippets.getByTestId('snippet-code').textContent()) ?? '', /process\.env\.WEBHOOK_SECRET/);
   assert.ok(!((await snippets.getByTestId('snippet-code').textContent()) ?? '').includes(SECRET), 'no secret until asked');

@@ -31,7 +31,7 @@ const BODY_WORDS: Record<BodyFinding['code'], { title: string; detail: string }>
   not_json: { title: 'Not the same text and not comparable as JSON', detail: 'One of the two is not JSON, so they cannot be compared value by value.' },
   values_differ: { title: 'Different values', detail: 'The parsed body holds other values than the ones sent (a missing or extra key, a changed value, or a number that lost precision).' },
   key_order: { title: 'Keys in another order', detail: 'The same keys written in a different order: a serializer that sorts keys or builds a new object changes the bytes.' },
-  whitespace: { title: 'Different whitespace', detail: 'Spaces or newlines between tokens differ: the bytes sent are compact JSON without any; pretty-printing or a serializer with ", " and ": " adds them.' },
+  whitespace: { title: 'Different whitespace', detail: 'Spaces or newlines between tokens differ: Hookbench writes compact JSON without any (an edited replay keeps them as typed); pretty-printing or a serializer with ", " and ": " adds them.' },
   unicode_escapes: { title: 'Unicode written differently', detail: 'A character is written as a \\u escape on one side and as itself (UTF-8) on the other, e.g. "\\u00e9" against "é".' },
   escaped_slashes: { title: 'Escaped slashes', detail: 'One side writes "/" as "\\/" (PHP\'s json_encode does by default); the bytes differ though the value is the same.' },
   string_escapes: { title: 'Strings escaped differently', detail: 'The same string is spelled with other escapes (e.g. upper- against lowercase hex in \\u escapes).' },
