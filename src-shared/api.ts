@@ -144,6 +144,45 @@ export interface SignatureCheck {
   sent: string | null;
   /** A sentence for the UI, e.g. "matches the body and the current secret". */
   explanation: string;
+  /** With more than one scheme: each scheme's own check (X-Signature first); the fields above are then the summary. */
+  parts?: SchemeCheck[];
+}
+
+/** One scheme's part of a SignatureCheck. */
+export interface SchemeCheck {
+  scheme: 'x-signature' | 'standard-webhooks';
+  /** The header carrying the signature. */
+  header: string;
+  state: SignatureCheck['state'];
+  expected: string | null;
+  sent: string | null;
+  explanation: string;
+}
+
+/** What the signature doctor is asked: a delivery, and what its receiver computed or parsed. */
+export interface DoctorInput {
+  id: number;
+  /** A signature the receiver computed, or the body it parsed and wrote out again. */
+  pasted: string;
+  /** How to read `pasted`; 'auto' reads text starting with `{` or `[` as a body. */
+  as?: 'auto' | 'signature' | 'body';
+}
+
+/** One thing the doctor found, with examples at their JSON path where it has some. */
+export interface DoctorFinding {
+  code: string;
+  title: string;
+  detail: string;
+  examples: { path: string; ours: string; theirs: string }[];
+}
+
+export interface DoctorReport {
+  /** How the pasted text was read. */
+  read: 'signature' | 'body';
+  /** ok: it is what was sent; differs: the findings say how; unknown: nothing Hookbench tried explains it. */
+  verdict: 'ok' | 'differs' | 'unknown';
+  summary: string;
+  findings: DoctorFinding[];
 }
 
 /** One HTTP call to the Tracking API, accepted or refused. */
@@ -252,6 +291,8 @@ export interface EngineApi {
    * exactly as given and signed anew; to the destination's URLs, or to `targetUrl` alone.
    */
   replayDelivery(input: ReplayInput): Promise<DeliveryDetail>;
+  /** The signature doctor: how a receiver's signature or re-serialised body differs from what was sent. */
+  diagnoseSignature(input: DoctorInput): Promise<DoctorReport>;
   /** Sends composed calls through the client library to this engine's own ingest, as an SDK would. */
   composeEvents(input: ComposeInput): Promise<ComposeResult>;
   listTemplates(): Promise<ComposeTemplate[]>;
@@ -390,6 +431,7 @@ export const API_METHODS = [
   'getDeliverySettings',
   'saveDeliverySettings',
   'replayDelivery',
+  'diagnoseSignature',
   'composeEvents',
   'listTemplates',
   'saveTemplate',

@@ -16,6 +16,10 @@ export const MAX_WEBHOOKS_PER_DESTINATION = 5;
  */
 export const SIGNING_SCHEMES = {
   'x-signature': { label: 'X-Signature: hex HMAC-SHA1 of the body', headers: ['x-signature'] },
+  'x-signature+standard-webhooks': {
+    label: 'X-Signature and Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature: v1, base64 HMAC-SHA256)',
+    headers: ['x-signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature'],
+  },
 } as const satisfies Record<string, { label: string; headers: readonly string[] }>;
 export type SigningScheme = keyof typeof SIGNING_SCHEMES;
 export const DEFAULT_SIGNING: SigningScheme = 'x-signature';

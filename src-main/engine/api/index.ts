@@ -13,6 +13,7 @@ import { createPersonasApi } from './personas';
 import { createDeletionApi } from './deletion';
 import { createRetentionApi } from './retention';
 import { createDetailQuery } from './detail';
+import { createDoctorApi } from './doctor';
 import { ValidationError, type FieldError, type SourceInput } from '../../../src-shared/settings';
 import { toRequest } from './views';
 import { checkingParams } from './dispatch';
@@ -60,6 +61,7 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
     ...createPersonasApi(engine),
     ...createDeletionApi(engine),
     ...createRetentionApi(engine, { onConfig }),
+    ...createDoctorApi(engine),
     async countDeliveriesByStatus() {
       return engine.stores.log.countDeliveriesByStatus();
     },

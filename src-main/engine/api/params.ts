@@ -25,6 +25,7 @@ import {
   webhookUrlSchema,
 } from '../../../src-shared/settings';
 import { deletionInputSchema } from '../deletion/identity';
+import { MAX_PASTED_CHARS } from '../doctor/doctor';
 
 const WHOLE = 'must be a positive whole number';
 export const idSchema = z.number({ error: WHOLE }).int({ error: WHOLE }).min(1, { error: WHOLE }).max(Number.MAX_SAFE_INTEGER, { error: WHOLE });
@@ -113,6 +114,19 @@ const jsonObjectText = z.string({ error: 'must be the JSON text to send' }).supe
 export const replayInputSchema = z.object(
   { id: idSchema, body: jsonObjectText.optional(), targetUrl: webhookUrlSchema.optional() },
   { error: 'must be an object { id, body?, targetUrl? }' },
+);
+
+export const doctorInputSchema = strictParams(
+  {
+    id: idSchema,
+    pasted: z
+      .string({ error: 'must be the text to diagnose: a signature or a body' })
+      .refine((s) => s.trim() !== '', { error: 'is empty: paste a signature or a body' })
+      .refine((s) => s.length <= MAX_PASTED_CHARS, { error: `is longer than ${MAX_PASTED_CHARS} characters` }),
+    as: z.enum(['auto', 'signature', 'body'], { error: 'must be one of auto, signature, body' }).optional(),
+  },
+  '{ id, pasted, as? }',
+  'doctor',
 );
 
 const COMMON_FIELDS = ['userId', 'anonymousId', 'context', 'integrations', 'timestamp', 'messageId'] as const;
@@ -206,6 +220,7 @@ export const API_PARAMS: Record<ApiMethod, ParamSpec> = {
   getDeliverySettings: spec('params', nothing),
   saveDeliverySettings: spec('delivery', deliverySettingsInputSchema),
   replayDelivery: spec('replay', replayInputSchema),
+  diagnoseSignature: spec('doctor', doctorInputSchema),
   composeEvents: spec('compose', composeShapeSchema),
   listTemplates: spec('params', nothing),
   saveTemplate: spec('template', templateInputSchema),

@@ -4,7 +4,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { SignatureCheck } from '../../../src-shared/api';
-import type { SignatureInput, Signer } from './signers';
+import type { ReceivedFlat, ReceivedVerdict, SignatureInput, Signer } from './signers';
 
 const SHA1_HEX = /^[0-9a-f]{40}$/;
 
@@ -28,6 +28,19 @@ export function headerValue(headers: Record<string, string>, name: string): stri
   const wanted = name.toLowerCase();
   for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === wanted) return value;
   return null;
+}
+
+/** Verifies a received X-Signature over the raw bytes; null when the request carries none. */
+export function verifyXSignatureReceived(input: ReceivedFlat): ReceivedVerdict | null {
+  const header = headerValue(input.headers, 'x-signature');
+  if (header === null) return null;
+  const ok = input.secret !== '' && verifySignature(input.body, input.secret, header);
+  return {
+    scheme: 'x-signature',
+    header: 'X-Signature',
+    ok,
+    reason: ok ? 'matches the hex HMAC-SHA1 of the raw body with this secret' : 'is not the hex HMAC-SHA1 of the raw body with this secret',
+  };
 }
 
 export function checkSignature(input: SignatureInput): SignatureCheck {

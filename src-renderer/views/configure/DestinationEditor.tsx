@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { MAX_WEBHOOKS_PER_DESTINATION } from '../../../src-shared/settings';
+import { SigningChoice } from './SigningChoice';
 import { ADD_URL_LIMIT_REASON, edit, field, headerRowFields, placedFields, type WebhookDraft } from './destination-form';
 import { generateSecret } from './write-key';
 import { FieldErrors } from '../../shared/form-widgets';
@@ -128,6 +129,8 @@ export function DestinationEditor() {
         )}
         <FieldErrors errors={errors} fields={[field.sharedSecret]} label="The secret" />
       </fieldset>
+
+      <SigningChoice draft={draft} reveal={reveal} onChange={(signing) => update((d) => ({ ...d, signing }))} errors={errors} />
 
       {unplaced.length > 0 && (
         <div className="notice bad" data-testid="destination-errors">

@@ -29,6 +29,7 @@ test('a draft maps to the DestinationInput the engine takes: trimmed, blank head
     enabled: true,
     sources: ['backend'],
     sharedSecret: null,
+    signing: 'x-signature',
     webhooks: [
       { url: 'http://a.test/1', headers: { 'X-Env': 'dev' } },
       { url: 'https://b.test/2', headers: {} },
@@ -91,7 +92,7 @@ test('a saved destination round-trips through the draft unchanged', () => {
     enabled: false,
     sources: ['backend', 'web'],
     sharedSecret: 's3cret',
-    signing: 'x-signature',
+    signing: 'x-signature+standard-webhooks',
     webhooks: [
       { url: 'http://a.test/1', headers: { 'X-Env': 'dev', Authorization: 'Bearer t' } },
       { url: 'http://b.test/2', headers: {} },
@@ -99,8 +100,7 @@ test('a saved destination round-trips through the draft unchanged', () => {
   };
   const d = draftOf(saved);
   assert.equal(d.saved, 'Receiver');
-  // The form does not offer the signing scheme: saved without one, the destination keeps its own.
-  const { id: _id, createdAt: _c, signing: _s, ...input } = saved;
+  const { id: _id, createdAt: _c, ...input } = saved;
   assert.deepEqual(toDestinationInput(d), { input, errors: [] });
 });
 

@@ -5,11 +5,13 @@
  * next to the same inputs.
  */
 import {
+  DEFAULT_SIGNING,
   MAX_WEBHOOKS_PER_DESTINATION,
   validateDestinationInput,
   type Destination,
   type DestinationInput,
   type FieldError,
+  type SigningScheme,
 } from '../../../src-shared/settings';
 
 export interface HeaderRow {
@@ -28,6 +30,8 @@ export interface DestinationDraft {
   sources: string[];
   /** '' means no secret: nothing is signed. */
   sharedSecret: string;
+  /** How requests are signed with the secret. */
+  signing: SigningScheme;
   webhooks: WebhookDraft[];
 }
 
@@ -37,6 +41,7 @@ export const field = {
   enabled: `${ROOT}.enabled`,
   sources: `${ROOT}.sources`,
   sharedSecret: `${ROOT}.sharedSecret`,
+  signing: `${ROOT}.signing`,
   webhooks: `${ROOT}.webhooks`,
   webhook: (i: number): string => `${ROOT}.webhooks[${i}]`,
   url: (i: number): string => `${ROOT}.webhooks[${i}].url`,
@@ -47,7 +52,7 @@ export const field = {
 export const ADD_URL_LIMIT_REASON = `A destination has at most ${MAX_WEBHOOKS_PER_DESTINATION} webhook URLs; remove one to add another.`;
 
 export function emptyDraft(sources: string[] = []): DestinationDraft {
-  return { saved: null, name: '', enabled: true, sources, sharedSecret: '', webhooks: [{ url: '', headers: [] }] };
+  return { saved: null, name: '', enabled: true, sources, sharedSecret: '', signing: DEFAULT_SIGNING, webhooks: [{ url: '', headers: [] }] };
 }
 
 export function draftOf(d: Destination): DestinationDraft {
@@ -57,6 +62,7 @@ export function draftOf(d: Destination): DestinationDraft {
     enabled: d.enabled,
     sources: [...d.sources],
     sharedSecret: d.sharedSecret ?? '',
+    signing: d.signing,
     webhooks: d.webhooks.map((w) => ({ url: w.url, headers: Object.entries(w.headers).map(([name, value]) => ({ name, value })) })),
   };
 }
@@ -93,6 +99,7 @@ export function toDestinationInput(draft: DestinationDraft): { input: Destinatio
     enabled: draft.enabled,
     sources: [...draft.sources],
     sharedSecret: draft.sharedSecret === '' ? null : draft.sharedSecret,
+    signing: draft.signing,
     webhooks,
   };
   return { input, errors: [...validateDestinationInput(input, ROOT), ...errors] };
@@ -113,7 +120,7 @@ export function headerRowFields(draft: DestinationDraft, i: number, j: number): 
 
 /** Every path the form shows next to an input; errors on any other path are listed under the form. */
 export function placedFields(draft: DestinationDraft): Set<string> {
-  const placed = new Set<string>([field.name, field.enabled, field.sources, field.sharedSecret, field.webhooks]);
+  const placed = new Set<string>([field.name, field.enabled, field.sources, field.sharedSecret, field.signing, field.webhooks]);
   draft.sources.forEach((_s, k) => placed.add(`${field.sources}[${k}]`));
   draft.webhooks.forEach((w, i) => {
     placed.add(field.webhook(i));

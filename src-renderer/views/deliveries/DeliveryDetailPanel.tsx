@@ -6,6 +6,8 @@ import { AttemptTimeline } from './AttemptTimeline';
 import { BodyView } from './BodyView';
 import { DeliveryLinks } from './DeliveryLinks';
 import { RequestHeaders } from './RequestHeaders';
+import { SignatureDoctor } from './SignatureDoctor';
+import { VerifySnippets } from './VerifySnippets';
 import { useDeliveries } from '../../app/view-stores';
 import { DeliveryStatusBadge } from '../../shared/Badge';
 
@@ -62,6 +64,8 @@ function DetailBody({ detail }: { detail: DeliveryDetail }) {
       <ReplayControls detail={detail} />
       <BodyView body={detail.body} originalBody={detail.originalBody} replayOf={detail.replayOf} />
       <RequestHeaders attempt={lastAttempt} signature={detail.signature} />
+      <SignatureDoctor detail={detail} />
+      <VerifySnippets detail={detail} />
       {lastAttempt && detail.body !== null && <CurlCommand attempt={lastAttempt} body={detail.body} />}
       <AttemptTimeline attempts={detail.attempts} />
     </>

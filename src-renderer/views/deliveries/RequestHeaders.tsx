@@ -37,6 +37,18 @@ export function SignatureBadge({ signature }: { signature: SignatureCheck }) {
       <span className="ins-signature-text" data-testid="signature-explanation">
         {signature.explanation}
       </span>
+      {signature.parts && (
+        <ul className="ins-signature-parts" data-testid="signature-parts">
+          {signature.parts.map((part) => (
+            <li key={part.scheme} data-testid={`signature-part-${part.scheme}`} data-state={part.state}>
+              <span className="ins-badge">
+                <span aria-hidden="true">{signatureBadge(part.state).icon}</span> {part.header}: {signatureBadge(part.state).label}
+              </span>{' '}
+              <span className="muted">{part.explanation}</span>
+            </li>
+          ))}
+        </ul>
+      )}
       {signature.state === 'mismatch' && (
         <dl className="ins-signature-values">
           <dt>sent</dt>

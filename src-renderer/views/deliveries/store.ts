@@ -14,6 +14,8 @@ import {
   type DeliveryDetail,
   type DeliveryFilter,
   type DeliverySummary,
+  type DoctorInput,
+  type DoctorReport,
   type LiveEvent,
   type ReplayInput,
 } from '../../../src-shared/api';
@@ -88,6 +90,10 @@ export interface DeliveriesState {
   /** Stops the bulk replay after the call in flight. */
   cancelBulk(): void;
   dismissBulk(): void;
+  /** The signature doctor on the selected delivery: the report, or the refusal in words (the panel keeps the answer). */
+  diagnoseSignature(input: Omit<DoctorInput, 'id'>): Promise<{ report: DoctorReport } | { error: string }>;
+  /** The selected delivery's destination secret, read only when the user asks to reveal it; null without one. */
+  revealSecret(): Promise<string | null>;
 }
 
 export type { Schedule };
@@ -231,6 +237,21 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
     dismissBulk() {
       if (get().bulk?.state === 'running' || get().bulk?.state === 'cancelling') return;
       set({ bulk: null });
+    },
+    async diagnoseSignature(input) {
+      const id = get().selectedId;
+      if (id === null) return { error: 'no delivery is selected' };
+      try {
+        return { report: await transport.call('diagnoseSignature', { id, ...input }) };
+      } catch (err) {
+        return { error: messageOf(err) };
+      }
+    },
+    async revealSecret() {
+      const destinationId = get().detail?.destinationId;
+      if (destinationId === undefined) return null;
+      const destinations = await transport.call('listDestinations');
+      return destinations.find((d) => d.id === destinationId)?.sharedSecret ?? null;
     },
   }));
 
