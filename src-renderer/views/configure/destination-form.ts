@@ -6,6 +6,7 @@
  */
 import {
   MAX_WEBHOOKS_PER_DESTINATION,
+  NO_WARP,
   validateDestinationInput,
   type Destination,
   type DestinationInput,
@@ -29,6 +30,8 @@ export interface DestinationDraft {
   /** '' means no secret: nothing is signed. */
   sharedSecret: string;
   webhooks: WebhookDraft[];
+  /** Time-warp factor for deliveries created from now on; NO_WARP is real time. */
+  warp: number;
 }
 
 export const ROOT = 'destination';
@@ -38,6 +41,7 @@ export const field = {
   sources: `${ROOT}.sources`,
   sharedSecret: `${ROOT}.sharedSecret`,
   webhooks: `${ROOT}.webhooks`,
+  warp: `${ROOT}.warp`,
   webhook: (i: number): string => `${ROOT}.webhooks[${i}]`,
   url: (i: number): string => `${ROOT}.webhooks[${i}].url`,
   headerRow: (i: number, j: number): string => `${ROOT}.webhooks[${i}].headers[${j}]`,
@@ -47,7 +51,7 @@ export const field = {
 export const ADD_URL_LIMIT_REASON = `A destination has at most ${MAX_WEBHOOKS_PER_DESTINATION} webhook URLs; remove one to add another.`;
 
 export function emptyDraft(sources: string[] = []): DestinationDraft {
-  return { saved: null, name: '', enabled: true, sources, sharedSecret: '', webhooks: [{ url: '', headers: [] }] };
+  return { saved: null, name: '', enabled: true, sources, sharedSecret: '', webhooks: [{ url: '', headers: [] }], warp: NO_WARP };
 }
 
 export function draftOf(d: Destination): DestinationDraft {
@@ -58,6 +62,7 @@ export function draftOf(d: Destination): DestinationDraft {
     sources: [...d.sources],
     sharedSecret: d.sharedSecret ?? '',
     webhooks: d.webhooks.map((w) => ({ url: w.url, headers: Object.entries(w.headers).map(([name, value]) => ({ name, value })) })),
+    warp: d.warp,
   };
 }
 
@@ -94,6 +99,7 @@ export function toDestinationInput(draft: DestinationDraft): { input: Destinatio
     sources: [...draft.sources],
     sharedSecret: draft.sharedSecret === '' ? null : draft.sharedSecret,
     webhooks,
+    warp: draft.warp,
   };
   return { input, errors: [...validateDestinationInput(input, ROOT), ...errors] };
 }
@@ -113,7 +119,7 @@ export function headerRowFields(draft: DestinationDraft, i: number, j: number): 
 
 /** Every path the form shows next to an input; errors on any other path are listed under the form. */
 export function placedFields(draft: DestinationDraft): Set<string> {
-  const placed = new Set<string>([field.name, field.enabled, field.sources, field.sharedSecret, field.webhooks]);
+  const placed = new Set<string>([field.name, field.enabled, field.sources, field.sharedSecret, field.webhooks, field.warp]);
   draft.sources.forEach((_s, k) => placed.add(`${field.sources}[${k}]`));
   draft.webhooks.forEach((w, i) => {
     placed.add(field.webhook(i));

@@ -26,6 +26,7 @@ function detail(s: DeliverySummary): DeliveryDetail {
     nextStep: '',
     originalBody: null,
     destinationName: null,
+    schedule: { warp: 1, windowMs: 0, windowStart: null, windowEnd: null, rounds: [], plannedAreLatest: false, truncated: false },
   };
 }
 
