@@ -8,6 +8,9 @@ import { DeliveryLinks } from './DeliveryLinks';
 import { RequestHeaders } from './RequestHeaders';
 import { useDeliveries } from '../../app/view-stores';
 import { DeliveryStatusBadge } from '../../shared/Badge';
+import { RetryNow } from './RetryNow';
+import { ScheduleTimeline } from './ScheduleTimeline';
+import { WarpNotice } from './WarpMark';
 
 export function DeliveryDetailPanel() {
   const selectedId = useDeliveries((s) => s.selectedId);
@@ -36,6 +39,8 @@ function DetailBody({ detail }: { detail: DeliveryDetail }) {
         <DeliveryStatusBadge status={detail.status} testId="detail-status" />
         <span data-testid="next-step">{detail.nextStep}</span>
       </div>
+      <WarpNotice warp={detail.warp} />
+      <RetryNow detail={detail} />
       <dl className="facts ins-facts">
         <dt>Type</dt>
         <dd>
@@ -63,6 +68,7 @@ function DetailBody({ detail }: { detail: DeliveryDetail }) {
       <BodyView body={detail.body} originalBody={detail.originalBody} replayOf={detail.replayOf} />
       <RequestHeaders attempt={lastAttempt} signature={detail.signature} />
       {lastAttempt && detail.body !== null && <CurlCommand attempt={lastAttempt} body={detail.body} />}
+      <ScheduleTimeline schedule={detail.schedule} />
       <AttemptTimeline attempts={detail.attempts} />
     </>
   );
