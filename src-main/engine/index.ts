@@ -419,7 +419,8 @@ export function createEngine(options: EngineOptions): Engine {
         targetUrl: replay.targetUrl ?? original.target_url,
         now: clock.now(),
       });
-      publish([id]);
+      // The original changes too: it now lists this replay, which its row and detail show.
+      publish([id, deliveryId]);
       deletions.replayed(deliveryId, id);
       scheduler.wake();
       return id;

@@ -91,11 +91,23 @@ test('a delivery sent now or already over has nothing planned; a round in flight
   assert.deepEqual(flying.rounds[1], { round: 2, at: T0 + 500, state: 'in_flight', outcome: null, succeeded: false });
   assert.deepEqual(flying.rounds.slice(2).map((r) => r.at), policyTimes(schedule, 1, T0, 2, T0 + 500));
 
-  for (const status of ['succeeded', 'failed', 'discarded'] as const) {
-    const over = planSchedule({ status, warp: 240, rounds: 2, first_attempt_at: T0, next_attempt_at: null }, [attempt(1, T0), attempt(2, T0 + 2, { verdict: status === 'succeeded' ? 'success' : 'retryable', http_status: status === 'succeeded' ? 200 : 500 })], schedule);
+  const windowEnded = JSON.stringify({ code: 'window_exhausted', round: 2, retryWindowMs: 60_000, attempts: [], warp: 240 });
+  const permanent = JSON.stringify({ code: 'permanent', round: 2, attempts: [] });
+  for (const [status, decision, windowEnd] of [
+    ['succeeded', null, null],
+    ['failed', windowEnded, T0 + 250],
+    ['failed', permanent, null],
+    ['discarded', null, null],
+  ] as const) {
+    const over = planSchedule(
+      { status, warp: 240, rounds: 2, first_attempt_at: T0, next_attempt_at: null, decision },
+      [attempt(1, T0), attempt(2, T0 + 2, { verdict: status === 'succeeded' ? 'success' : 'retryable', http_status: status === 'succeeded' ? 200 : 500 })],
+      schedule,
+    );
     assert.deepEqual(over.rounds.map((r) => r.state), ['sent', 'sent'], status);
     assert.equal(over.rounds[1]?.succeeded, status === 'succeeded');
-    assert.equal(over.windowEndsAt, T0 + 250, 'the one-minute window at ×240 ends 250 ms after the first attempt');
+    // The one-minute window at ×240 ends 250 ms after the first attempt; shown only where it ended the delivery.
+    assert.equal(over.windowEndsAt, windowEnd, `${status} ${decision ?? ''}`);
   }
   const never = planSchedule({ status: 'discarded', warp: 1, rounds: 0, first_attempt_at: null, next_attempt_at: null }, [], schedule);
   assert.deepEqual([never.rounds, never.windowStartsAt, never.windowEndsAt], [[], null, null]);

@@ -4,6 +4,7 @@
  * reads the delivery and the policy's own backoff, so the plan and the scheduler cannot disagree.
  */
 import type { RetrySchedule } from '../../../src-shared/settings';
+import { parseRecord, type DeliveryDecision } from '../../../src-shared/delivery-outcomes';
 import { backoffDelayMs, realDelayMs, scheduleElapsedMs, warpFactor } from './retry-policy';
 
 export type PlanRoundState = 'sent' | 'in_flight' | 'next' | 'planned';
@@ -22,7 +23,10 @@ export interface SchedulePlan {
   warp: number;
   /** The retry window on the schedule's own clock (4 h with the standard preset). */
   windowMs: number;
-  /** Where the window starts and ends in real time (compressed under a warp); null once nothing is waiting and nothing was sent. */
+  /**
+   * Where the window starts and ends in real time (compressed under a warp); null before anything is
+   * due, and once the delivery ended some other way than by the window (delivered, refused for good).
+   */
   windowStartsAt: number | null;
   windowEndsAt: number | null;
   rounds: PlanRound[];
@@ -47,6 +51,14 @@ export interface PlanDelivery {
   rounds: number;
   first_attempt_at: number | null;
   next_attempt_at: number | null;
+  /** The stored decision (JSON), to tell a delivery the window ended from one that ended otherwise. */
+  decision?: string | null;
+}
+
+/** The window matters while the delivery may still retry, and for one the window ended. */
+function windowMatters(d: PlanDelivery): boolean {
+  if (d.status === 'pending' || d.status === 'retrying' || d.status === 'in_flight') return true;
+  return d.status === 'failed' && parseRecord<DeliveryDecision>(d.decision, 'code')?.code === 'window_exhausted';
 }
 
 /** Enough rows for the standard preset's whole window without jitter (about 33 rounds). */
@@ -87,7 +99,7 @@ export function planSchedule(d: PlanDelivery, attempts: PlanAttempt[], schedule:
   }
 
   const first = d.first_attempt_at ?? (from && from.round === 1 ? from.at : null);
-  const windowEndsAt = first === null ? null : first + realDelayMs(schedule.retryWindowMs, warp);
+  const windowEndsAt = first === null || !windowMatters(d) ? null : first + realDelayMs(schedule.retryWindowMs, warp);
   let truncated = false;
   if (from && first !== null) {
     let { round, at } = from;
@@ -107,7 +119,7 @@ export function planSchedule(d: PlanDelivery, attempts: PlanAttempt[], schedule:
   return {
     warp,
     windowMs: schedule.retryWindowMs,
-    windowStartsAt: first,
+    windowStartsAt: windowEndsAt === null ? null : first,
     windowEndsAt,
     rounds,
     plannedAreLatest: schedule.jitter > 0,

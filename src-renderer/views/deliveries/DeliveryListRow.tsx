@@ -79,7 +79,6 @@ export const DeliveryListRow = memo(function DeliveryListRow({ row, index, top, 
             {next}
           </span>
         )}
-        <WarpMark warp={row.warp} />
       </span>
       <span className="wcell" role="gridcell" data-testid="delivery-type">
         {row.type}
@@ -88,6 +87,8 @@ export const DeliveryListRow = memo(function DeliveryListRow({ row, index, top, 
         {row.userId ?? row.anonymousId ?? '—'}
       </span>
       <span className="wcell wevent" role="gridcell">
+        {/* First in the cell and never shrunk: a warped row's times must not pass for real ones. */}
+        <WarpMark warp={row.warp} />
         <span className="wevent-name" data-testid="delivery-event" title={row.event ?? undefined}>
           {row.event ?? '—'}
         </span>

@@ -43,11 +43,14 @@ test('schedule lines: each round with its offset, the real-schedule offset under
   assert.deepEqual(real.map((l) => l.label), ['sent', 'sent', 'window ends', 'next', 'planned'], 'the window end sorts among the rounds');
   assert.ok(real.every((l) => l.realOffset === null), 'no second column in real time');
   assert.deepEqual(scheduleLines({ ...warped, windowStart: null, windowEnd: null, rounds: [] }), []);
+  const over = scheduleLines({ ...warped, warp: 1, windowStart: null, windowEnd: null, rounds: warped.rounds.slice(0, 2) });
+  assert.deepEqual(over.map((l) => [l.label, l.offset]), [['sent', '+0 ms'], ['sent', '+4 ms']], 'without a window, offsets count from the first round');
 });
 
 test('schedule summary and the note on planned times', () => {
   assert.equal(scheduleSummary(warped), '2 rounds sent, 1 next, 1 planned if every round fails; the 4 h retry window, warped ×240 to 1 min.');
   assert.equal(scheduleSummary({ ...warped, warp: 1, truncated: true }), '2 rounds sent, 1 next, 1+ planned if every round fails; the 4 h retry window.');
+  assert.equal(scheduleSummary({ ...warped, windowEnd: null, rounds: warped.rounds.slice(0, 1) }), '1 round sent.');
   assert.match(plannedNote(warped) ?? '', /latest each retry can be/);
   assert.equal(plannedNote({ ...warped, rounds: warped.rounds.slice(0, 2) }), null);
 });

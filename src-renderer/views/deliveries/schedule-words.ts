@@ -48,7 +48,9 @@ function offsetOf(at: string, start: number | null): number | null {
  * first attempt it falls: in real time, and, under a warp, what that is on the real schedule.
  */
 export function scheduleLines(s: DeliverySchedule): ScheduleLine[] {
-  const start = s.windowStart === null ? null : Date.parse(s.windowStart);
+  // Counted from the first attempt: the window's start, or the first round when the window played no part.
+  const firstAt = s.windowStart ?? s.rounds[0]?.at ?? null;
+  const start = firstAt === null ? null : Date.parse(firstAt);
   const line = (at: string): Pick<ScheduleLine, 'offset' | 'realOffset'> => {
     const ms = offsetOf(at, start);
     if (ms === null) return { offset: '—', realOffset: null };
@@ -92,7 +94,8 @@ export function scheduleSummary(s: DeliverySchedule): string {
   const parts = [`${sent} round${sent === 1 ? '' : 's'} sent`];
   if (s.rounds.some((r) => r.state === 'next')) parts.push('1 next');
   if (planned > 0) parts.push(`${planned}${s.truncated ? '+' : ''} planned if every round fails`);
-  return `${parts.join(', ')}; ${window}.`;
+  // A delivery that ended some other way (delivered, refused for good) owes nothing to the window.
+  return s.windowEnd === null ? `${parts.join(', ')}.` : `${parts.join(', ')}; ${window}.`;
 }
 
 /** Why planned times are what they are. */
