@@ -144,8 +144,8 @@ export interface DeliveryUpdate {
 const INTERRUPTED: AttemptFailure = { kind: 'interrupted' };
 
 /**
- * The warp of the destination named by the statement's destination_id parameter, read where the row
- * is inserted (an index seek on the primary key); real time when the destination is gone.
+ * The warp of the destination named by the statement's destination_id parameter, read where a
+ * replay or a notice is inserted; real time when the destination is gone.
  */
 const WARP_OF_DESTINATION = 'COALESCE((SELECT warp FROM destinations WHERE id = ?), 1)';
 
@@ -168,7 +168,8 @@ export class LogStore {
       releaseDedupeKey: 'UPDATE messages SET dedupe_key = NULL WHERE id = ?',
       // A delivery takes its destination's warp when it is made, and keeps it.
       insertDelivery: `INSERT INTO deliveries (message_id, destination_id, payload_type, status, created_at, next_attempt_at, warp)
-         VALUES (?, ?, ?, 'pending', ?, ?, ${WARP_OF_DESTINATION})`,
+         VALUES (?, ?, ?, 'pending', ?, ?, ?)`,
+      destinationWarps: 'SELECT id, warp FROM destinations WHERE warp > 1',
       insertDropped: 'INSERT INTO dropped_items (request_id, item_index, kind, reason, raw) VALUES (?, ?, ?, ?, ?)',
       finishRequest: 'UPDATE requests SET items = ?, accepted = ?, dropped = ?, duplicates = ? WHERE id = ?',
       insertAttempt: `INSERT INTO attempts (delivery_id, round, url, started_at, state, request_headers)
@@ -255,6 +256,12 @@ export class LogStore {
   ): CommitResult {
     return this.db.transaction((): CommitResult => {
       const requestId = this.insertRequestRow(record);
+      // Read once per request, not per delivery: the ingest path's hot loop stays two inserts.
+      let warps: Map<number, number> | null = null;
+      const warpOf = (destinationId: number): number => {
+        warps ??= new Map((this.s.destinationWarps.all() as { id: number; warp: number }[]).map((r) => [r.id, r.warp]));
+        return warps.get(destinationId) ?? 1;
+      };
       let accepted = 0;
       let deliveries = 0;
       const duplicates: DroppedItem[] = [];
@@ -292,7 +299,7 @@ export class LogStore {
         const messageRowId = Number(inserted.lastInsertRowid);
         accepted++;
         for (const destinationId of item.destinationIds) {
-          this.s.insertDelivery.run(messageRowId, destinationId, m.type, record.receivedAt, record.receivedAt, destinationId);
+          this.s.insertDelivery.run(messageRowId, destinationId, m.type, record.receivedAt, record.receivedAt, warpOf(destinationId));
           deliveries++;
         }
       });
