@@ -201,6 +201,8 @@ test('a receiver answering 500 fails the deliveries; once fixed, "Replay failed 
   receiver.respond(status(200));
   const before = receiver.received.length;
   await p.getByTestId('replay-failed').click();
+  await p.locator('[data-testid="bulk-confirm"][data-state="asking"][data-count="3"]').waitFor();
+  await p.getByTestId('bulk-confirm-yes').click();
   await p.locator('[data-testid="bulk-progress"][data-done="3"][data-total="3"]').waitFor({ timeout: 15_000 });
   await p.locator('[data-testid="bulk-summary"][data-state="finished"]').waitFor();
   assert.equal(await p.getByTestId('bulk-summary').textContent(), 'Replayed 3, failed 0.');

@@ -10,6 +10,7 @@ import './views/compose/compose.css';
 import './views/configure/configure.css';
 import './views/deliveries/detail.css';
 import './views/deliveries/list.css';
+import './views/deliveries/warp.css';
 import './views/audiences/audiences.css';
 import './views/deletions/deletions.css';
 

@@ -39,6 +39,8 @@ export interface DeliveryFilter {
   url?: string;
   /** Substring of the userId or anonymousId, the event name, or the messageId (case-insensitive). */
   text?: string;
+  /** true: only deliveries that were replayed at least once; false: only those never replayed. */
+  replayed?: boolean;
 }
 export interface DeliveryPage extends Page, DeliveryFilter {
   /** Only rows newer than this id (the live tail catching up); still newest first. */
@@ -85,6 +87,8 @@ export interface DeliverySummary {
   latencyMs: number | null;
   /** Replays made of this delivery (newest first, ids only). */
   replays: number[];
+  /** Time-warp factor it was created with: 1 is real time; above 1 its retry times are compressed that many times. */
+  warp: number;
 }
 
 export interface AttemptTimingsView {
@@ -133,6 +137,34 @@ export interface DeliveryDetail extends DeliverySummary {
   /** The original body when this is an edited replay (the edit is kept beside it). */
   originalBody: string | null;
   destinationName: string | null;
+  /** The whole retry life: rounds sent, the next one, the planned ones, and where the window ends. */
+  schedule: DeliverySchedule;
+}
+
+/** One round of a delivery's schedule. Times are real clock times (ISO 8601 UTC), compressed when warped. */
+export interface ScheduleRound {
+  round: number;
+  at: string;
+  /** sent and in_flight happened; next is due; planned is what the policy would do if every round failed. */
+  state: 'sent' | 'in_flight' | 'next' | 'planned';
+  /** For a sent round: "200", "500", "timeout", or several URLs' outcomes joined by " / ". */
+  outcome: string | null;
+  succeeded: boolean;
+}
+
+export interface DeliverySchedule {
+  /** 1 is real time. */
+  warp: number;
+  /** The retry window on the schedule's own clock (e.g. 4 h), whatever the warp. */
+  windowMs: number;
+  /** The window's start (the first attempt) and end in real time; null before anything is due. */
+  windowStart: string | null;
+  windowEnd: string | null;
+  rounds: ScheduleRound[];
+  /** Planned rounds are at their latest: jitter may bring each earlier by up to half its wait. */
+  plannedAreLatest: boolean;
+  /** More planned rounds follow than are listed. */
+  truncated: boolean;
 }
 
 export interface SignatureCheck {
@@ -293,6 +325,11 @@ export interface EngineApi {
   replayDelivery(input: ReplayInput): Promise<DeliveryDetail>;
   /** The signature doctor: how a receiver's signature or re-serialised body differs from what was sent. */
   diagnoseSignature(input: DoctorInput): Promise<DoctorReport>;
+  /**
+   * Sends a waiting (pending or retrying) delivery's next round now; the retry schedule after it
+   * goes on as the policy says. Refused, naming the status, for a delivery that is not waiting.
+   */
+  retryNow(input: { id: number }): Promise<DeliveryDetail>;
   /** Sends composed calls through the client library to this engine's own ingest, as an SDK would. */
   composeEvents(input: ComposeInput): Promise<ComposeResult>;
   listTemplates(): Promise<ComposeTemplate[]>;
@@ -410,6 +447,8 @@ export interface ReplayInput {
   body?: string;
   /** Send to this URL only (e.g. a local receiver) instead of the destination's entries. */
   targetUrl?: string;
+  /** Refuse (naming the replay made before) when the delivery was already replayed: a bulk replay never replays twice unless asked. */
+  unlessReplayed?: boolean;
 }
 
 export type ApiMethod = keyof EngineApi;
@@ -432,6 +471,7 @@ export const API_METHODS = [
   'saveDeliverySettings',
   'replayDelivery',
   'diagnoseSignature',
+  'retryNow',
   'composeEvents',
   'listTemplates',
   'saveTemplate',

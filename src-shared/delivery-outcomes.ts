@@ -41,7 +41,10 @@ export type DeliveryDecision =
   | {
       code: 'retry';
       round: number;
+      /** The real wait (already divided by the warp, when there is one). */
       delayMs: number;
+      /** The time-warp factor the delivery runs at; absent in real time. */
+      warp?: number;
       /** The receiver's Retry-After when it set the delay (it was longer than the backoff), else null. */
       retryAfterMs: number | null;
       /** The attempts that failed in a way worth retrying: their URLs are the ones retried. */
@@ -49,7 +52,7 @@ export type DeliveryDecision =
       /** The attempts that failed for good: their URLs are not tried again. */
       notRetried: AttemptOutcome[];
     }
-  | { code: 'window_exhausted'; round: number; retryWindowMs: number; attempts: AttemptOutcome[] }
+  | { code: 'window_exhausted'; round: number; retryWindowMs: number; attempts: AttemptOutcome[]; warp?: number }
   | { code: 'permanent'; round: number; attempts: AttemptOutcome[] }
   | { code: 'no_urls_tried' }
   | { code: 'not_sent'; reason: NotSentReason; detail: string | null };
@@ -144,13 +147,16 @@ export function decisionText(d: DeliveryDecision): string {
     case 'retry': {
       const because = d.retryAfterMs !== null ? ` as the receiver asked (Retry-After ${formatDuration(d.retryAfterMs)})` : '';
       const dropped = d.notRetried.length > 0 ? `; not retrying ${listOutcomes(d.notRetried)}` : '';
-      return `round ${d.round} failed: ${listOutcomes(d.failed)}; retrying in ${formatDuration(d.delayMs)}${because}${dropped}`;
+      const warped = d.warp !== undefined && d.warp > 1 ? ` (warped ×${d.warp}: ${formatDuration(d.delayMs * d.warp)} on the real schedule)` : '';
+      return `round ${d.round} failed: ${listOutcomes(d.failed)}; retrying in ${formatDuration(d.delayMs)}${warped}${because}${dropped}`;
     }
-    case 'window_exhausted':
+    case 'window_exhausted': {
+      const warped = d.warp !== undefined && d.warp > 1 ? ` (warped ×${d.warp}: ${formatDuration(d.retryWindowMs / d.warp)} of real time)` : '';
       return (
-        `gave up: the retry window of ${formatDuration(d.retryWindowMs)} (${d.retryWindowMs} ms) ` +
+        `gave up: the retry window of ${formatDuration(d.retryWindowMs)} (${d.retryWindowMs} ms)${warped} ` +
         `after the first attempt is exhausted; last round: ${listOutcomes(d.attempts)}`
       );
+    }
     case 'permanent':
       return `not retried, the failure is permanent: ${listOutcomes(d.attempts)}`;
     case 'no_urls_tried':

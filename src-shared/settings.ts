@@ -34,6 +34,22 @@ export const WEBHOOK_USER_AGENT = 'Segment.io/1.0';
 export const DEFAULT_TIMEOUT_MS = 5_000;
 export const DEFAULT_RETRY_WINDOW_MS = 4 * 60 * 60 * 1000;
 
+/**
+ * Time-warp: a destination's retry schedule run this many times faster for the deliveries created
+ * while it is on (1 = real time). ×240 runs the standard 4-hour window in one minute. The attempt's
+ * timeout is never warped: a receiver still gets its full 5 s to answer.
+ */
+export const NO_WARP = 1;
+export const DEFAULT_WARP = 240;
+export const MAX_WARP = 3600;
+/** The factors the Configure view offers, with what each does to the standard 4-hour window. */
+export const WARP_CHOICES: readonly { factor: number; label: string }[] = [
+  { factor: 60, label: '×60 (4 h in 4 min)' },
+  { factor: 240, label: '×240 (4 h in 1 min)' },
+  { factor: 1440, label: '×1440 (4 h in 10 s)' },
+  { factor: 3600, label: '×3600 (4 h in 4 s)' },
+];
+
 export interface SourceInput {
   name: string;
   writeKey: string;
@@ -58,12 +74,15 @@ export interface DestinationInput {
   webhooks: WebhookEntry[];
   /** How its requests are signed (with sharedSecret); DEFAULT_SIGNING when absent. */
   signing?: SigningScheme;
+  /** Time-warp factor for deliveries created from now on (NO_WARP = real time); absent keeps the stored one. */
+  warp?: number;
 }
 
 export interface Destination extends DestinationInput {
   id: number;
   createdAt: string;
   signing: SigningScheme;
+  warp: number;
 }
 
 /** Backoff schedule: exponential from baseDelayMs, capped per step, stopping retryWindowMs after the first attempt. */
@@ -214,6 +233,14 @@ export const destinationInputSchema = z.object(
         error: `must be one of ${Object.keys(SIGNING_SCHEMES).join(', ')}`,
       })
       .optional(),
+    // Absent: the stored factor stays (or real time for a new destination).
+    warp: z
+      .number({ error: `must be a whole number from ${NO_WARP} (real time) to ${MAX_WARP}` })
+      .int({ error: `must be a whole number from ${NO_WARP} (real time) to ${MAX_WARP}` })
+      .min(NO_WARP, { error: `must be a whole number from ${NO_WARP} (real time) to ${MAX_WARP}` })
+      .max(MAX_WARP, { error: `must be a whole number from ${NO_WARP} (real time) to ${MAX_WARP}` })
+      .optional()
+      .meta({ description: `Time-warp: the retry schedule of the deliveries created from now on runs this many times faster (1 = real time, ${DEFAULT_WARP} = the 4-hour window in a minute).` }),
     webhooks: z
       .array(webhookEntrySchema, { error: 'must be a list of { url, headers } entries' })
       .superRefine((list, ctx) => {

@@ -106,6 +106,11 @@ export interface Engine {
    * signed anew), to the destination's URLs unless `targetUrl` is given. Returns the new delivery's id.
    */
   replay(deliveryId: number, options?: { body?: Uint8Array; targetUrl?: string }): number;
+  /**
+   * Sends a waiting (pending or retrying) delivery's next round at once; the rounds after it follow
+   * the retry policy from there. False when the delivery is not waiting.
+   */
+  retryNow(deliveryId: number): boolean;
   /** Deletion requests and their delete notices (src-main/engine/deletion). */
   readonly deletions: Deletions;
   /**
@@ -414,10 +419,19 @@ export function createEngine(options: EngineOptions): Engine {
         targetUrl: replay.targetUrl ?? original.target_url,
         now: clock.now(),
       });
-      publish([id]);
+      // The original changes too: it now lists this replay, which its row and detail show.
+      publish([id, deliveryId]);
       deletions.replayed(deliveryId, id);
       scheduler.wake();
       return id;
+    },
+    retryNow(deliveryId) {
+      const moved = log.retryNow(deliveryId, clock.now());
+      if (moved) {
+        publish([deliveryId]);
+        scheduler.wake();
+      }
+      return moved;
     },
     deletions,
     onPurge: (hook) => deletions.onPurge(hook),

@@ -4,7 +4,9 @@
  * next step in plain words, and the original body beside an edited replay. nextStepOf is pure; the query at
  * the bottom is the thin shell that reads the rows.
  */
-import type { DeliveryDetail } from '../../../src-shared/api';
+import type { DeliveryDetail, DeliverySchedule } from '../../../src-shared/api';
+import type { SchedulePlan } from '../delivery/schedule-plan';
+import { toIso } from '../ingest/timestamps';
 import type { DeliverySettings } from '../../../src-shared/settings';
 import type { Engine } from '../index';
 import {
@@ -17,6 +19,8 @@ import {
   type DeliveryDecision,
 } from '../../../src-shared/delivery-outcomes';
 import { signerFor } from '../delivery/signers';
+import { realDelayMs, warpFactor } from '../delivery/retry-policy';
+import { planSchedule } from '../delivery/schedule-plan';
 import type { AttemptRow, DeliveryRow } from '../store/log-store';
 import { isoOrNull, parseOr, toAttempt, toSummary } from './views';
 
@@ -26,7 +30,8 @@ export { checkSignature, headerValue } from '../delivery/signature';
 export type NextStepRow = Pick<
   DeliveryRow,
   'status' | 'next_attempt_at' | 'rounds' | 'first_attempt_at' | 'last_error' | 'last_http_status' | 'pending_urls' | 'decision'
->;
+> &
+  Partial<Pick<DeliveryRow, 'warp'>>;
 export type NextStepAttempt = Pick<
   AttemptRow,
   'round' | 'url' | 'started_at' | 'state' | 'verdict' | 'http_status' | 'error_kind' | 'error_text' | 'failure'
@@ -114,8 +119,10 @@ export function nextStepOf(row: NextStepRow, attempts: NextStepAttempt[], ctx: N
       const tried = new Set(lastRound(attempts).map((a) => a.url));
       if (pending && pending.length < tried.size) sentence += `, only to ${pending.join(', ')} (the other URLs failed permanently)`;
       if (row.first_attempt_at !== null) {
-        const end = row.first_attempt_at + ctx.settings.retryWindowMs;
-        sentence += `; no retry after ${clockTime(end, ctx)} (${formatDuration(ctx.settings.retryWindowMs)} after the first attempt)`;
+        const warp = warpFactor(row.warp);
+        const end = row.first_attempt_at + realDelayMs(ctx.settings.retryWindowMs, warp);
+        const span = warp > 1 ? `the ${formatDuration(ctx.settings.retryWindowMs)} window warped ×${warp}: ${formatDuration(end - row.first_attempt_at)}` : formatDuration(ctx.settings.retryWindowMs);
+        sentence += `; no retry after ${clockTime(end, ctx)} (${span} after the first attempt)`;
       }
       return sentence;
     }
@@ -142,9 +149,11 @@ export function nextStepOf(row: NextStepRow, attempts: NextStepAttempt[], ctx: N
       const decision = parseRecord<DeliveryDecision>(row.decision, 'code');
       if (decision?.code !== 'window_exhausted' || row.first_attempt_at === null) return `failed: ${row.last_error ?? withUrls(round, failureOf)}`;
       const windowMs = decision.retryWindowMs;
-      const end = row.first_attempt_at + windowMs;
+      const warp = warpFactor(decision.warp);
+      const end = row.first_attempt_at + realDelayMs(windowMs, warp);
+      const warped = warp > 1 ? ` (warped ×${warp}: ${formatDuration(end - row.first_attempt_at)} of real time)` : '';
       return (
-        `retries stopped: the ${formatDuration(windowMs)} retry window since the first attempt (${clockTime(row.first_attempt_at, ctx)}) ` +
+        `retries stopped: the ${formatDuration(windowMs)} retry window${warped} since the first attempt (${clockTime(row.first_attempt_at, ctx)}) ` +
         `ends at ${clockTime(end, ctx)}, before the next retry would have been due; round ${round[0]?.round} ended with ${withUrls(retryable, failureOf)}`
       );
     }
@@ -155,6 +164,19 @@ export function nextStepOf(row: NextStepRow, attempts: NextStepAttempt[], ctx: N
       return row.last_error ? `discarded without sending (${row.last_error})` : 'discarded without sending';
     }
   }
+}
+
+/** The plan with its times as the contract gives them. Pure. */
+export function scheduleOf(plan: SchedulePlan): DeliverySchedule {
+  return {
+    warp: plan.warp,
+    windowMs: plan.windowMs,
+    windowStart: isoOrNull(plan.windowStartsAt),
+    windowEnd: isoOrNull(plan.windowEndsAt),
+    rounds: plan.rounds.map((r) => ({ round: r.round, at: toIso(r.at), state: r.state, outcome: r.outcome, succeeded: r.succeeded })),
+    plannedAreLatest: plan.plannedAreLatest,
+    truncated: plan.truncated,
+  };
 }
 
 /** Reads one delivery's detail; null when there is no delivery with that id. */
@@ -168,6 +190,7 @@ export function createDetailQuery(engine: Engine): (id: number) => DeliveryDetai
     const destination = config.listDestinations().find((d) => d.id === row.destination_id);
     const last = views[views.length - 1];
     const original = row.edited === 1 && row.replay_of !== null ? deliveryViews.bodyOf(row.replay_of) : null;
+    const settings = engine.deliverySettings();
     return {
       ...toSummary(row),
       body: row.body === null ? null : row.body.toString('utf8'),
@@ -181,7 +204,8 @@ export function createDetailQuery(engine: Engine): (id: number) => DeliveryDetai
         secret: destination?.sharedSecret ?? null,
         sentHeaders: last ? last.requestHeaders : null,
       }),
-      nextStep: nextStepOf(row, attempts, { now: engine.clock.now(), settings: engine.deliverySettings() }),
+      nextStep: nextStepOf(row, attempts, { now: engine.clock.now(), settings }),
+      schedule: scheduleOf(planSchedule(row, attempts, settings)),
       originalBody: original === null ? null : original.toString('utf8'),
       destinationName: destination?.name ?? null,
     };

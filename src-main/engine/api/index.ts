@@ -114,6 +114,13 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
     async replayDelivery(input) {
       const id = input.id;
       if (!engine.stores.log.getDelivery(id)) throw new ValidationError([{ field: 'replay.id', message: `no delivery with id ${id}` }]);
+      // Checked and replayed in the same turn of the event loop: no other call can slip in between.
+      const earlier = input.unlessReplayed === true ? engine.stores.log.firstReplayOf(id) : null;
+      if (earlier !== null) {
+        throw new ValidationError([
+          { field: 'replay.unlessReplayed', message: `delivery ${id} was already replayed as #${earlier}; leave unlessReplayed out to replay it again` },
+        ]);
+      }
       // The body was checked to be a JSON object; its bytes are sent exactly as given.
       const body = input.body !== undefined ? Buffer.from(input.body, 'utf8') : undefined;
       const replayId = engine.replay(id, {
@@ -122,6 +129,18 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
       });
       const detail = await api.getDelivery(replayId);
       if (!detail) throw new Error(`replay ${replayId} vanished`);
+      return detail;
+    },
+    async retryNow({ id }) {
+      const row = engine.stores.log.getDelivery(id);
+      if (!row) throw new ValidationError([{ field: 'retryNow.id', message: `no delivery with id ${id}` }]);
+      if (!engine.retryNow(id)) {
+        throw new ValidationError([
+          { field: 'retryNow.id', message: `delivery ${id} is ${row.status}, not waiting: only a pending or retrying delivery can be retried now` },
+        ]);
+      }
+      const detail = await api.getDelivery(id);
+      if (!detail) throw new Error(`delivery ${id} vanished`);
       return detail;
     },
   };

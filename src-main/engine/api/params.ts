@@ -65,12 +65,13 @@ const filterShape = {
   type: needle(MAX_TYPE_LENGTH),
   url: needle(MAX_NEEDLE_LENGTH),
   text: needle(MAX_NEEDLE_LENGTH),
+  replayed: z.boolean({ error: 'must be true (only replayed deliveries) or false (only those never replayed)' }).optional(),
 };
 
-export const deliveryFilterSchema = strictParams(filterShape, '{ status?, type?, url?, text? }', 'filter');
+export const deliveryFilterSchema = strictParams(filterShape, '{ status?, type?, url?, text?, replayed? }', 'filter');
 export const deliveryPageSchema = strictParams(
   { ...filterShape, beforeId: idSchema.optional(), afterId: idSchema.optional(), limit: limitSchema.optional() },
-  '{ beforeId?, afterId?, limit?, status?, type?, url?, text? }',
+  '{ beforeId?, afterId?, limit?, status?, type?, url?, text?, replayed? }',
   'page',
 );
 
@@ -112,8 +113,13 @@ const jsonObjectText = z.string({ error: 'must be the JSON text to send' }).supe
 });
 
 export const replayInputSchema = z.object(
-  { id: idSchema, body: jsonObjectText.optional(), targetUrl: webhookUrlSchema.optional() },
-  { error: 'must be an object { id, body?, targetUrl? }' },
+  {
+    id: idSchema,
+    body: jsonObjectText.optional(),
+    targetUrl: webhookUrlSchema.optional(),
+    unlessReplayed: z.boolean({ error: 'must be true or false' }).optional(),
+  },
+  { error: 'must be an object { id, body?, targetUrl?, unlessReplayed? }' },
 );
 
 export const doctorInputSchema = strictParams(
@@ -128,6 +134,7 @@ export const doctorInputSchema = strictParams(
   '{ id, pasted, as? }',
   'doctor',
 );
+export const retryNowSchema = strictParams({ id: idSchema }, '{ id }', 'retryNow');
 
 const COMMON_FIELDS = ['userId', 'anonymousId', 'context', 'integrations', 'timestamp', 'messageId'] as const;
 /** The fields each call of the client library takes (src-client/types.ts); anything else it would silently ignore. */
@@ -221,6 +228,7 @@ export const API_PARAMS: Record<ApiMethod, ParamSpec> = {
   saveDeliverySettings: spec('delivery', deliverySettingsInputSchema),
   replayDelivery: spec('replay', replayInputSchema),
   diagnoseSignature: spec('doctor', doctorInputSchema),
+  retryNow: spec('retryNow', retryNowSchema),
   composeEvents: spec('compose', composeShapeSchema),
   listTemplates: spec('params', nothing),
   saveTemplate: spec('template', templateInputSchema),

@@ -174,3 +174,55 @@ test('a whole retry life under the standard preset stays inside 4 hours and keep
   assert.ok(round > 20, `${round} rounds`);
   assert.ok(now > T0 + RETRY_PRESETS.standard.retryWindowMs - RETRY_PRESETS.standard.maxDelayMs);
 });
+
+/** Every round fails with a 500 at the moment its retry was due; returns the rounds and the last decision. */
+function wholeLife(s: RetrySchedule, warp: number, random: () => number): { rounds: number; lastAt: number; last: ReturnType<typeof decideAfterRound> } {
+  let now = T0;
+  let round = 1;
+  let last = decideAfterRound({ ...base, schedule: s, random, warp, results: [http('a', 500)] });
+  while (last.outcome === 'retry') {
+    now = last.at;
+    round++;
+    last = decideAfterRound({ ...base, schedule: s, random, warp, now, round, results: [http('a', 500)] });
+  }
+  return { rounds: round, lastAt: now, last };
+}
+
+test('time-warp: the same rounds as the real schedule, in a fraction of the time', () => {
+  for (const warp of [60, 240, 1440, 3600]) {
+    for (const random of [() => 0, () => 0.5]) {
+      const real = wholeLife(RETRY_PRESETS.standard, 1, random);
+      const warped = wholeLife(RETRY_PRESETS.standard, warp, random);
+      assert.equal(warped.rounds, real.rounds, `×${warp}: as many rounds as in real time`);
+      assert.ok(warped.lastAt - T0 <= RETRY_PRESETS.standard.retryWindowMs / warp, `×${warp}: the last round inside the compressed window`);
+      assert.ok(warped.lastAt - T0 > (real.lastAt - T0) / warp - real.rounds, `×${warp}: each wait is the real one divided, give or take a rounded ms`);
+    }
+  }
+  const oneMinute = wholeLife(RETRY_PRESETS.standard, 240, () => 0);
+  assert.ok(oneMinute.lastAt - T0 <= 60_000 && oneMinute.lastAt - T0 > 55_000, `×240 runs the 4-hour window in about a minute (${oneMinute.lastAt - T0} ms)`);
+});
+
+test('time-warp: the wait is divided, the decision says so, and Retry-After is compressed too', () => {
+  const d = decideAfterRound({ ...base, round: 3, warp: 240, results: [http('a', 500)] });
+  assert.ok(d.outcome === 'retry');
+  assert.equal(d.at, T0 + Math.round(4_000 / 240));
+  assert.deepEqual(d.decision.code === 'retry' && [d.decision.delayMs, d.decision.warp], [17, 240]);
+  assert.match(d.reason, /retrying in 17 ms \(warped ×240: 4 s on the real schedule\)/);
+
+  const asked = decideAfterRound({ ...base, warp: 240, results: [http('a', 429, { retryAfterMs: 24_000 })] });
+  assert.ok(asked.outcome === 'retry');
+  assert.equal(asked.at, T0 + 100, "the receiver's 24 s becomes 100 ms");
+
+  // The window is counted in the schedule's time: 4 h is 60 s of real time at ×240, and the 1 s
+  // backoff of round 1 is 4.17 ms of it.
+  const end = decideAfterRound({ ...base, warp: 240, now: T0 + 60_000 - 5, results: [http('a', 500)] });
+  assert.ok(end.outcome === 'retry', 'a retry landing inside the compressed end is allowed');
+  const past = decideAfterRound({ ...base, warp: 240, now: T0 + 60_000 - 4, results: [http('a', 500)] });
+  assert.ok(past.outcome === 'failed');
+  assert.match(past.reason, /retry window of 4 h \(14400000 ms\) \(warped ×240: 1 min of real time\)/);
+
+  const real = decideAfterRound({ ...base, round: 3, results: [http('a', 500)] });
+  assert.ok(real.outcome === 'retry' && real.decision.code === 'retry');
+  assert.equal(real.decision.warp, undefined, 'a real-time decision carries no warp');
+  assert.equal(decideAfterRound({ ...base, round: 3, warp: 0, results: [http('a', 500)] }).outcome === 'retry' && real.at, T0 + 4_000, 'a factor below 1 is real time');
+});

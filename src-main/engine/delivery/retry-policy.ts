@@ -74,6 +74,31 @@ export interface RoundInput {
   round: number;
   schedule: RetrySchedule;
   random: () => number;
+  /**
+   * Time-warp factor the delivery was created with (1, the default, is real time). The schedule is
+   * decided in its own time (backoff, Retry-After, the window) and the wait is then divided by it.
+   */
+  warp?: number;
+}
+
+/** A warp factor as the policy uses it: a whole number, at least 1. */
+export function warpFactor(warp: number | undefined): number {
+  return warp !== undefined && Number.isFinite(warp) && warp > 1 ? Math.floor(warp) : 1;
+}
+
+/** Real time elapsed, as the schedule counts it under a warp. */
+export function scheduleElapsedMs(realMs: number, warp: number): number {
+  return realMs * warpFactor(warp);
+}
+
+/**
+ * A wait on the schedule, as real time under a warp (whole milliseconds, as timers take them). A
+ * warped wait is at least 1 ms, so the warped clock always moves on between rounds.
+ */
+export function realDelayMs(scheduleMs: number, warp: number): number {
+  const factor = warpFactor(warp);
+  if (factor === 1) return scheduleMs;
+  return Math.max(scheduleMs > 0 ? 1 : 0, Math.round(scheduleMs / factor));
 }
 
 export function decideAfterRound(input: RoundInput): RetryDecision {
@@ -87,6 +112,8 @@ export function decideAfterRound(input: RoundInput): RetryDecision {
 /** The decision after a round as data; null when the round succeeded. */
 function decide(input: RoundInput): DeliveryDecision | null {
   const { results, firstAttemptAt, now, round, schedule, random } = input;
+  const warp = warpFactor(input.warp);
+  const warped = warp > 1 ? { warp } : {};
   if (results.some((r) => classifyAttempt(r) === 'success')) return null;
   if (results.length === 0) return { code: 'no_urls_tried' };
 
@@ -98,14 +125,15 @@ function decide(input: RoundInput): DeliveryDecision | null {
   const askedFor = Math.max(0, ...retryable.map((r) => r.retryAfterMs ?? 0));
   const honoured = Math.min(askedFor, schedule.maxRetryAfterMs);
   const delay = Math.max(backoff, honoured);
-  const windowEnd = firstAttemptAt + schedule.retryWindowMs;
-  if (now + delay > windowEnd) {
-    return { code: 'window_exhausted', round, retryWindowMs: schedule.retryWindowMs, attempts: results.map(outcomeOf) };
+  // Compared in the schedule's own time, so a warped delivery gets exactly the rounds a real one would.
+  if (scheduleElapsedMs(now - firstAttemptAt, warp) + delay > schedule.retryWindowMs) {
+    return { code: 'window_exhausted', round, retryWindowMs: schedule.retryWindowMs, attempts: results.map(outcomeOf), ...warped };
   }
   return {
     code: 'retry',
     round,
-    delayMs: delay,
+    delayMs: realDelayMs(delay, warp),
+    ...warped,
     retryAfterMs: honoured > backoff ? honoured : null,
     failed: retryable.map(outcomeOf),
     notRetried: results.filter((r) => classifyAttempt(r) === 'permanent').map(outcomeOf),

@@ -276,6 +276,7 @@ export class Scheduler {
       round: job.round,
       schedule: settings,
       random: this.random,
+      warp: job.delivery.warp,
     });
     results.forEach((r, k) => {
       const attempt = job.attempts[k];

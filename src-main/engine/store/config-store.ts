@@ -24,6 +24,7 @@ interface DestinationRow {
   enabled: number;
   shared_secret: string | null;
   signing: string;
+  warp: number;
   created_at: number;
 }
 
@@ -106,6 +107,7 @@ export class ConfigStore {
       sharedSecret: this.openSecret(r.shared_secret),
       // A scheme this build does not know (a newer one wrote it) signs the default way.
       signing: Object.hasOwn(SIGNING_SCHEMES, r.signing) ? (r.signing as SigningScheme) : DEFAULT_SIGNING,
+      warp: r.warp >= 1 ? r.warp : 1,
       createdAt: iso(r.created_at),
       sources: (sources.all(r.id) as { name: string }[]).map((s) => s.name),
       webhooks: (entries.all(r.id) as { url: string; headers: string }[]).map(
@@ -119,12 +121,21 @@ export class ConfigStore {
     const write = this.db.transaction(() => {
       statement(
         this.db,
-        `INSERT INTO destinations (id, name, enabled, shared_secret, signing, created_at)
-         VALUES (${nextIdOf('destinations')}, ?, ?, ?, COALESCE(?, '${DEFAULT_SIGNING}'), ?)
+        `INSERT INTO destinations (id, name, enabled, shared_secret, signing, warp, created_at)
+         VALUES (${nextIdOf('destinations')}, ?, ?, ?, COALESCE(?, '${DEFAULT_SIGNING}'), COALESCE(?, 1), ?)
          ON CONFLICT(name) DO UPDATE SET enabled = excluded.enabled, shared_secret = excluded.shared_secret,
-           signing = COALESCE(?, destinations.signing)`,
-        // Saved without a scheme (an older client, a form that does not show it): the one it has stays.
-      ).run(input.name, input.enabled ? 1 : 0, this.sealSecret(input.sharedSecret), input.signing ?? null, now, input.signing ?? null);
+           signing = COALESCE(?, destinations.signing), warp = COALESCE(?, destinations.warp)`,
+        // Saved without a scheme or a warp (an older client, a form that does not show it): the stored one stays.
+      ).run(
+        input.name,
+        input.enabled ? 1 : 0,
+        this.sealSecret(input.sharedSecret),
+        input.signing ?? null,
+        input.warp ?? null,
+        now,
+        input.signing ?? null,
+        input.warp ?? null,
+      );
       const { id } = statement(this.db, 'SELECT id FROM destinations WHERE name = ?').get(input.name) as { id: number };
       statement(this.db, 'DELETE FROM webhook_entries WHERE destination_id = ?').run(id);
       const addEntry = statement(this.db, 'INSERT INTO webhook_entries (destination_id, position, url, headers) VALUES (?, ?, ?, ?)');

@@ -14,6 +14,8 @@ export interface DeliveryQueryFilter {
   /** Lowercased by SQLite on both sides, so ASCII case never matters and other text matches exactly. */
   url: string | null;
   text: string | null;
+  /** true: replayed at least once; false: never replayed; null: either. */
+  replayed: boolean | null;
 }
 
 export interface DeliveryQueryPage extends DeliveryQueryFilter {
@@ -38,6 +40,8 @@ export interface SummaryRow {
   anonymous_id: string | null;
   event: string | null;
   message_uid: string | null;
+  /** Time-warp factor the delivery was created with. */
+  warp: number;
   /** The summary's computed columns (SUMMARY_COLUMNS); absent from rows selected without them. */
   entries?: number;
   latency_ms?: number | null;
@@ -67,7 +71,7 @@ export const fromBody = (key: string): string =>
 
 // The body is left out of list rows: a page of summaries must not drag every payload along.
 export const BASE_SUMMARY_COLUMNS = `d.id, d.message_id AS message_row_id, d.destination_id, d.payload_type, d.status, d.created_at,
-  d.next_attempt_at, d.rounds, d.last_http_status, d.last_error, d.replay_of,
+  d.next_attempt_at, d.rounds, d.last_http_status, d.last_error, d.replay_of, d.warp,
   COALESCE(m.user_id, ${fromBody('userId')}) AS user_id, COALESCE(m.anonymous_id, ${fromBody('anonymousId')}) AS anonymous_id,
   COALESCE(m.event, ${fromBody('event')}) AS event, COALESCE(m.message_id, ${fromBody('messageId')}) AS message_uid`;
 
@@ -87,7 +91,7 @@ export const COMPUTED_SUMMARY_COLUMNS = `
 export const SUMMARY_COLUMNS = `${BASE_SUMMARY_COLUMNS},${COMPUTED_SUMMARY_COLUMNS}`;
 
 export function isEmptyFilter(f: DeliveryQueryFilter): boolean {
-  return f.statuses === null && f.type === null && f.url === null && f.text === null;
+  return f.statuses === null && f.type === null && f.url === null && f.text === null && f.replayed === null;
 }
 
 /** Pure: the WHERE terms (over deliveries d LEFT JOIN messages m) and their params, in order. */
@@ -121,6 +125,10 @@ export function filterSql(f: DeliveryQueryFilter): { terms: string[]; params: un
       OR (d.message_id IS NULL AND instr(lower(${fromBody('userId')}), lower(?)) > 0)
     )`);
     params.push(f.text, f.text, f.text, f.text, f.text);
+  }
+  if (f.replayed !== null) {
+    // One seek on deliveries_replay_of per row.
+    terms.push(`${f.replayed ? '' : 'NOT '}EXISTS (SELECT 1 FROM deliveries r WHERE r.replay_of = d.id)`);
   }
   return { terms, params, needsMessages: f.text !== null };
 }

@@ -79,6 +79,8 @@ export interface DeliveryRow {
   /** JSON DeliveryDecision; NULL when delivered and on rows written before decisions were kept. */
   decision: string | null;
   finished_at: number | null;
+  /** Time-warp factor the delivery was created with (1 = real time). */
+  warp: number;
 }
 
 export interface AttemptRow {
@@ -142,6 +144,12 @@ export interface DeliveryUpdate {
 const INTERRUPTED: AttemptFailure = { kind: 'interrupted' };
 
 /**
+ * The warp of the destination named by the statement's destination_id parameter, read where a
+ * replay or a notice is inserted; real time when the destination is gone.
+ */
+const WARP_OF_DESTINATION = 'COALESCE((SELECT warp FROM destinations WHERE id = ?), 1)';
+
+/**
  * The message log and the delivery queue: SQLite is the queue, so every state change
  * of a delivery is a row update here, and the scheduler only ever works from what is committed.
  */
@@ -158,8 +166,10 @@ export class LogStore {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       findDuplicate: 'SELECT id, received_at FROM messages WHERE source_id = ? AND dedupe_key = ?',
       releaseDedupeKey: 'UPDATE messages SET dedupe_key = NULL WHERE id = ?',
-      insertDelivery: `INSERT INTO deliveries (message_id, destination_id, payload_type, status, created_at, next_attempt_at)
-         VALUES (?, ?, ?, 'pending', ?, ?)`,
+      // A delivery takes its destination's warp when it is made, and keeps it.
+      insertDelivery: `INSERT INTO deliveries (message_id, destination_id, payload_type, status, created_at, next_attempt_at, warp)
+         VALUES (?, ?, ?, 'pending', ?, ?, ?)`,
+      destinationWarps: 'SELECT id, warp FROM destinations WHERE warp > 1',
       insertDropped: 'INSERT INTO dropped_items (request_id, item_index, kind, reason, raw) VALUES (?, ?, ?, ?, ?)',
       finishRequest: 'UPDATE requests SET items = ?, accepted = ?, dropped = ?, duplicates = ? WHERE id = ?',
       insertAttempt: `INSERT INTO attempts (delivery_id, round, url, started_at, state, request_headers)
@@ -176,10 +186,12 @@ export class LogStore {
          WHERE id = ?`,
       updateDelivery: `UPDATE deliveries SET status = ?, next_attempt_at = ?, pending_urls = ?, last_http_status = ?, last_error = ?,
            decision = ?, finished_at = ? WHERE id = ?`,
-      insertReplay: `INSERT INTO deliveries (message_id, destination_id, payload_type, status, body, target_url, replay_of, edited, created_at, next_attempt_at)
-         VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)`,
-      insertPrebuilt: `INSERT INTO deliveries (message_id, destination_id, payload_type, status, body, created_at, next_attempt_at)
-         VALUES (NULL, ?, ?, 'pending', ?, ?, ?)`,
+      insertReplay: `INSERT INTO deliveries (message_id, destination_id, payload_type, status, body, target_url, replay_of, edited, created_at, next_attempt_at, warp)
+         VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ${WARP_OF_DESTINATION})`,
+      insertPrebuilt: `INSERT INTO deliveries (message_id, destination_id, payload_type, status, body, created_at, next_attempt_at, warp)
+         VALUES (NULL, ?, ?, 'pending', ?, ?, ?, ${WARP_OF_DESTINATION})`,
+      retryNow: `UPDATE deliveries SET next_attempt_at = ? WHERE id = ? AND status IN ('pending', 'retrying')`,
+      firstReplayOf: 'SELECT MIN(id) AS id FROM deliveries WHERE replay_of = ?',
       nextDueAt: `SELECT MIN(next_attempt_at) AS at FROM deliveries WHERE status IN ('pending', 'retrying')`,
       interruptAttempts: `UPDATE attempts SET state = 'interrupted', verdict = 'retryable', error_kind = 'interrupted',
            error_text = ?, failure = ? WHERE state = 'in_flight'`,
@@ -244,6 +256,12 @@ export class LogStore {
   ): CommitResult {
     return this.db.transaction((): CommitResult => {
       const requestId = this.insertRequestRow(record);
+      // Read once per request, not per delivery: the ingest path's hot loop stays two inserts.
+      let warps: Map<number, number> | null = null;
+      const warpOf = (destinationId: number): number => {
+        warps ??= new Map((this.s.destinationWarps.all() as { id: number; warp: number }[]).map((r) => [r.id, r.warp]));
+        return warps.get(destinationId) ?? 1;
+      };
       let accepted = 0;
       let deliveries = 0;
       const duplicates: DroppedItem[] = [];
@@ -281,7 +299,7 @@ export class LogStore {
         const messageRowId = Number(inserted.lastInsertRowid);
         accepted++;
         for (const destinationId of item.destinationIds) {
-          this.s.insertDelivery.run(messageRowId, destinationId, m.type, record.receivedAt, record.receivedAt);
+          this.s.insertDelivery.run(messageRowId, destinationId, m.type, record.receivedAt, record.receivedAt, warpOf(destinationId));
           deliveries++;
         }
       });
@@ -308,6 +326,7 @@ export class LogStore {
           replay.edited ? 1 : 0,
           replay.now,
           replay.now,
+          original.destination_id,
         ).lastInsertRowid,
     );
   }
@@ -318,8 +337,21 @@ export class LogStore {
    */
   createPrebuilt(d: { destinationId: number; payloadType: string; body: Uint8Array; now: number }): number {
     return Number(
-      this.s.insertPrebuilt.run(d.destinationId, d.payloadType, Buffer.from(d.body), d.now, d.now).lastInsertRowid,
+      this.s.insertPrebuilt.run(d.destinationId, d.payloadType, Buffer.from(d.body), d.now, d.now, d.destinationId).lastInsertRowid,
     );
+  }
+
+  /**
+   * Makes a waiting delivery (pending or retrying) due now; its round count and first attempt stay, so
+   * the schedule after this round goes on where it was. False when the delivery is not waiting.
+   */
+  retryNow(id: number, now: number): boolean {
+    return this.s.retryNow.run(now, id).changes > 0;
+  }
+
+  /** The first replay made of this delivery, or null when it was never replayed. */
+  firstReplayOf(id: number): number | null {
+    return (this.s.firstReplayOf.get(id) as { id: number | null }).id;
   }
 
   /** Deliveries whose time has come, oldest due first. */

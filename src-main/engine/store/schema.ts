@@ -243,4 +243,10 @@ export const MIGRATIONS: readonly string[] = [
      signs with X-Signature). */ `
   ALTER TABLE destinations ADD COLUMN signing TEXT NOT NULL DEFAULT 'x-signature';
   `,
+  /* 12: time-warp. A destination's factor (1 = real time) and the factor each delivery was created
+     with: the delivery keeps it, so switching the destination's warp off later does not rewrite the
+     times of deliveries already under way. */ `
+  ALTER TABLE destinations ADD COLUMN warp INTEGER NOT NULL DEFAULT 1;
+  ALTER TABLE deliveries ADD COLUMN warp INTEGER NOT NULL DEFAULT 1;
+  `,
 ];

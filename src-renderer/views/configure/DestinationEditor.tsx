@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { WarpSwitch } from './WarpSwitch';
 import { MAX_WEBHOOKS_PER_DESTINATION } from '../../../src-shared/settings';
 import { SigningChoice } from './SigningChoice';
 import { ADD_URL_LIMIT_REASON, edit, field, headerRowFields, placedFields, type WebhookDraft } from './destination-form';
@@ -60,6 +61,8 @@ export function DestinationEditor() {
         </label>
       </div>
       <FieldErrors errors={errors} fields={[field.enabled]} />
+      <WarpSwitch warp={draft.warp} onChange={(warp) => update((d) => ({ ...d, warp }))} />
+      <FieldErrors errors={errors} fields={[field.warp]} label="Time-warp" />
 
       <fieldset className="group">
         <legend>Attached sources</legend>

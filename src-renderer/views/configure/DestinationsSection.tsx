@@ -61,6 +61,11 @@ function DestinationRow({ destination: d }: { destination: Destination }) {
           <span className={d.enabled ? 'status status-succeeded' : 'status'} data-testid="destination-row-state">
             {d.enabled ? 'enabled' : 'off'}
           </span>
+          {d.warp > 1 && (
+            <span className="warp-badge" data-testid="destination-row-warp" title="New deliveries run their retry schedule this many times faster">
+              warp ×{d.warp}
+            </span>
+          )}
         </td>
         <td>{d.sources.length > 0 ? d.sources.join(', ') : <span className="muted">none — nothing reaches it</span>}</td>
         <td title={d.webhooks.map((w) => w.url).join('\n')} data-testid="destination-row-urls">

@@ -34,6 +34,7 @@ test('a draft maps to the DestinationInput the engine takes: trimmed, blank head
       { url: 'http://a.test/1', headers: { 'X-Env': 'dev' } },
       { url: 'https://b.test/2', headers: {} },
     ],
+    warp: 1,
   });
   assert.equal(toDestinationInput(draft({ sharedSecret: ' s ' })).input.sharedSecret, ' s ', 'a secret is kept exactly as typed');
 });
@@ -93,6 +94,7 @@ test('a saved destination round-trips through the draft unchanged', () => {
     sources: ['backend', 'web'],
     sharedSecret: 's3cret',
     signing: 'x-signature+standard-webhooks',
+    warp: 240,
     webhooks: [
       { url: 'http://a.test/1', headers: { 'X-Env': 'dev', Authorization: 'Bearer t' } },
       { url: 'http://b.test/2', headers: {} },

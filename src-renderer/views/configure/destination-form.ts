@@ -7,6 +7,7 @@
 import {
   DEFAULT_SIGNING,
   MAX_WEBHOOKS_PER_DESTINATION,
+  NO_WARP,
   validateDestinationInput,
   type Destination,
   type DestinationInput,
@@ -33,6 +34,8 @@ export interface DestinationDraft {
   /** How requests are signed with the secret. */
   signing: SigningScheme;
   webhooks: WebhookDraft[];
+  /** Time-warp factor for deliveries created from now on; NO_WARP is real time. */
+  warp: number;
 }
 
 export const ROOT = 'destination';
@@ -43,6 +46,7 @@ export const field = {
   sharedSecret: `${ROOT}.sharedSecret`,
   signing: `${ROOT}.signing`,
   webhooks: `${ROOT}.webhooks`,
+  warp: `${ROOT}.warp`,
   webhook: (i: number): string => `${ROOT}.webhooks[${i}]`,
   url: (i: number): string => `${ROOT}.webhooks[${i}].url`,
   headerRow: (i: number, j: number): string => `${ROOT}.webhooks[${i}].headers[${j}]`,
@@ -52,7 +56,7 @@ export const field = {
 export const ADD_URL_LIMIT_REASON = `A destination has at most ${MAX_WEBHOOKS_PER_DESTINATION} webhook URLs; remove one to add another.`;
 
 export function emptyDraft(sources: string[] = []): DestinationDraft {
-  return { saved: null, name: '', enabled: true, sources, sharedSecret: '', signing: DEFAULT_SIGNING, webhooks: [{ url: '', headers: [] }] };
+  return { saved: null, name: '', enabled: true, sources, sharedSecret: '', signing: DEFAULT_SIGNING, webhooks: [{ url: '', headers: [] }], warp: NO_WARP };
 }
 
 export function draftOf(d: Destination): DestinationDraft {
@@ -64,6 +68,7 @@ export function draftOf(d: Destination): DestinationDraft {
     sharedSecret: d.sharedSecret ?? '',
     signing: d.signing,
     webhooks: d.webhooks.map((w) => ({ url: w.url, headers: Object.entries(w.headers).map(([name, value]) => ({ name, value })) })),
+    warp: d.warp,
   };
 }
 
@@ -101,6 +106,7 @@ export function toDestinationInput(draft: DestinationDraft): { input: Destinatio
     sharedSecret: draft.sharedSecret === '' ? null : draft.sharedSecret,
     signing: draft.signing,
     webhooks,
+    warp: draft.warp,
   };
   return { input, errors: [...validateDestinationInput(input, ROOT), ...errors] };
 }
@@ -120,7 +126,7 @@ export function headerRowFields(draft: DestinationDraft, i: number, j: number): 
 
 /** Every path the form shows next to an input; errors on any other path are listed under the form. */
 export function placedFields(draft: DestinationDraft): Set<string> {
-  const placed = new Set<string>([field.name, field.enabled, field.sources, field.sharedSecret, field.signing, field.webhooks]);
+  const placed = new Set<string>([field.name, field.enabled, field.sources, field.sharedSecret, field.signing, field.webhooks, field.warp]);
   draft.sources.forEach((_s, k) => placed.add(`${field.sources}[${k}]`));
   draft.webhooks.forEach((w, i) => {
     placed.add(field.webhook(i));

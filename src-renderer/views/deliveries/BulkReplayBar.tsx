@@ -1,5 +1,6 @@
 import { bulkSummaryWords } from './list-words';
 import { useDeliveries } from '../../app/view-stores';
+import { BulkReplayConfirm } from './BulkReplayConfirm';
 
 /** "Replay failed in this filter" with its progress, cancel and summary. */
 export function BulkReplayBar() {
@@ -7,12 +8,20 @@ export function BulkReplayBar() {
   const replayFailed = useDeliveries((s) => s.replayFailed);
   const cancelBulk = useDeliveries((s) => s.cancelBulk);
   const dismissBulk = useDeliveries((s) => s.dismissBulk);
+  const asking = useDeliveries((s) => s.bulkConfirm !== null);
   const running = bulk?.state === 'running' || bulk?.state === 'cancelling';
   return (
     <div className="wbulk">
-      <button type="button" data-testid="replay-failed" onClick={replayFailed} disabled={running} title="Replays every failed delivery the filter lets through, as it was">
-        Replay failed in this filter
+      <button
+        type="button"
+        data-testid="replay-failed"
+        onClick={replayFailed}
+        disabled={running || asking}
+        title="Replays the failed deliveries the filter lets through, as they were; asks first, with the count"
+      >
+        Replay failed in this filter…
       </button>
+      <BulkReplayConfirm />
       {bulk && (
         <span className="wbulk-run">
           <progress data-testid="bulk-progress" value={bulk.done} max={Math.max(1, bulk.total)} data-done={bulk.done} data-total={bulk.total} />
@@ -35,6 +44,7 @@ export function BulkReplayBar() {
             data-total={bulk.total}
             data-replayed={bulk.replayed}
             data-failed={bulk.failed}
+            data-skipped={bulk.skipped}
           >
             {bulkSummaryWords(bulk)}
           </span>

@@ -10,6 +10,9 @@ import { SignatureDoctor } from './SignatureDoctor';
 import { VerifySnippets } from './VerifySnippets';
 import { useDeliveries } from '../../app/view-stores';
 import { DeliveryStatusBadge } from '../../shared/Badge';
+import { RetryNow } from './RetryNow';
+import { ScheduleTimeline } from './ScheduleTimeline';
+import { WarpNotice } from './WarpMark';
 
 export function DeliveryDetailPanel() {
   const selectedId = useDeliveries((s) => s.selectedId);
@@ -38,6 +41,8 @@ function DetailBody({ detail }: { detail: DeliveryDetail }) {
         <DeliveryStatusBadge status={detail.status} testId="detail-status" />
         <span data-testid="next-step">{detail.nextStep}</span>
       </div>
+      <WarpNotice warp={detail.warp} />
+      <RetryNow detail={detail} />
       <dl className="facts ins-facts">
         <dt>Type</dt>
         <dd>
@@ -67,6 +72,7 @@ function DetailBody({ detail }: { detail: DeliveryDetail }) {
       <SignatureDoctor detail={detail} />
       <VerifySnippets detail={detail} />
       {lastAttempt && detail.body !== null && <CurlCommand attempt={lastAttempt} body={detail.body} />}
+      <ScheduleTimeline schedule={detail.schedule} />
       <AttemptTimeline attempts={detail.attempts} />
     </>
   );

@@ -1,7 +1,7 @@
 /**
  * The Deliveries list: the filters bar, the bulk replay, and the deliveries as a
  * virtualized list that pages older rows in as the user scrolls and keeps its place while live rows
- * arrive above it. Keys: j/k move, Enter opens, r replays, / searches, Escape closes the detail.
+ * arrive above it. Keys: j/k move, Enter opens, r replays, n retries now, / searches, Escape closes the detail.
  */
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import type { DeliverySummary } from '../../../src-shared/api';
@@ -70,6 +70,7 @@ function Rows({ rows, searchRef }: { rows: DeliverySummary[]; searchRef: RefObje
   const selectedId = useDeliveries((s) => s.selectedId);
   const select = useDeliveries((s) => s.select);
   const replay = useDeliveries((s) => s.replay);
+  const retryNow = useDeliveries((s) => s.retryNow);
   const list = useRef<VirtualListHandle | null>(null);
   const [cursorId, setCursorId] = useState<number | null>(null);
 
@@ -144,6 +145,13 @@ function Rows({ rows, searchRef }: { rows: DeliverySummary[]; searchRef: RefObje
           void replay({});
           return;
         }
+        case 'retryNow': {
+          // Acts on the open delivery, whose state the detail shows; the engine refuses one that is not waiting.
+          if (open === null) return;
+          e.preventDefault();
+          void retryNow();
+          return;
+        }
         case 'search':
           e.preventDefault();
           searchRef.current?.focus();
@@ -156,7 +164,7 @@ function Rows({ rows, searchRef }: { rows: DeliverySummary[]; searchRef: RefObje
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [select, replay, searchRef]);
+  }, [select, replay, retryNow, searchRef]);
 
   const onPick = useCallback(
     (id: number) => {

@@ -1,8 +1,9 @@
-import { memo } from 'react';
+import { memo, type ReactNode } from 'react';
 import { DeliveryStatusBadge } from '../../shared/Badge';
 import type { DeliverySummary } from '../../../src-shared/api';
 import { measuredMs, timeOf } from '../../shared/format';
 import { lastStatusWords, nextAttemptWords } from './list-words';
+import { WarpMark } from './WarpMark';
 
 export const ROW_HEIGHT = 34;
 export const HEADER_HEIGHT = 30;
@@ -36,6 +37,25 @@ interface RowProps {
   onPick(id: number, index: number): void;
 }
 
+/** A link inside a row opens the delivery it names, not the row. */
+function RowLink({ id, testId, title, onPick, children }: { id: number; testId: string; title: string; onPick(id: number, index: number): void; children: ReactNode }) {
+  return (
+    <button
+      type="button"
+      className="wreplay wreplay-link"
+      data-testid={testId}
+      data-id={id}
+      title={title}
+      onClick={(e) => {
+        e.stopPropagation();
+        onPick(id, -1);
+      }}
+    >
+      {children}
+    </button>
+  );
+}
+
 /** One list row; memoized, so a frame that changes one delivery re-renders one row. */
 export const DeliveryListRow = memo(function DeliveryListRow({ row, index, top, selected, cursor, onPick }: RowProps) {
   const next = nextAttemptWords(row);
@@ -67,6 +87,8 @@ export const DeliveryListRow = memo(function DeliveryListRow({ row, index, top, 
         {row.userId ?? row.anonymousId ?? '—'}
       </span>
       <span className="wcell wevent" role="gridcell">
+        {/* First in the cell and never shrunk: a warped row's times must not pass for real ones. */}
+        <WarpMark warp={row.warp} />
         <span className="wevent-name" data-testid="delivery-event" title={row.event ?? undefined}>
           {row.event ?? '—'}
         </span>
@@ -74,6 +96,17 @@ export const DeliveryListRow = memo(function DeliveryListRow({ row, index, top, 
           <span className="wreplay" data-testid="delivery-replay-of" data-of={row.replayOf} title={`A replay of delivery #${row.replayOf}`}>
             <span className="wreplay-words">replay of </span>#{row.replayOf}
           </span>
+        )}
+        {row.replays[0] !== undefined && (
+          <RowLink
+            id={row.replays[0]}
+            testId="delivery-replayed"
+            title={`Replayed as ${row.replays.map((id) => `#${id}`).join(', ')}; opens the newest replay`}
+            onPick={onPick}
+          >
+            <span className="wreplay-words">replayed → </span>#{row.replays[0]}
+            {row.replays.length > 1 ? ` +${row.replays.length - 1}` : ''}
+          </RowLink>
         )}
       </span>
       <span className="wcell wnum" role="gridcell" data-testid="delivery-entries">

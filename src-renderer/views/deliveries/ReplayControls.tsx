@@ -1,7 +1,8 @@
 import { useState } from 'react';
 import type { DeliveryDetail } from '../../../src-shared/api';
 import { prettyJson } from '../../shared/format';
-import { editedBodyProblem, targetUrlProblem } from './detail-logic';
+import { editedBodyProblem } from './detail-logic';
+import { TARGET_URL_FIELD, TARGET_URL_PLACEHOLDER, targetUrlOf } from './target-url';
 import { useDeliveries } from '../../app/view-stores';
 import type { ReplayDraft } from './store';
 
@@ -30,7 +31,9 @@ export function ReplayControls({ detail }: { detail: DeliveryDetail }) {
     setDraft({ body: detail.body === null ? '' : prettyJson(detail.body), mode: 'edit' });
   };
   const bodyProblem = mode === 'edit' ? editedBodyProblem(body) : null;
-  const urlProblem = mode === 'url' ? targetUrlProblem(url) : null;
+  const target = targetUrlOf(url);
+  // An empty field is not shouted at while it is being filled; Send stays off until it holds a URL.
+  const urlProblem = mode === 'url' && !target.ok && url.trim() !== '' ? target.problem : null;
   return (
     <section className="ins-replay" aria-label="Replay">
       <div className="buttons">
@@ -97,7 +100,7 @@ export function ReplayControls({ detail }: { detail: DeliveryDetail }) {
           className="ins-replay-form"
           onSubmit={(e) => {
             e.preventDefault();
-            if (urlProblem === null) send({ targetUrl: url });
+            if (target.ok) send({ targetUrl: target.url });
           }}
         >
           <label htmlFor={`replay-target-${detail.id}`} className="muted">
@@ -109,11 +112,13 @@ export function ReplayControls({ detail }: { detail: DeliveryDetail }) {
               className="mono"
               data-testid="replay-target"
               value={url}
+              placeholder={TARGET_URL_PLACEHOLDER}
+              aria-label={TARGET_URL_FIELD}
               onChange={(e) => setUrl(e.target.value)}
               aria-invalid={urlProblem !== null}
               aria-describedby={urlProblem ? `replay-target-error-${detail.id}` : undefined}
             />
-            <button type="submit" data-testid="replay-url-send" disabled={urlProblem !== null || sending}>
+            <button type="submit" data-testid="replay-url-send" disabled={!target.ok || sending}>
               Send
             </button>
             <button type="button" onClick={() => setMode('idle')}>
@@ -123,6 +128,11 @@ export function ReplayControls({ detail }: { detail: DeliveryDetail }) {
           {urlProblem && (
             <p className="field-error" id={`replay-target-error-${detail.id}`} data-testid="replay-target-error" role="status">
               {urlProblem}
+            </p>
+          )}
+          {target.ok && target.url !== url.trim() && (
+            <p className="muted" data-testid="replay-target-resolved">
+              Sends to <span className="mono">{target.url}</span>
             </p>
           )}
         </form>

@@ -1,9 +1,9 @@
 /**
- * The list's keys: j/k move the cursor, Enter opens the detail, r replays, /
+ * The list's keys: j/k move the cursor, Enter opens the detail, r replays, n retries a waiting delivery now, /
  * goes to the search box, Escape closes the detail. Pure, so the table test covers every case.
  */
 
-export type KeyAction = { kind: 'move'; by: 1 | -1 } | { kind: 'open' } | { kind: 'replay' } | { kind: 'search' } | { kind: 'close' } | null;
+export type KeyAction = { kind: 'move'; by: 1 | -1 } | { kind: 'open' } | { kind: 'replay' } | { kind: 'retryNow' } | { kind: 'search' } | { kind: 'close' } | null;
 
 export interface KeyInput {
   key: string;
@@ -32,6 +32,8 @@ export function keyAction(e: KeyInput): KeyAction {
       return e.targetTag === 'BUTTON' || e.targetTag === 'A' ? null : { kind: 'open' };
     case 'r':
       return { kind: 'replay' };
+    case 'n':
+      return { kind: 'retryNow' };
     case '/':
       return { kind: 'search' };
     case 'Escape':

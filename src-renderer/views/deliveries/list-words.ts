@@ -27,12 +27,32 @@ export function nextAttemptWords(row: Pick<DeliverySummary, 'status' | 'nextAtte
   return `next ${timeOf(row.nextAttemptAt).slice(0, 8)}`;
 }
 
-export function bulkSummaryWords(b: { state: string; done: number; total: number; replayed: number; failed: number; firstError: string | null }): string {
+export function bulkSummaryWords(b: {
+  state: string;
+  done: number;
+  total: number;
+  replayed: number;
+  failed: number;
+  skipped?: number;
+  firstError: string | null;
+}): string {
   const head = b.state === 'cancelled' ? `Cancelled after ${n(b.done)} of ${n(b.total)}: ` : b.total === 0 ? 'No failed delivery in this filter. ' : '';
   if (b.total === 0 && b.state !== 'cancelled') return head.trim();
-  const body = `replayed ${n(b.replayed)}, failed ${n(b.failed)}`;
+  const skipped = b.skipped ? `, skipped ${n(b.skipped)} replayed meanwhile` : '';
+  const body = `replayed ${n(b.replayed)}, failed ${n(b.failed)}${skipped}`;
   const text = head ? `${head}${body}` : body.charAt(0).toUpperCase() + body.slice(1);
   return b.firstError ? `${text}. First error: ${b.firstError}` : `${text}.`;
+}
+
+/** The question the bulk replay asks before it starts. */
+export function bulkConfirmWords(c: { fresh: number; alreadyReplayed: number }, includeReplayed: boolean): string {
+  const count = c.fresh + (includeReplayed ? c.alreadyReplayed : 0);
+  if (count === 0) {
+    return c.alreadyReplayed === 0
+      ? 'No failed delivery in this filter.'
+      : `Every failed delivery in this filter was replayed already (${n(c.alreadyReplayed)}).`;
+  }
+  return `Replay ${plural(count, 'failed delivery', 'failed deliveries')} in this filter, as they were?`;
 }
 
 /** Under "No delivery matches this filter". */

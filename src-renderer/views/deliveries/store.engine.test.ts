@@ -58,21 +58,38 @@ describe('watch over a real engine', () => {
 
     progress.length = 0;
     const annFailed = failedIds().slice(-3); // ann's are the three oldest
-    const result = await replayFailedInFilter(transport.call, { text: 'ann', status: 'succeeded' }, { pageSize: 2, onProgress: (p) => progress.push(p) });
+    const originalOf = (ids: number[]): number[] =>
+      ids.length === 0 ? [] : (h.inspect.all(`SELECT replay_of FROM deliveries WHERE id IN (${ids.join(',')})`) as { replay_of: number }[]).map((r) => r.replay_of);
+    const [firstOriginal] = originalOf(cancelled.replayIds);
+    const result = await replayFailedInFilter(transport.call, { text: 'ann', status: 'succeeded' }, { pageSize: 1, onProgress: (p) => progress.push(p) });
     assert.deepEqual(
       progress.map((p) => `${p.done}/${p.total}`),
-      ['0/3', '1/3', '2/3', '3/3'],
-      'the status asked for is replaced by failed, and paging crosses pages',
+      ['0/2', '1/2', '2/2'],
+      'the status asked for is replaced by failed, the one replayed before is left out, and paging crosses pages',
     );
-    assert.deepEqual([result.replayed, result.failed, result.firstError], [3, 0, null]);
-    const replayed = (h.inspect.all(`SELECT replay_of FROM deliveries WHERE id IN (${result.replayIds.join(',')})`) as { replay_of: number }[]).map((r) => r.replay_of);
-    assert.deepEqual(replayed.sort(), [...annFailed].sort(), 'the originals are ann’s failed deliveries, newest first');
+    assert.deepEqual([result.replayed, result.failed, result.skipped, result.firstError], [2, 0, 0, null]);
+    assert.deepEqual(originalOf(result.replayIds).sort(), annFailed.filter((id) => id !== firstOriginal).sort(), 'the originals are ann’s failed deliveries not replayed yet');
     for (const id of result.replayIds) await waitUntil(() => statusOf(id) === 'succeeded', `replay ${id} to succeed`);
+
+    // Nothing is replayed twice unless asked; asked, all three go again.
+    assert.equal((await replayFailedInFilter(transport.call, { text: 'ann' })).total, 0);
+    const again = await replayFailedInFilter(transport.call, { text: 'ann' }, { includeReplayed: true });
+    assert.deepEqual([again.total, again.replayed], [3, 3]);
+    assert.deepEqual(originalOf(again.replayIds).sort(), [...annFailed].sort());
+
+    // Replayed elsewhere between the page and its turn: the engine refuses, and the run counts it as skipped.
+    const [benNewest] = (await transport.call('listDeliveries', { text: 'ben', status: 'failed', limit: 1 })).items;
+    const racing: Transport['call'] = (m, p) =>
+      m === 'replayDelivery' && (p as { id: number }).id === benNewest!.id
+        ? transport.call('replayDelivery', { id: benNewest!.id }).then(() => transport.call(m, p))
+        : transport.call(m, p);
+    const raced = await replayFailedInFilter(racing, { text: 'ben' });
+    assert.deepEqual([raced.done, raced.replayed, raced.skipped, raced.failed], [2, 1, 1, 0]);
 
     // A refusal is counted and its first message kept; the run goes on.
     const refusing: Transport['call'] = (m, p) =>
       m === 'replayDelivery' && (p as { id: number }).id === failedIds()[0] ? Promise.reject(new Error('replay.id: refused for the test')) : transport.call(m, p);
-    const mixed = await replayFailedInFilter(refusing, { text: 'ben' });
+    const mixed = await replayFailedInFilter(refusing, { text: 'ben' }, { includeReplayed: true });
     assert.deepEqual([mixed.done, mixed.replayed, mixed.failed], [2, 1, 1]);
     assert.equal(mixed.firstError, `#${failedIds()[0]}: replay.id: refused for the test`);
   });
@@ -104,8 +121,9 @@ describe('watch over a real engine', () => {
 
       // The bulk replay from the store: replays what the filter holds (nothing failed for cid).
       state().replayFailed();
-      await waitUntil(() => state().bulk?.state === 'finished', 'the bulk replay to finish');
-      assert.deepEqual(state().bulk, { state: 'finished', done: 0, total: 0, replayed: 0, failed: 0, firstError: null });
+      await waitUntil(() => state().bulkConfirm?.counting === false, 'the count to ask with');
+      assert.deepEqual(state().bulkConfirm, { counting: false, fresh: 0, alreadyReplayed: 0, includeReplayed: false });
+      state().cancelConfirm();
 
       // A filter the engine refuses: the message names the field.
       state().setFilter({ text: 'x'.repeat(600) });

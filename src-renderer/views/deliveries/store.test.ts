@@ -26,6 +26,7 @@ function detail(s: DeliverySummary): DeliveryDetail {
     nextStep: '',
     originalBody: null,
     destinationName: null,
+    schedule: { warp: 1, windowMs: 0, windowStart: null, windowEnd: null, rounds: [], plannedAreLatest: false, truncated: false },
   };
 }
 
@@ -47,7 +48,8 @@ function fakeTransport(log: Map<number, DeliverySummary>) {
   let state: (s: ConnectionState) => void = () => {};
   const matches = (r: DeliverySummary, p: DeliveryPage): boolean => {
     const statuses = p.status === undefined ? null : Array.isArray(p.status) ? p.status : [p.status];
-    return (statuses === null || statuses.includes(r.status)) && (!p.text || (r.userId ?? '').includes(p.text));
+    const replayed = p.replayed === undefined || p.replayed === r.replays.length > 0;
+    return (statuses === null || statuses.includes(r.status)) && (!p.text || (r.userId ?? '').includes(p.text)) && replayed;
   };
   const transport: Transport = {
     async call(method: ApiMethod, params?: unknown) {
@@ -74,8 +76,9 @@ function fakeTransport(log: Map<number, DeliverySummary>) {
           await replayGate.wait();
           const original = log.get((params as { id: number }).id)!;
           const id = Math.max(...log.keys()) + 1;
-          const replay = { ...original, id, status: 'pending' as const, replayOf: original.id };
+          const replay = { ...original, id, status: 'pending' as const, replayOf: original.id, replays: [] };
           log.set(id, replay);
+          log.set(original.id, { ...original, replays: [id, ...original.replays] });
           return detail(replay) as never;
         }
         default:
@@ -329,17 +332,37 @@ test('the selected delivery is refetched when it changes, and a reconnect catche
   assert.equal(t.store.getState().rows[1]?.status, 'succeeded');
 });
 
-test('bulk replay from the store: progress while it runs, cancel stops after the call in flight', async () => {
-  const t = setup(range(1, 6));
+test('bulk replay from the store: asks first with the count, progress while it runs, cancel stops after the call in flight', async () => {
+  const t = setup(range(1, 7));
   for (const id of [2, 4, 5]) t.log.set(id, summary(id, 'failed'));
+  t.log.set(6, summary(6, 'failed', 'u', ));
+  t.log.set(6, { ...t.log.get(6)!, replays: [99] });
   t.start();
   await settle();
   t.store.getState().setFilter({ text: 'u' });
   await settle();
+  t.calls.length = 0;
+  t.store.getState().replayFailed();
+  assert.equal(t.store.getState().bulkConfirm?.counting, true);
+  await settle();
+  assert.deepEqual(t.store.getState().bulkConfirm, { counting: false, fresh: 3, alreadyReplayed: 1, includeReplayed: false });
+  assert.equal(t.store.getState().bulk, null, 'nothing is replayed before the person confirms');
+  assert.deepEqual(t.calls, [
+    'countDeliveries {"text":"u","status":"failed","replayed":false}',
+    'countDeliveries {"text":"u","status":"failed","replayed":true}',
+  ]);
+  t.store.getState().cancelConfirm();
+  assert.equal(t.store.getState().bulkConfirm, null);
   t.store.getState().replayFailed();
   await settle();
-  assert.deepEqual(t.store.getState().bulk, { state: 'running', done: 0, total: 3, replayed: 0, failed: 0, firstError: null });
-  assert.ok(t.calls.includes('listDeliveries {"text":"u","status":"failed","limit":100}'), 'the filter with its status forced to failed');
+  t.store.getState().confirmBulk();
+  await settle();
+  assert.equal(t.store.getState().bulkConfirm, null);
+  assert.deepEqual(t.store.getState().bulk, { state: 'running', done: 0, total: 3, replayed: 0, failed: 0, skipped: 0, firstError: null });
+  assert.ok(
+    t.calls.includes('listDeliveries {"text":"u","status":"failed","replayed":false,"limit":100}'),
+    'the filter with its status forced to failed, leaving out what was replayed before',
+  );
   replayGate.release();
   await settle();
   assert.equal(t.store.getState().bulk?.done, 1);
@@ -350,12 +373,31 @@ test('bulk replay from the store: progress while it runs, cancel stops after the
   assert.notEqual(t.store.getState().bulk, null);
   replayGate.release(); // the call in flight ends; no other starts
   await settle();
-  assert.deepEqual(t.store.getState().bulk, { state: 'cancelled', done: 2, total: 3, replayed: 2, failed: 0, firstError: null });
+  assert.deepEqual(t.store.getState().bulk, { state: 'cancelled', done: 2, total: 3, replayed: 2, failed: 0, skipped: 0, firstError: null });
   assert.equal(replayGate.waiting.length, 0, 'no third replay was asked for');
   assert.deepEqual(
     t.calls.filter((c) => c.startsWith('replayDelivery')),
-    ['replayDelivery {"id":5}', 'replayDelivery {"id":4}'],
+    ['replayDelivery {"id":5,"unlessReplayed":true}', 'replayDelivery {"id":4,"unlessReplayed":true}'],
   );
   t.store.getState().dismissBulk();
   assert.equal(t.store.getState().bulk, null);
+
+  // Asked again: the two just replayed join the one replayed before; only #2 is left unless all are asked for.
+  t.store.getState().replayFailed();
+  await settle();
+  assert.deepEqual(t.store.getState().bulkConfirm, { counting: false, fresh: 1, alreadyReplayed: 3, includeReplayed: false });
+  t.store.getState().setIncludeReplayed(true);
+  t.calls.length = 0;
+  t.store.getState().confirmBulk();
+  for (let i = 0; i < 4; i++) {
+    await settle();
+    replayGate.release();
+  }
+  await settle();
+  assert.deepEqual(
+    t.calls.filter((c) => c.startsWith('replayDelivery')),
+    ['replayDelivery {"id":6}', 'replayDelivery {"id":5}', 'replayDelivery {"id":4}', 'replayDelivery {"id":2}'],
+    'asked for, the ones replayed before go again too',
+  );
+  assert.equal(t.store.getState().bulk?.state, 'finished');
 });

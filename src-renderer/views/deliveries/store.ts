@@ -20,7 +20,7 @@ import {
   type ReplayInput,
 } from '../../../src-shared/api';
 import type { Source } from '../../../src-shared/settings';
-import { replayFailedInFilter, type BulkProgress } from './bulk-replay';
+import { bulkCounts, replayFailedInFilter, type BulkProgress } from './bulk-replay';
 import { appendOlder, applyUpdates, filterParams, insertRows, isFilterActive, summaryOf, trimRows } from './rows';
 import type { ConnectionState, Transport } from '../../transport';
 import { batcher, followLive, messageOf, perFrame, type Schedule, type ViewStore } from '../../shared/live-store';
@@ -38,6 +38,17 @@ export const COUNTS_EVERY_MS = 500;
 
 export interface BulkReplayState extends Omit<BulkProgress, 'replayIds'> {
   state: 'running' | 'cancelling' | 'cancelled' | 'finished';
+}
+
+/** "Replay failed in this filter" waiting for the person to confirm: what it would replay, and what it leaves alone. */
+export interface BulkConfirmState {
+  /** Still counting. */
+  counting: boolean;
+  /** Failed deliveries in the filter never replayed. */
+  fresh: number;
+  /** Failed deliveries in the filter replayed before: left out unless includeReplayed. */
+  alreadyReplayed: number;
+  includeReplayed: boolean;
 }
 
 /** The replay form as typed: kept in the store so a tab switch does not lose an edited body or a target URL. */
@@ -67,6 +78,8 @@ export interface DeliveriesState {
   /** New matching rows that arrived while paused, not shown yet. */
   newWhilePaused: number;
   bulk: BulkReplayState | null;
+  /** The bulk replay's question, while it is asked. */
+  bulkConfirm: BulkConfirmState | null;
   selectedId: number | null;
   detail: DeliveryDetail | null;
   /** The last replay's refusal, in plain words, until the next attempt. */
@@ -85,8 +98,16 @@ export interface DeliveriesState {
   showNew(): void;
   /** The list tells which rows are on screen (indexes into rows), so changed ones there are refreshed. */
   setViewport(first: number, last: number): void;
-  /** Replays every failed delivery the filter lets through. */
+  /** Asks to replay the failed deliveries the filter lets through: counts them and waits for confirmBulk. */
   replayFailed(): void;
+  setIncludeReplayed(include: boolean): void;
+  /** Replays them: those never replayed, and the ones replayed before too when asked. */
+  confirmBulk(): void;
+  cancelConfirm(): void;
+  /** Sends the selected waiting delivery's next round now. */
+  retryNow(): Promise<void>;
+  retryNowError: string | null;
+  retryingNow: boolean;
   /** Stops the bulk replay after the call in flight. */
   cancelBulk(): void;
   dismissBulk(): void;
@@ -152,15 +173,19 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
     paused: false,
     newWhilePaused: 0,
     bulk: null,
+    bulkConfirm: null,
+    retryNowError: null,
+    retryingNow: false,
     selectedId: null,
     detail: null,
     replayError: null,
-    replayDraft: { mode: 'idle', body: '', url: 'http://127.0.0.1:9000/hook' },
+    // Empty: the field shows an example as its placeholder, never an address someone might send to by mistake.
+    replayDraft: { mode: 'idle', body: '', url: '' },
     setReplayDraft(patch) {
       set({ replayDraft: { ...get().replayDraft, ...patch } });
     },
     select(id) {
-      set({ selectedId: id, detail: id === get().detail?.id ? get().detail : null, replayError: null });
+      set({ selectedId: id, detail: id === get().detail?.id ? get().detail : null, replayError: null, retryNowError: null });
       if (id !== null) void loadDetail(id);
     },
     async replay(input) {
@@ -212,19 +237,56 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
         }
       }
     },
+    async retryNow() {
+      const id = get().selectedId;
+      if (id === null || get().retryingNow) return;
+      set({ retryingNow: true, retryNowError: null });
+      try {
+        const detail = await transport.call('retryNow', { id });
+        if (get().selectedId === id) set({ detail });
+      } catch (err) {
+        if (get().selectedId === id) set({ retryNowError: messageOf(err) });
+      } finally {
+        set({ retryingNow: false });
+      }
+    },
     replayFailed() {
       if (get().bulk?.state === 'running' || get().bulk?.state === 'cancelling') return;
+      const asked = { counting: true, fresh: 0, alreadyReplayed: 0, includeReplayed: false };
+      set({ bulkConfirm: asked });
+      void bulkCounts((m, p) => transport.call(m, p), get().filter).then(
+        (counts) => {
+          if (get().bulkConfirm === asked) set({ bulkConfirm: { ...asked, ...counts, counting: false } });
+        },
+        (err: unknown) => {
+          set({ bulkConfirm: null });
+          fail(err);
+        },
+      );
+    },
+    setIncludeReplayed(include) {
+      const c = get().bulkConfirm;
+      if (c) set({ bulkConfirm: { ...c, includeReplayed: include } });
+    },
+    cancelConfirm() {
+      set({ bulkConfirm: null });
+    },
+    confirmBulk() {
+      const c = get().bulkConfirm;
+      if (!c || c.counting) return;
+      if (get().bulk?.state === 'running' || get().bulk?.state === 'cancelling') return;
       bulkCancelled = false;
-      set({ bulk: { state: 'running', done: 0, total: 0, replayed: 0, failed: 0, firstError: null } });
+      set({ bulkConfirm: null, bulk: { state: 'running', done: 0, total: 0, replayed: 0, failed: 0, skipped: 0, firstError: null } });
       const state = (): BulkReplayState['state'] => (bulkCancelled ? 'cancelling' : 'running');
       void replayFailedInFilter((m, p) => transport.call(m, p), get().filter, {
+        includeReplayed: c.includeReplayed,
         isCancelled: () => bulkCancelled,
         onProgress: ({ replayIds: _ids, ...p }) => set({ bulk: { ...p, state: state() } }),
       }).then(
         ({ replayIds: _ids, ...p }) => set({ bulk: { ...p, state: bulkCancelled ? 'cancelled' : 'finished' } }),
         (err: unknown) => {
           const b = get().bulk;
-          set({ bulk: { done: 0, total: 0, replayed: 0, failed: 0, ...b, firstError: b?.firstError ?? messageOf(err), state: 'finished' } });
+          set({ bulk: { done: 0, total: 0, replayed: 0, failed: 0, skipped: 0, ...b, firstError: b?.firstError ?? messageOf(err), state: 'finished' } });
         },
       );
     },

@@ -1,0 +1,23 @@
+import { warpMark, warpNotice } from './schedule-words';
+
+/** The list's mark on a warped delivery, so a compressed time is never read as a real one. */
+export function WarpMark({ warp }: { warp: number }) {
+  const mark = warpMark(warp);
+  if (mark === null) return null;
+  return (
+    <span className="warp-badge" data-testid="delivery-warp" data-warp={warp} title={warpNotice(warp) ?? undefined}>
+      {mark}
+    </span>
+  );
+}
+
+/** The detail's notice on a warped delivery. */
+export function WarpNotice({ warp }: { warp: number }) {
+  const notice = warpNotice(warp);
+  if (notice === null) return null;
+  return (
+    <p className="notice warn warp-notice" role="note" data-testid="detail-warp" data-warp={warp}>
+      {notice}
+    </p>
+  );
+}
