@@ -294,3 +294,33 @@ test('Log retention and Clear log: settings refused by field and saved; the conf
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('write-key rotation is its own confirmed action: an existing name in "New source" is refused; Rotate write key warns which key stops working', async () => {
+  assert.ok(wb && writeKey, 'runs after the first test made web-app');
+  const { page, problems } = await openPage('configure');
+  const row = page.locator('[data-testid="source-row"][data-name="web-app"]');
+  await row.waitFor();
+
+  // Typing an existing name keeps the form a "New source" form, and saving it changes nothing.
+  await page.getByTestId('source-name').fill('web-app');
+  assert.equal(await page.getByTestId('source-form').locator('h3').textContent(), 'New source');
+  await page.getByTestId('source-save').click();
+  await fieldError(page, 'source.name').filter({ hasText: 'Rotate write key' }).waitFor();
+  assert.equal((await wb.call('listSources'))[0]?.writeKey, writeKey, 'the key is unchanged');
+
+  // Rotation asks first, naming the key that will be refused.
+  await row.getByTestId('source-rotate').click();
+  const warning = (await row.getByTestId('source-rotate-warning').textContent()) ?? '';
+  assert.ok(warning.includes(writeKey) && /refused/.test(warning), warning);
+  await row.screenshot({ path: screenshotPath('configure-rotate-confirm') });
+  await row.getByTestId('source-rotate-confirm').click();
+  await page.getByTestId('source-rotated').waitFor();
+  const [source] = await wb.call('listSources');
+  assert.ok(source && source.writeKey !== writeKey);
+  assert.equal(await row.getByTestId('source-row-writekey').textContent(), source.writeKey);
+  const old = (await (await wb.ingest('/v1/track', writeKey, { userId: 'u', event: 'After rotation' })).json()) as { code?: string };
+  assert.equal(old.code, 'unknown_write_key', 'the old key is refused');
+  writeKey = source.writeKey;
+  assert.deepEqual(problems, []);
+  await page.close();
+});

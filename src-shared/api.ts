@@ -239,8 +239,10 @@ export interface EngineApi {
   droppedItemsOf(requestId: number): Promise<DroppedItemView[]>;
   messagesOf(requestId: number): Promise<InboundMessageView[]>;
   listSources(): Promise<Source[]>;
-  /** Creates the source, or updates the write key of the one with that name. */
+  /** Creates the source; refused when a source of that name has another write key (see rotateWriteKey). */
   saveSource(input: SourceInput): Promise<Source>;
+  /** Replaces the write key of an existing source: calls with the old key are refused from then on. */
+  rotateWriteKey(input: SourceInput): Promise<Source>;
   listDestinations(): Promise<Destination[]>;
   /** Creates or replaces, whole, the destination with that name. */
   saveDestination(input: DestinationInput): Promise<Destination>;
@@ -385,6 +387,7 @@ export const API_METHODS = [
   'messagesOf',
   'listSources',
   'saveSource',
+  'rotateWriteKey',
   'listDestinations',
   'saveDestination',
   'getDeliverySettings',

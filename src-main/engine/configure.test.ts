@@ -88,6 +88,31 @@ test('deleteSource is refused, with the reason, while a destination is attached;
   }
 });
 
+test('saveSource never changes an existing source\'s key; rotateWriteKey does, and the old key is refused from then on', async () => {
+  const h = await startHarness(configWith('http://127.0.0.1:9/hook'));
+  const { api, told } = apiOf(h);
+  try {
+    assert.deepEqual(await refusal(api.saveSource({ name: 'backend', writeKey: 'wk_other' })), [
+      'source.name: is already the name of a source; rotate its write key with rotateWriteKey instead',
+    ]);
+    assert.equal((await api.saveSource({ name: 'backend', writeKey: WRITE_KEY })).writeKey, WRITE_KEY, 'saving it unchanged is harmless');
+    assert.equal((await h.post('/v1/track', { userId: 'u', event: 'E' }, { writeKey: WRITE_KEY })).body.success, true, 'the key still works');
+
+    assert.deepEqual(await refusal(api.rotateWriteKey({ name: 'nope', writeKey: 'wk_new' })), ['rotation.name: no source named "nope"']);
+    assert.deepEqual(await refusal(api.rotateWriteKey({ name: 'backend', writeKey: WRITE_KEY })), ['rotation.writeKey: is the current write key; a rotation needs a new one']);
+    told.length = 0;
+    const rotated = await api.rotateWriteKey({ name: 'backend', writeKey: 'wk_rotated' });
+    assert.equal(rotated.writeKey, 'wk_rotated');
+    assert.deepEqual(told, ['sources']);
+    const old = await h.post('/v1/track', { userId: 'u', event: 'E' }, { writeKey: WRITE_KEY });
+    assert.equal(old.body.code, 'unknown_write_key', 'the old key is refused');
+    const fresh = await h.post('/v1/track', { userId: 'u', event: 'E' }, { writeKey: 'wk_rotated' });
+    assert.equal(fresh.body.success, true, 'the new key is taken');
+  } finally {
+    await h.close();
+  }
+});
+
 test('deleteSource is refused while an audience lives in it, since its identify calls go to that source\'s destinations', async () => {
   const h = await startHarness({ sources: [{ name: 'engage', writeKey: 'wk_engage' }], destinations: [] });
   const { api } = apiOf(h);

@@ -201,6 +201,7 @@ export const API_PARAMS: Record<ApiMethod, ParamSpec> = {
   messagesOf: spec('requestId', idSchema),
   listSources: spec('params', nothing),
   saveSource: spec('source', sourceInputSchema),
+  rotateWriteKey: spec('rotation', sourceInputSchema),
   listDestinations: spec('params', nothing),
   saveDestination: spec('destination', destinationInputSchema),
   getDeliverySettings: spec('params', nothing),

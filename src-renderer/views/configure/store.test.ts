@@ -77,6 +77,25 @@ test('sources: our refusal before sending, the engine\'s (a write key already in
   }
 });
 
+test('sources: an existing name is refused in the form (no silent key change); Rotate write key replaces it and says which key stops working', async () => {
+  const { s, api, close } = await setUp();
+  try {
+    s.getState().setSourceDraft({ name: 'backend', writeKey: 'wk_typed' });
+    assert.equal(await s.getState().saveSource(), false);
+    assert.deepEqual(s.getState().sourceErrors.map((e) => e.field), ['source.name']);
+    assert.equal((await api.listSources())[0]?.writeKey, WRITE_KEY, 'the key is unchanged');
+
+    assert.equal(await s.getState().rotateWriteKey('backend'), true);
+    const [backend] = await api.listSources();
+    assert.match(backend?.writeKey ?? '', /^wk_generated_/);
+    assert.notEqual(backend?.writeKey, WRITE_KEY);
+    assert.deepEqual(s.getState().rotated, { name: 'backend', oldKey: WRITE_KEY });
+    assert.equal(s.getState().sources[0]?.writeKey, backend?.writeKey, 'the row shows the new key');
+  } finally {
+    await close();
+  }
+});
+
 test('destinations: a 6th URL is refused before sending; the engine\'s refusal lands by field; nothing is half-saved', async () => {
   const { s, api, close } = await setUp();
   try {

@@ -62,6 +62,10 @@ export interface ConfigureState {
 
   /** Refusals of a removal, by the source or destination name they concern. */
   removeErrors: Record<string, string>;
+  /** Refusals of a write-key rotation, by source name. */
+  rotateErrors: Record<string, string>;
+  /** The source whose write key was just rotated, with the key it no longer accepts. */
+  rotated: { name: string; oldKey: string } | null;
   presetError: string | null;
 
   selectSource(name: string): void;
@@ -69,6 +73,8 @@ export interface ConfigureState {
   newWriteKey(): void;
   saveSource(): Promise<boolean>;
   deleteSource(name: string): Promise<void>;
+  /** Gives the source a new write key; SDKs still sending the old one are refused from then on. */
+  rotateWriteKey(name: string): Promise<boolean>;
 
   newDestination(): void;
   editDestination(name: string): void;
@@ -109,6 +115,8 @@ export function createConfigureStore(transport: Transport, newKey: () => string 
     saving: false,
     destinationSaved: null,
     removeErrors: {},
+    rotateErrors: {},
+    rotated: null,
     presetError: null,
     storage: null,
     retentionDraft: { days: '', megabytes: '' },
@@ -129,7 +137,10 @@ export function createConfigureStore(transport: Transport, newKey: () => string 
     },
     async saveSource() {
       const input = { name: get().sourceDraft.name.trim(), writeKey: get().sourceDraft.writeKey.trim() };
-      const errors = validateSourceInput(input, 'source');
+      const taken = get().sources.some((o) => o.name === input.name)
+        ? [{ field: 'source.name', message: 'is already the name of a source (its write key changes only through “Rotate write key” on its row)' }]
+        : [];
+      const errors = [...validateSourceInput(input, 'source'), ...taken];
       if (errors.length > 0) {
         set({ sourceErrors: errors, sourceSaved: null });
         return false;
@@ -157,6 +168,20 @@ export function createConfigureStore(transport: Transport, newKey: () => string 
         set({ sources, removeErrors: rest, selectedSource: get().selectedSource === name ? (sources[0]?.name ?? null) : get().selectedSource });
       } catch (err) {
         set({ removeErrors: { ...get().removeErrors, [name]: refusalOf(err, 'source.name').map((e) => e.message).join('; ') } });
+      }
+    },
+
+    async rotateWriteKey(name) {
+      const current = get().sources.find((o) => o.name === name);
+      if (!current) return false;
+      try {
+        const saved = await transport.call('rotateWriteKey', { name, writeKey: newKey() });
+        const { [name]: _done, ...rest } = get().rotateErrors;
+        set({ sources: upsertByName(get().sources, saved), rotateErrors: rest, rotated: { name, oldKey: current.writeKey } });
+        return true;
+      } catch (err) {
+        set({ rotateErrors: { ...get().rotateErrors, [name]: refusalOf(err, 'rotation').map((e) => e.message).join('; ') }, rotated: null });
+        return false;
       }
     },
 
