@@ -344,6 +344,7 @@ export function createConfigureStore(transport: Transport, newKey: () => string 
 
   return {
     store,
+    retry: () => void loadAll(),
     start() {
       void loadAll();
       return followLive(transport, { onEvent, onReconnect: () => void loadAll() });

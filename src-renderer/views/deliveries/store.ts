@@ -447,6 +447,10 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
 
   return {
     store,
+    retry() {
+      void reload();
+      void transport.call('listSources').then((sources) => store.setState({ sources }), fail);
+    },
     start() {
       void reload();
       void transport.call('listSources').then((sources) => store.setState({ sources }), fail);
@@ -454,6 +458,12 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
         onEvent: queue,
         onState: (connection) => store.setState({ connection }),
         onReconnect() {
+          // A failed first read has no rows to catch up from: read the page anew.
+          if (!store.getState().loaded || store.getState().error !== null) {
+            void reload();
+            void transport.call('listSources').then((sources) => store.setState({ sources }), fail);
+            return;
+          }
           catchUp = true;
           countsSoon();
           kick();
