@@ -74,10 +74,12 @@ function RequestForm() {
         <label className="dl-check">
           <input type="checkbox" data-testid="deletion-purge" checked={draft.purge} onChange={(e) => setDraft({ purge: e.target.checked })} />
           <span>
-            Also purge this user’s stored messages and profile here, once every notice is forwarded
-            <span className="muted hint">
-              Hookbench keeps every message it received, and a profile per user, for the Inbound and Audiences views. With this box ticked they
-              are removed once the receivers have the notices; the deliveries already made stay in the log. Unticked, only the notices are sent.
+            Also purge this user’s messages, deliveries and profile here, once every notice is forwarded
+            <span className="muted hint" data-testid="deletion-purge-hint">
+              Hookbench keeps every message it received, the deliveries made from them (with their attempts), and a profile per user. With
+              this box ticked all of them are removed from the log once the receivers have the notices, and so are the dropped items naming
+              the user; only this request and its delete notices stay, as the record that the deletion was asked for and forwarded. Unticked,
+              only the notices are sent.
             </span>
           </span>
         </label>
@@ -89,7 +91,8 @@ function RequestForm() {
           <div className="dl-confirm" role="alertdialog" aria-labelledby="dl-confirm-text">
             <p id="dl-confirm-text" data-testid="deletion-confirm-text">
               Send delete notices for <strong className="mono">{userId}</strong>
-              {draft.purge ? ' and purge their stored messages and profile once forwarded' : ''}? This cannot be taken back.
+              {draft.purge ? ' and purge their messages, the deliveries made from them and their profile once forwarded' : ''}? This cannot be
+              taken back.
             </p>
             <div className="buttons">
               <button type="submit" className="btn danger" data-testid="deletion-submit-confirm" disabled={submitting}>
