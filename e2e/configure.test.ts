@@ -128,11 +128,15 @@ test('configure in the UI: a source with a generated write key, a destination wi
       sources: ['web-app'],
       sharedSecret: SECRET,
       webhooks: [
-        { url: first.url, headers: { 'X-Env': 'e2e-0' } },
-        { url: second.url, headers: { 'X-Env': 'e2e-1' } },
+        { url: first.url, headers: { 'X-Env': 'e2e-0' }, enabled: true },
+        { url: second.url, headers: { 'X-Env': 'e2e-1' }, enabled: true },
       ],
     },
   );
+  assert.equal(await page.getByTestId('destination-secret').getAttribute('type'), 'password', 'the revealed secret is hidden again once saved');
+  assert.equal(await page.getByTestId('destination-secret-reveal').getAttribute('aria-pressed'), 'false');
+  // Each URL input has a real label, not only its placeholder.
+  assert.equal(await page.getByLabel('Webhook URL 2', { exact: true }).inputValue(), second.url);
   await page.screenshot({ path: screenshotPath('configure'), fullPage: true });
 
   // A track with the generated write key, as curl would send it, reaches both receivers, signed.
@@ -321,6 +325,50 @@ test('write-key rotation is its own confirmed action: an existing name in "New s
   const old = (await (await wb.ingest('/v1/track', writeKey, { userId: 'u', event: 'After rotation' })).json()) as { code?: string };
   assert.equal(old.code, 'unknown_write_key', 'the old key is refused');
   writeKey = source.writeKey;
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a destination is renamed in place and a URL switched off without deleting it: nothing reaches that URL until it is on again', async () => {
+  assert.ok(wb && first && second && writeKey, 'runs after the first test made "Two receivers"');
+  const { page, problems } = await openPage('configure');
+  await page.locator('[data-testid="destination-row"][data-name="Two receivers"]').waitFor();
+  const [before] = await wb.call('listDestinations');
+  assert.ok(before);
+  await page.locator('[data-testid="destination-row"][data-name="Two receivers"]').getByTestId('destination-edit').click();
+  await page.getByTestId('destination-name').fill('Staging pair');
+  await page.getByTestId('destination-rename-note').waitFor();
+  const urlSwitch = page.getByTestId('webhook-enabled-1');
+  assert.equal(await urlSwitch.getAttribute('aria-checked'), 'true');
+  await urlSwitch.uncheck();
+  assert.equal(await urlSwitch.getAttribute('aria-checked'), 'false');
+  await page.getByTestId('webhook-off-note-1').waitFor();
+  await page.getByTestId('destination-form').screenshot({ path: screenshotPath('configure-url-off') });
+  await page.getByTestId('destination-save').click();
+  await page.getByTestId('destination-saved').waitFor();
+  await page.locator('[data-testid="destination-row"][data-name="Staging pair"]').waitFor();
+  assert.equal(await page.locator('[data-testid="destination-row"][data-name="Two receivers"]').count(), 0);
+  const [after] = await wb.call('listDestinations');
+  assert.equal(after?.id, before.id, 'renamed, not replaced');
+  assert.deepEqual(after?.webhooks.map((w) => [w.url, w.enabled, w.headers['X-Env']]), [
+    [first.url, true, 'e2e-0'],
+    [second.url, false, 'e2e-1'],
+  ]);
+
+  const firstBefore = first.received.length;
+  const secondBefore = second.received.length;
+  const res = await wb.ingest('/v1/track', writeKey, { userId: 'user_cfg', event: 'Only First', messageId: 'e2e-cfg-off' });
+  assert.equal(res.status, 200);
+  await first.waitFor(firstBefore + 1);
+  const done = Date.now() + 10_000;
+  let status = '';
+  while (status !== 'succeeded' && Date.now() < done) {
+    const page1 = await wb.call('listDeliveries', { limit: 5 });
+    status = page1.items.find((d) => d.messageId === 'e2e-cfg-off')?.status ?? '';
+    if (status !== 'succeeded') await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.equal(status, 'succeeded');
+  assert.equal(second.received.length, secondBefore, 'the URL switched off got nothing');
   assert.deepEqual(problems, []);
   await page.close();
 });

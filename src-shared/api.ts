@@ -246,6 +246,8 @@ export interface EngineApi {
   listDestinations(): Promise<Destination[]>;
   /** Creates or replaces, whole, the destination with that name. */
   saveDestination(input: DestinationInput): Promise<Destination>;
+  /** Gives a destination a new name; its deliveries, which keep pointing at it, show the new name. */
+  renameDestination(input: { from: string; to: string }): Promise<Destination>;
   getDeliverySettings(): Promise<DeliverySettings>;
   /** Replaces the settings: preset first, then explicit fields, over the defaults. */
   saveDeliverySettings(input: DeliverySettingsInput): Promise<DeliverySettings>;
@@ -390,6 +392,7 @@ export const API_METHODS = [
   'rotateWriteKey',
   'listDestinations',
   'saveDestination',
+  'renameDestination',
   'getDeliverySettings',
   'saveDeliverySettings',
   'replayDelivery',

@@ -182,6 +182,12 @@ const previewSchema = z
     }
   });
 
+const destinationName = z
+  .string({ error: 'is required: a destination name' })
+  .refine((s) => s.trim() !== '', { error: 'is required: a destination name' })
+  .refine((s) => s.length <= 200, { error: 'is longer than 200 characters' });
+const renameSchema = strictParams({ from: destinationName, to: destinationName }, '{ from, to }', 'rename');
+
 interface ParamSpec {
   /** The name a refusal's fields start with. */
   root: string;
@@ -204,6 +210,7 @@ export const API_PARAMS: Record<ApiMethod, ParamSpec> = {
   rotateWriteKey: spec('rotation', sourceInputSchema),
   listDestinations: spec('params', nothing),
   saveDestination: spec('destination', destinationInputSchema),
+  renameDestination: spec('rename', renameSchema),
   getDeliverySettings: spec('params', nothing),
   saveDeliverySettings: spec('delivery', deliverySettingsInputSchema),
   replayDelivery: spec('replay', replayInputSchema),

@@ -341,11 +341,12 @@ export class Scheduler {
   }
 }
 
-/** A replay aimed at one URL goes there; otherwise the URLs still pending, else every entry. */
-function targetsOf(row: DeliveryRow, destination: Destination | undefined): string[] {
+/** A replay aimed at one URL goes there; otherwise the URLs still pending, else every entry switched on. */
+export function targetsOf(row: Pick<DeliveryRow, 'target_url' | 'pending_urls'>, destination: Destination | undefined): string[] {
   if (row.target_url) return [row.target_url];
   if (!destination) return [];
-  const all = destination.webhooks.map((w) => w.url);
+  // An entry switched off, even between two rounds of a delivery, is not sent to.
+  const all = destination.webhooks.filter((w) => w.enabled !== false).map((w) => w.url);
   if (row.pending_urls === null) return all;
   const pending = JSON.parse(row.pending_urls) as string[];
   // An entry removed from the destination since the last round is no longer tried.
@@ -358,7 +359,9 @@ function whyNotSent(destination: Destination | undefined, body: Uint8Array | nul
   // A replay aimed at one URL was asked for explicitly; the switch governs the live traffic.
   if (!destination.enabled && row.target_url === null) return 'its destination is switched off';
   if (body === null) return 'its message is gone from the log';
-  if (targets.length === 0) return 'its destination has no webhook URLs';
+  if (targets.length === 0) {
+    return destination.webhooks.length === 0 ? 'its destination has no webhook URLs' : 'every webhook URL of its destination is switched off';
+  }
   return null;
 }
 

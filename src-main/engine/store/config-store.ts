@@ -83,7 +83,7 @@ export class ConfigStore {
 
   listDestinations(): Destination[] {
     const rows = this.db.prepare('SELECT * FROM destinations ORDER BY id').all() as DestinationRow[];
-    const entries = this.db.prepare('SELECT url, headers FROM webhook_entries WHERE destination_id = ? ORDER BY position');
+    const entries = this.db.prepare('SELECT url, headers, enabled FROM webhook_entries WHERE destination_id = ? ORDER BY position');
     const sources = this.db.prepare(
       'SELECT s.name FROM destination_sources ds JOIN sources s ON s.id = ds.source_id WHERE ds.destination_id = ? ORDER BY s.id',
     );
@@ -94,8 +94,8 @@ export class ConfigStore {
       sharedSecret: this.openSecret(r.shared_secret),
       createdAt: iso(r.created_at),
       sources: (sources.all(r.id) as { name: string }[]).map((s) => s.name),
-      webhooks: (entries.all(r.id) as { url: string; headers: string }[]).map(
-        (e): WebhookEntry => ({ url: e.url, headers: JSON.parse(e.headers) as Record<string, string> }),
+      webhooks: (entries.all(r.id) as { url: string; headers: string; enabled: number }[]).map(
+        (e): WebhookEntry => ({ url: e.url, headers: JSON.parse(e.headers) as Record<string, string>, enabled: e.enabled === 1 }),
       ),
     }));
   }
@@ -111,8 +111,8 @@ export class ConfigStore {
         .run(input.name, input.enabled ? 1 : 0, this.sealSecret(input.sharedSecret), now);
       const { id } = this.db.prepare('SELECT id FROM destinations WHERE name = ?').get(input.name) as { id: number };
       this.db.prepare('DELETE FROM webhook_entries WHERE destination_id = ?').run(id);
-      const addEntry = this.db.prepare('INSERT INTO webhook_entries (destination_id, position, url, headers) VALUES (?, ?, ?, ?)');
-      input.webhooks.forEach((w, i) => addEntry.run(id, i, w.url, JSON.stringify(w.headers)));
+      const addEntry = this.db.prepare('INSERT INTO webhook_entries (destination_id, position, url, headers, enabled) VALUES (?, ?, ?, ?, ?)');
+      input.webhooks.forEach((w, i) => addEntry.run(id, i, w.url, JSON.stringify(w.headers), w.enabled === false ? 0 : 1));
       this.db.prepare('DELETE FROM destination_sources WHERE destination_id = ?').run(id);
       const attach = this.db.prepare(
         'INSERT INTO destination_sources (destination_id, source_id) SELECT ?, id FROM sources WHERE name = ?',
@@ -157,6 +157,21 @@ export class ConfigStore {
         this.db.prepare(`UPDATE deliveries SET next_attempt_at = ? WHERE destination_id = ? AND status IN ('pending', 'retrying')`).run(now, id);
       }
       return id;
+    })();
+  }
+
+  /**
+   * Gives a destination a new name, keeping its id, so its deliveries (which point at the id) now
+   * show the new name. 'missing' when there is no destination `from`, 'taken' when `to` is in use.
+   */
+  renameDestination(from: string, to: string): 'renamed' | 'missing' | 'taken' {
+    return this.db.transaction((): 'renamed' | 'missing' | 'taken' => {
+      const row = this.db.prepare('SELECT id FROM destinations WHERE name = ?').get(from) as { id: number } | undefined;
+      if (!row) return 'missing';
+      if (from === to) return 'renamed';
+      if (this.db.prepare('SELECT 1 FROM destinations WHERE name = ?').get(to)) return 'taken';
+      this.db.prepare('UPDATE destinations SET name = ? WHERE id = ?').run(to, row.id);
+      return 'renamed';
     })();
   }
 

@@ -233,4 +233,7 @@ export const MIGRATIONS: readonly string[] = [
      destinations receive, stays exactly what it was. */ `
   ALTER TABLE messages ADD COLUMN warnings TEXT;
   `,
+  /* 7: a webhook URL can be switched off without being removed: kept with its headers, not sent to. */ `
+  ALTER TABLE webhook_entries ADD COLUMN enabled INTEGER NOT NULL DEFAULT 1;
+  `,
 ];

@@ -18,7 +18,7 @@ import type { Transport } from '../../transport';
 import { refusalOf } from '../../api-error';
 import { followLive, messageOf, type ViewStore } from '../../shared/live-store';
 import type { PresetName } from './preset-words';
-import { draftOf, emptyDraft, toDestinationInput, type DestinationDraft } from './destination-form';
+import { draftOf, emptyDraft, field, nameClash, toDestinationInput, type DestinationDraft } from './destination-form';
 import { generateWriteKey } from './write-key';
 
 export interface SourceDraft {
@@ -209,16 +209,29 @@ export function createConfigureStore(transport: Transport, newKey: () => string 
     async saveDestination() {
       const draft = get().draft;
       if (!draft || get().saving) return false;
-      const { input, errors } = toDestinationInput(draft);
+      const { input, errors: formErrors } = toDestinationInput(draft);
+      const errors = [...formErrors, ...nameClash(draft, get().destinations.map((d) => d.name))];
       if (errors.length > 0) {
         set({ draftErrors: errors, destinationSaved: null });
         return false;
       }
       set({ saving: true, draftErrors: [] });
       try {
+        const renaming = draft.saved !== null && draft.saved !== input.name ? draft.saved : null;
+        if (renaming !== null) {
+          try {
+            await transport.call('renameDestination', { from: renaming, to: input.name });
+          } catch (err) {
+            // The rename's refusals concern the name field.
+            set({ draftErrors: refusalOf(err, 'destination.name').map((e) => ({ ...e, field: field.name })), saving: false, destinationSaved: null });
+            return false;
+          }
+        }
         const saved = await transport.call('saveDestination', input);
+        const list = get().destinations;
         set({
-          destinations: upsertByName(get().destinations, saved),
+          // By id: a renamed destination keeps its place in the list.
+          destinations: list.some((d) => d.id === saved.id) ? list.map((d) => (d.id === saved.id ? saved : d)) : [...list, saved],
           // Only if the user has not moved on to another destination meanwhile.
           ...(get().draft === draft ? { draft: draftOf(saved), destinationSaved: saved.name } : {}),
           saving: false,
