@@ -199,6 +199,11 @@ test('Inbound shows each call live, newest first, with its messages and its drop
   const { page, problems } = await openPage('inbound');
   await page.getByTestId('inbound-row').first().waitFor();
   const before = await page.getByTestId('inbound-row').count();
+  // The keys work as soon as the view is shown, without a click first; ↓ is j.
+  await page.keyboard.press('ArrowDown');
+  await page.locator('[data-testid="inbound-row"][aria-selected="true"]').first().waitFor();
+  assert.equal(await page.getByTestId('inbound-row').first().getAttribute('aria-selected'), 'true');
+  assert.match((await page.getByTestId('inbound-status').first().getAttribute('title')) ?? '', /^Answered with success/);
 
   const res = await wb.ingest(
     '/v1/batch',

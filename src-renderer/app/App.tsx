@@ -8,6 +8,7 @@ import { InboundView } from '../views/inbound/InboundView';
 import { AudiencesView } from '../views/audiences/AudiencesView';
 import { DeletionsView } from '../views/deletions/DeletionsView';
 import { BannerArea } from './BannerArea';
+import { ShortcutsHelp } from './ShortcutsHelp';
 import { ViewStoresContext, type ViewStores } from './view-stores';
 
 export const VIEWS = [
@@ -74,6 +75,7 @@ export function App({ stores }: { stores: ViewStores }) {
           {view === 'audiences' && <AudiencesView />}
           {view === 'deletions' && <DeletionsView />}
           {view === 'configure' && <ConfigureView />}
+          <ShortcutsHelp />
         </div>
     </ViewStoresContext.Provider>
   );

@@ -1,7 +1,8 @@
 import type { DeletionNotice, DeletionRequest } from '../../../src-shared/personas';
 import { Badge } from '../../shared/Badge';
 import { sentence } from '../../shared/form-widgets';
-import { purgeInWords, purgeState, statusExplanation } from './deletion-status';
+import { purgeInWords, purgeState, statusExplanation, STATUS_WORDS } from './deletion-status';
+import { deliveryStatusMeaning } from '../../shared/status-words';
 import { useDeletions, useDeliveries, useFollowWhileShown } from '../../app/view-stores';
 
 export function DeletionsView() {
@@ -144,7 +145,7 @@ function RequestRow({ r }: { r: DeletionRequest }) {
     <li className={`entry ${STRIPE[r.status]}`} data-testid="deletion-row" data-user={r.userId} data-status={r.status} data-id={r.id}>
       <div className="dl-request-head">
         <strong className="mono dl-user">{r.userId}</strong>
-        <Badge tone={STATUS_TONE[r.status]} testId="deletion-status">
+        <Badge tone={STATUS_TONE[r.status]} testId="deletion-status" title={STATUS_WORDS[r.status]}>
           {r.status}
         </Badge>
         <span className="muted">
@@ -200,7 +201,7 @@ function Notice({ n }: { n: DeletionNotice }) {
         >
           #{n.deliveryId}
         </a>{' '}
-        <Badge tone={n.status} testId="deletion-notice-status">
+        <Badge tone={n.status} testId="deletion-notice-status" title={deliveryStatusMeaning(n.status)}>
           {n.status}
         </Badge>
       </td>

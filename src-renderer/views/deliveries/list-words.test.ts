@@ -3,11 +3,13 @@ import assert from 'node:assert/strict';
 import { keyAction, moveCursor, type KeyInput } from './keyboard';
 import { bulkSummaryWords, countWords, noMatchWords, hiddenWords, lastStatusWords, nextAttemptWords } from './list-words';
 
-test('keys: j/k/Enter/r/ / / Escape act, never while typing or with a modifier', () => {
+test('keys: j/k (and ↓/↑)/Enter/r/ / / Escape act, never while typing or with a modifier', () => {
   const cases: [KeyInput, ReturnType<typeof keyAction>][] = [
     [{ key: 'j' }, { kind: 'move', by: 1 }],
     [{ key: 'j', targetTag: 'DIV' }, { kind: 'move', by: 1 }],
-    [{ key: 'ArrowDown' }, null],
+    [{ key: 'ArrowDown' }, { kind: 'move', by: 1 }],
+    [{ key: 'ArrowUp', targetTag: 'DIV' }, { kind: 'move', by: -1 }],
+    [{ key: 'ArrowDown', targetTag: 'SELECT' }, null],
     [{ key: 'Enter', targetTag: 'BUTTON' }, null],
     [{ key: 'Enter', targetTag: 'A' }, null],
     [{ key: 'k' }, { kind: 'move', by: -1 }],
