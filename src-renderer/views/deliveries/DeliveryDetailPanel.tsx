@@ -15,7 +15,7 @@ export function DeliveryDetailPanel() {
   const select = useDeliveries((s) => s.select);
   if (selectedId === null) return null;
   return (
-    <aside className="detail ins-panel" data-testid="delivery-detail" aria-label="Delivery detail">
+    <aside className="detail ins-panel" id="delivery-detail" data-testid="delivery-detail" aria-label="Delivery detail">
       <div className="detail-head">
         <h2>Delivery #{selectedId}</h2>
         <button type="button" onClick={() => select(null)} aria-label="Close detail">
