@@ -8,9 +8,17 @@ export function BulkReplayBar() {
   const cancelBulk = useDeliveries((s) => s.cancelBulk);
   const dismissBulk = useDeliveries((s) => s.dismissBulk);
   const running = bulk?.state === 'running' || bulk?.state === 'cancelling';
+  // Nothing to replay in an empty log, or when the filter lets nothing through.
+  const nothing = useDeliveries((s) => s.loaded && s.rows.length === 0);
   return (
     <div className="wbulk">
-      <button type="button" data-testid="replay-failed" onClick={replayFailed} disabled={running} title="Replays every failed delivery the filter lets through, as it was">
+      <button
+        type="button"
+        data-testid="replay-failed"
+        onClick={replayFailed}
+        disabled={running || nothing}
+        title={nothing ? 'Nothing to replay: no delivery matches.' : 'Replays every failed delivery the filter lets through, as it was'}
+      >
         Replay failed in this filter
       </button>
       {bulk && (
