@@ -12,6 +12,7 @@ import { createEngine } from '../src-main/engine';
 import { serializePayload, toWebhookPayload } from '../src-main/engine/delivery/payloads';
 import { normalizeItem } from '../src-main/engine/ingest/normalize';
 import { fmt, RECEIVER_WORKER, runWorker } from './support/load';
+import { LogInspector } from '../src-main/engine/store/inspect';
 
 const N = Number(process.env.BENCH_DELIVERIES ?? 20_000);
 const CONCURRENCY = 64;
@@ -67,7 +68,7 @@ async function hookbench(url: string, dir: string): Promise<number> {
   });
   // Fill the queue through the store, then time the scheduler draining it. Completion is polled
   // every 100 ms (a GROUP BY over the table), so the figure is at most 100 ms pessimistic.
-  const [destination] = engine.config.listDestinations();
+  const [destination] = engine.stores.config.listDestinations();
   const receivedAt = Date.now();
   for (let i = 0; i < N; i += 500) {
     const items = Array.from({ length: Math.min(500, N - i) }, (_, k) => {
@@ -75,13 +76,13 @@ async function hookbench(url: string, dir: string): Promise<number> {
       if (!r.ok) throw new Error(r.reason);
       return { message: r.message, json: JSON.stringify(r.message), destinationIds: [destination!.id] };
     });
-    engine.log.commitRequest({ sourceId: 1, path: '/v1/batch', receivedAt, httpStatus: 200, bytes: 0, userAgent: null }, 1, items, [], 86_400_000);
+    engine.stores.log.commitRequest({ sourceId: 1, path: '/v1/batch', receivedAt, httpStatus: 200, bytes: 0, userAgent: null }, 1, items, [], 86_400_000);
   }
   const t0 = performance.now();
   engine.start();
   await new Promise<void>((resolve) => {
     const check = (): void => {
-      const counts = engine.log.countDeliveriesByStatus();
+      const counts = engine.stores.log.countDeliveriesByStatus();
       if ((counts.succeeded ?? 0) >= N) resolve();
       else if ((counts.failed ?? 0) + (counts.retrying ?? 0) > 0) throw new Error(`deliveries failed: ${JSON.stringify(counts)}`);
       else setTimeout(check, 100);
@@ -89,8 +90,10 @@ async function hookbench(url: string, dir: string): Promise<number> {
     check();
   });
   const ms = performance.now() - t0;
-  const attempts = (engine.db.prepare("SELECT COUNT(*) AS n FROM attempts WHERE verdict = 'success'").get() as { n: number }).n;
   await engine.stop();
+  const inspect = LogInspector.of(dir, { readonly: true });
+  const attempts = inspect.count('attempts', "verdict = 'success'");
+  inspect.close();
   if (attempts !== N) throw new Error(`expected ${N} successful attempt rows, found ${attempts}`);
   return N / (ms / 1000);
 }

@@ -11,6 +11,7 @@ import { createEngine } from '../src-main/engine';
 import { openDatabase } from '../src-main/engine/store/database';
 import { listen } from '../src-main/serve/server';
 import { fmt, runWorker } from './support/load';
+import { LogInspector } from '../src-main/engine/store/inspect';
 
 const require = createRequire(import.meta.url);
 const BATCH = 100;
@@ -99,9 +100,11 @@ async function hookbench(dir: string): Promise<number> {
     undici: require.resolve('undici'),
   });
   const { ms, failures } = await result;
-  const stored = (engine.db.prepare('SELECT COUNT(*) AS n FROM messages').get() as { n: number }).n;
   await server.close();
   await engine.stop();
+  const inspect = LogInspector.of(join(dir, 'engine'), { readonly: true });
+  const stored = inspect.count('messages');
+  inspect.close();
   if (failures > 0 || stored !== MESSAGES) throw new Error(`ingest lost data: ${failures} failed requests, ${stored}/${MESSAGES} stored`);
   return MESSAGES / (ms / 1000);
 }

@@ -1,5 +1,5 @@
 /**
- * The Deliveries view under load (issue 4 item 10), in Debian's Chromium against a real
+ * The Deliveries view under load, in Debian's Chromium against a real
  * `hookbench serve` whose log holds 100,000 deliveries (seeded through the store's own write paths).
  *
  *   open    time from navigation to the first rows painted; baselines: the same app on an empty
@@ -185,9 +185,9 @@ try {
   const seedStart = performance.now();
   const engine = createEngine({ dataDir: join(root, 'data') });
   engine.applyConfig(parseConfig(config));
-  const source = engine.config.listSources()[0]!;
-  const destination = engine.config.listDestinations()[0]!;
-  seedDeliveries(engine.log, SEEDED, { sourceId: source.id, destinationId: destination.id, url: hook, now: Date.now() - 60_000, batch: 2000 });
+  const source = engine.stores.config.listSources()[0]!;
+  const destination = engine.stores.config.listDestinations()[0]!;
+  seedDeliveries(engine.stores.log, SEEDED, { sourceId: source.id, destinationId: destination.id, url: hook, now: Date.now() - 60_000, batch: 2000 });
   await engine.stop();
   const seedMs = performance.now() - seedStart;
 

@@ -6,8 +6,8 @@
 import { before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { Receiver } from '../src-main/engine/testing/receiver';
+import { LogInspector } from '../src-main/engine/store/inspect';
 import { oneReceiverConfig, screenshotPath, startWorkbench, type Workbench } from './support/workbench';
 
 let receiver: Receiver | null = null;
@@ -30,11 +30,11 @@ test('a lock held by another program: a banner in every view names the data fold
   assert.equal(await banner.count(), 0);
 
   const dataDir = join(wb.dir, 'data');
-  const other = new Database(join(dataDir, 'hookbench.sqlite'));
+  const other = LogInspector.of(dataDir);
   const track = { userId: 'u1', event: 'Locked Out', messageId: 'e2e-locked' };
   try {
     other.exec('BEGIN EXCLUSIVE');
-    other.prepare("INSERT INTO settings (key, value) VALUES ('other.program', 'x')").run();
+    other.run("INSERT INTO settings (key, value) VALUES ('other.program', 'x')");
     const refused = await wb.ingest('/v1/track', 'wk_storage_e2e', track);
     assert.equal(refused.status, 503);
 

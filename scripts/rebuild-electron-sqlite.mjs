@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Builds better-sqlite3 for the installed Electron's ABI into build/electron-sqlite/ (DESIGN.md:
+// Builds better-sqlite3 for the installed Electron's ABI into build/electron-sqlite/ (
 // the desktop app loads it through the engine's nativeBinding option). node_modules/better-sqlite3
 // and its build/ stay exactly as npm made them, so the tests and headless mode keep the Node build.
 //

@@ -18,7 +18,7 @@ test('the client library against the real Hookbench ingest: batched, accepted, d
     analytics.alias({ userId: 'u1', previousId: 'anon-1' });
     await analytics.close();
     assert.deepEqual(errors, []);
-    const requests = h.engine.db.prepare('SELECT items, accepted, dropped FROM requests ORDER BY id').all() as { items: number; accepted: number; dropped: number }[];
+    const requests = h.inspect.all('SELECT items, accepted, dropped FROM requests ORDER BY id') as { items: number; accepted: number; dropped: number }[];
     assert.deepEqual(requests.map((r) => r.items), [20, 20, 7], 'flushAt 20 batches, then the rest on close');
     assert.equal(requests.reduce((n, r) => n + r.dropped, 0), 0);
     await receiver.waitFor(47);
@@ -26,7 +26,7 @@ test('the client library against the real Hookbench ingest: batched, accepted, d
     // Skew correction (receivedAt − (sentAt − timestamp)) moves it by the transit time only.
     const drift = Date.parse(String(identify?.timestamp)) - Date.parse('2026-01-02T03:04:05.678Z');
     assert.ok(drift >= 0 && drift < 2000, `a historical timestamp survives the trip (moved ${drift} ms)`);
-    const stored = h.engine.db.prepare("SELECT json FROM messages WHERE type = 'identify'").get() as { json: string };
+    const stored = h.inspect.get("SELECT json FROM messages WHERE type = 'identify'") as { json: string };
     assert.equal((JSON.parse(stored.json) as { originalTimestamp: string }).originalTimestamp, '2026-01-02T03:04:05.678Z');
     const lib = (identify?.context as { library?: { name?: string } }).library;
     assert.equal(lib?.name, 'hookbench-client', 'batch-level context.library is merged into each message');
@@ -77,7 +77,7 @@ test('the largest batch the client can build is accepted by the real ingest: not
 
     assert.deepEqual(errors.map((e) => e.reason), []);
     assert.deepEqual(drops, []);
-    const requests = h.engine.db.prepare('SELECT http_status, bytes, items FROM requests ORDER BY id').all() as {
+    const requests = h.inspect.all('SELECT http_status, bytes, items FROM requests ORDER BY id') as {
       http_status: number;
       bytes: number;
       items: number;
@@ -86,7 +86,7 @@ test('the largest batch the client can build is accepted by the real ingest: not
     assert.equal(requests[0]?.bytes, MAX_BATCH_BYTES, 'the first request is exactly the limit');
     assert.equal(requests[0]?.items, 16);
     assert.ok(requests.every((r) => r.bytes <= MAX_BATCH_BYTES));
-    const stored = h.engine.db.prepare('SELECT message_id FROM messages ORDER BY message_id').all() as { message_id: string }[];
+    const stored = h.inspect.all('SELECT message_id FROM messages ORDER BY message_id') as { message_id: string }[];
     assert.deepEqual(stored.map((m) => m.message_id), ids);
     assert.deepEqual(analytics.stats(), { queued: 0, pending: 0, sent: 40, failed: 0, dropped: 0, requests: requests.length });
   } finally {
@@ -124,7 +124,7 @@ test('a batch the ingest refuses reaches drop and error with every message in it
       assert.ok(d.error && errors.includes(d.error));
     }
     assert.deepEqual(analytics.stats(), { queued: 0, pending: 0, sent: 0, failed: 30, dropped: 0, requests: errors.length });
-    const refused = h.engine.db.prepare("SELECT COUNT(*) AS n FROM requests WHERE error_code = 'unknown_write_key'").get() as { n: number };
+    const refused = h.inspect.get("SELECT COUNT(*) AS n FROM requests WHERE error_code = 'unknown_write_key'") as { n: number };
     assert.equal(refused.n, errors.length);
   } finally {
     await h.close();

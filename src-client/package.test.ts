@@ -49,7 +49,7 @@ function readmeExample(): string {
 }
 
 function orders(h: Harness): number {
-  return (h.engine.db.prepare("SELECT COUNT(*) AS n FROM messages WHERE type = 'track' AND json LIKE '%Order Completed%'").get() as { n: number }).n;
+  return (h.inspect.get("SELECT COUNT(*) AS n FROM messages WHERE type = 'track' AND json LIKE '%Order Completed%'") as { n: number }).n;
 }
 
 test('the client package: packed, installed offline into an empty project, used from .mjs, .cjs and TypeScript', async () => {
@@ -107,7 +107,7 @@ export function typesOnly(a: InstanceType<typeof client.Analytics>): void {
     await ok(run(process.execPath, ['example.js'], project), 'node example.js (compiled from example.ts)');
     assert.equal(orders(h), 3, 'the TypeScript example delivered its track');
 
-    const agents = h.engine.db.prepare('SELECT DISTINCT user_agent FROM requests').all() as { user_agent: string }[];
+    const agents = h.inspect.all('SELECT DISTINCT user_agent FROM requests') as { user_agent: string }[];
     assert.deepEqual(agents.map((a) => a.user_agent), ['hookbench-client/0.1.0']);
   } finally {
     await h.close();

@@ -1,5 +1,5 @@
 /**
- * The renderer ↔ engine contract (DESIGN.md: one contract, two transports). Electron's preload and
+ * The renderer ↔ engine contract (ARCHITECTURE.md: one contract, two transports). Electron's preload and
  * headless mode's HTTP control API both carry exactly these calls and live events; the renderer
  * sees nothing else. Plain data only: no Node, no DOM imports, so both sides compile it.
  */
@@ -446,7 +446,7 @@ export interface ApiError {
 }
 export type ApiResponse<T = unknown> = { ok: true; result: T } | { ok: false; error: ApiError };
 
-/** Live events, coalesced by the engine (DESIGN.md: live updates are batched). */
+/** Live events, coalesced by the engine: the views apply one update per frame. */
 export type LiveEvent =
   /** These deliveries changed (created, attempted, finished): refetch the ones on screen. */
   | { type: 'deliveries'; ids: number[] }

@@ -1,5 +1,5 @@
 /**
- * What Electron's preload puts on `window.hookbench` (DESIGN.md: a narrow, typed bridge). The
+ * What Electron's preload puts on `window.hookbench`: a narrow, typed bridge. The
  * renderer imports this type without importing electron; src-main/electron/preload.ts implements it.
  * Calls answer with an ApiResponse rather than throwing, because Electron's IPC keeps only the
  * message of a thrown error, and the renderer needs its code and fields.

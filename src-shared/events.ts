@@ -11,7 +11,7 @@ export function isMessageType(value: unknown): value is MessageType {
 
 /**
  * A message after ingest has validated and enriched it: what the log stores and what payload
- * mapping reads. `writeKey` is never part of it (wire-facts 15).
+ * mapping reads. `writeKey` is never part of it (docs/tracking-api.md).
  */
 export interface InboundMessage {
   type: MessageType;
@@ -32,7 +32,7 @@ export interface InboundMessage {
   properties?: JsonObject;
   context: JsonObject;
   integrations: JsonObject;
-  /** ISO 8601 UTC with milliseconds, skew-corrected (wire-facts 12). */
+  /** ISO 8601 UTC with milliseconds, skew-corrected (docs/tracking-api.md, "Times"). */
   timestamp: string;
   /** The client's own timestamp string, exactly as sent. */
   originalTimestamp?: string;

@@ -1,7 +1,7 @@
 import type { JsonObject } from './json';
 
 /**
- * Outbound webhook payloads, one shape per type (spec/webhook-destination.md, "Fields per type").
+ * Outbound webhook payloads, one shape per type (docs/delivery.md, "Payload shapes").
  * Besides the documented fields every payload but delete carries messageId (receivers dedupe on it),
  * anonymousId when present, and the context object.
  */

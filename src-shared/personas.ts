@@ -1,6 +1,6 @@
 /**
  * Profiles, computed traits, audiences and deletion requests as the contract carries them
- * (issue 5; spec/webhook-destination.md Events; wire-facts 22 and 23). Plain data, shared by the
+ * (docs/delivery.md: audiences arrive as identify calls). Plain data, shared by the
  * engine (src-main/engine/personas, src-main/engine/deletion) and the renderer.
  */
 import type { JsonValue } from './json';

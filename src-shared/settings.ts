@@ -10,8 +10,22 @@
 import { z } from 'zod';
 
 export const MAX_WEBHOOKS_PER_DESTINATION = 5;
+/**
+ * How a destination's requests can be signed: each scheme with its label and the headers it sets
+ * (which static headers may then not use). The engine has one signer per scheme.
+ */
+export const SIGNING_SCHEMES = {
+  'x-signature': { label: 'X-Signature: hex HMAC-SHA1 of the body', headers: ['x-signature'] },
+} as const satisfies Record<string, { label: string; headers: readonly string[] }>;
+export type SigningScheme = keyof typeof SIGNING_SCHEMES;
+export const DEFAULT_SIGNING: SigningScheme = 'x-signature';
+
 /** Headers the destination itself owns; a static header may not override them. */
-export const RESERVED_HEADERS = ['content-type', 'user-agent', 'x-signature'] as const;
+export const RESERVED_HEADERS: readonly string[] = [
+  'content-type',
+  'user-agent',
+  ...Object.values(SIGNING_SCHEMES).flatMap((s): readonly string[] => s.headers),
+];
 export const WEBHOOK_USER_AGENT = 'Segment.io/1.0';
 export const DEFAULT_TIMEOUT_MS = 5_000;
 export const DEFAULT_RETRY_WINDOW_MS = 4 * 60 * 60 * 1000;
@@ -40,11 +54,14 @@ export interface DestinationInput {
   sources: string[];
   sharedSecret: string | null;
   webhooks: WebhookEntry[];
+  /** How its requests are signed (with sharedSecret); DEFAULT_SIGNING when absent. */
+  signing?: SigningScheme;
 }
 
 export interface Destination extends DestinationInput {
   id: number;
   createdAt: string;
+  signing: SigningScheme;
 }
 
 /** Backoff schedule: exponential from baseDelayMs, capped per step, stopping retryWindowMs after the first attempt. */
@@ -80,6 +97,12 @@ export const RETRY_PRESETS = {
     maxRetryAfterMs: 10_000,
   },
 } as const satisfies Record<string, RetrySchedule>;
+
+/** What each preset is for, as the Configure view offers it. */
+export const RETRY_PRESET_LABELS: Record<keyof typeof RETRY_PRESETS, string> = {
+  standard: 'Standard — retries for up to 4 hours, as Segment does',
+  short: 'Short — quick retries within a minute, for debugging a receiver',
+};
 
 export const DEFAULT_DELIVERY_SETTINGS: DeliverySettings = {
   timeoutMs: DEFAULT_TIMEOUT_MS,
@@ -188,6 +211,12 @@ export const destinationInputSchema = z.object(
       .nullable()
       .optional()
       .transform((v) => (v ? v : null)),
+    // Absent: the stored scheme stays (or the default for a new destination).
+    signing: z
+      .enum(Object.keys(SIGNING_SCHEMES) as [SigningScheme, ...SigningScheme[]], {
+        error: `must be one of ${Object.keys(SIGNING_SCHEMES).join(', ')}`,
+      })
+      .optional(),
     webhooks: z
       .array(webhookEntrySchema, { error: 'must be a list of { url, headers } entries' })
       .superRefine((list, ctx) => {

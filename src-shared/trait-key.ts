@@ -1,5 +1,5 @@
 /**
- * The trait key a computation sends: the snake_case form of its name (wire-facts 22). Pure.
+ * The trait key a computation sends: the snake_case form of its name. Pure.
  *
  * The rules, in the order they apply:
  * 1. Unicode compatibility forms are unfolded and accents dropped: NFKD, then every combining mark

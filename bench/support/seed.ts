@@ -96,6 +96,7 @@ function attemptAll(log: LogStore, ids: number[], firstId: number, o: SeedOption
           responseTruncated: false,
           errorKind: ok ? null : 'http',
           errorText: ok ? null : 'HTTP 500',
+          failure: ok ? null : { kind: 'http' as const, status: 500, statusText: null },
           retryAfterMs: null,
         },
         update: {
@@ -106,6 +107,7 @@ function attemptAll(log: LogStore, ids: number[], firstId: number, o: SeedOption
           pendingUrls: null,
           lastHttpStatus: ok ? 200 : 500,
           lastError: ok ? null : 'HTTP 500',
+          decision: null,
           finishedAt: last && outcome !== 'retrying' ? at + round : null,
         },
       };

@@ -99,7 +99,7 @@ describe('the invoke channel over a real engine', () => {
         const answer = await call(frame, { method: 'saveSource', params: { name: 'evil', writeKey: 'wk_evil' } });
         assert.equal(answer.ok ? null : answer.error.code, 'forbidden', String(frame));
       }
-      assert.deepEqual(h.engine.config.listSources(), []);
+      assert.deepEqual(h.engine.stores.config.listSources(), []);
       const ours = await call(`${(BUILT as { indexUrl: string }).indexUrl}?ingest=x`, { method: 'listSources' });
       assert.equal(ours.ok, true);
     }));

@@ -1,4 +1,4 @@
-// The only place that imports electron (DESIGN.md), and only its edges: every decision it makes
+// The only place that imports electron (ARCHITECTURE.md: rooms), and only its edges: every decision it makes
 // (who may call, the window's switches, the CSP, where the binding lives, how secrets are sealed)
 // lives in a plain module beside it that Node tests cover.
 import { app, BrowserWindow, dialog, ipcMain, safeStorage, session, shell, type WebContents } from 'electron';

@@ -1,4 +1,4 @@
-// The renderer's only door to the main process (DESIGN.md): one invoke channel for the contract's
+// The renderer's only door to the main process: one invoke channel for the contract's
 // calls and one channel of live events. No ipcRenderer, no Node object crosses the bridge; main
 // checks the method name and the sender again, since a preload is no security boundary by itself.
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';

@@ -1,5 +1,5 @@
 /**
- * The window's security posture as plain data (DESIGN.md: security posture), kept free of electron
+ * The window's security posture as plain data, kept free of electron
  * so it is tested in Node; main.ts hands these to BrowserWindow and the session.
  */
 import { isOwnRenderer, type RendererLocation } from './ipc-guard';

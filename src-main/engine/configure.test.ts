@@ -30,9 +30,7 @@ function apiOf(h: Harness): { api: EngineApi; told: ConfigWhat[] } {
 }
 
 const deliveryOf = (h: Harness, messageId: string) =>
-  h.engine.db
-    .prepare('SELECT d.* FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE m.message_id = ?')
-    .get(messageId) as { id: number; status: string; last_error: string | null; next_attempt_at: number | null } | undefined;
+  h.inspect.get('SELECT d.* FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE m.message_id = ?', messageId) as { id: number; status: string; last_error: string | null; next_attempt_at: number | null } | undefined;
 
 test('getEnvironment names the ingest address, the data folder and how secrets are kept, over the real control API', async () => {
   const h = await startHarness(configWith('http://127.0.0.1:9/hook'));

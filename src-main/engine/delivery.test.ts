@@ -14,9 +14,7 @@ const T0 = Date.parse('2026-11-22T12:00:00.000Z');
 const hmac = (secret: string, body: Buffer): string => createHmac('sha1', secret).update(body).digest('hex');
 
 function delivery(h: Harness, messageId: string): DeliveryRow | undefined {
-  return h.engine.db
-    .prepare('SELECT d.* FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE m.message_id = ? ORDER BY d.id DESC')
-    .get(messageId) as DeliveryRow | undefined;
+  return h.inspect.get('SELECT d.* FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE m.message_id = ? ORDER BY d.id DESC', messageId) as DeliveryRow | undefined;
 }
 
 async function settled(h: Harness, messageId: string, statuses: string[]): Promise<DeliveryRow> {
@@ -109,7 +107,7 @@ describe('delivery: signed webhooks, timeouts and retries', () => {
       clock.advance(1);
       const done = await settled(h, 'r-1', ['succeeded']);
       assert.equal(done.rounds, 2);
-      const attempts = h.engine.log.attemptsOf(done.id);
+      const attempts = h.engine.stores.log.attemptsOf(done.id);
       assert.deepEqual(attempts.map((a) => [a.http_status, a.verdict, a.error_kind]), [
         [500, 'retryable', 'http'],
         [200, 'success', null],
@@ -134,7 +132,7 @@ describe('delivery: signed webhooks, timeouts and retries', () => {
       assert.equal(delivery(h, 't-1')?.status, 'in_flight');
       clock.advance(1);
       const d = await settled(h, 't-1', ['retrying']);
-      const [attempt] = h.engine.log.attemptsOf(d.id);
+      const [attempt] = h.engine.stores.log.attemptsOf(d.id);
       assert.equal(attempt?.error_kind, 'timeout');
       assert.match(attempt?.error_text ?? '', /5000 ms/);
     } finally {
@@ -159,7 +157,7 @@ describe('delivery: signed webhooks, timeouts and retries', () => {
       clock.advance(60 * 60 * 1000);
       await new Promise((r) => setTimeout(r, 50));
       assert.equal(failing.received.length, 1, 'the failed entry is not retried once another succeeded');
-      assert.equal(h.engine.log.attemptsOf(d.id).length, 2);
+      assert.equal(h.engine.stores.log.attemptsOf(d.id).length, 2);
 
       h.engine.applyConfig(configWith([gone.url, failing.url]));
       await h.post('/v1/track', { userId: 'u', event: 'E', messageId: 'mu-2' });
@@ -192,7 +190,7 @@ describe('delivery: signed webhooks, timeouts and retries', () => {
       }
       assert.equal(d.status, 'failed');
       assert.match(d.last_error ?? '', /4 h/);
-      const attempts = h.engine.log.attemptsOf(d.id);
+      const attempts = h.engine.stores.log.attemptsOf(d.id);
       assert.ok(attempts.length >= 10, `retried many times (${attempts.length})`);
       const last = attempts[attempts.length - 1]!;
       assert.ok(last.started_at - T0 <= 4 * 60 * 60 * 1000, 'no attempt after the window');
@@ -231,14 +229,18 @@ describe('delivery: signed webhooks, timeouts and retries', () => {
     const h = await startHarness(configWith(receiver.url));
     try {
       // A group without groupId can only come from a log written by hand or by an older version.
-      const db = h.engine.db;
-      const requestId = h.engine.log.recordRefused({ sourceId: 1, path: '/v1/batch', receivedAt: T0, httpStatus: 200, bytes: 0, userAgent: null });
+      const db = h.inspect;
+      const requestId = h.engine.stores.log.recordRefused({ sourceId: 1, path: '/v1/batch', receivedAt: T0, httpStatus: 200, bytes: 0, userAgent: null });
       const json = JSON.stringify({ type: 'group', userId: 'u', messageId: 'bad-1', timestamp: '2026-11-22T12:00:00.000Z', context: {} });
-      const messageRow = db
-        .prepare(`INSERT INTO messages (source_id, request_id, message_id, type, user_id, received_at, json) VALUES (1, ?, 'bad-1', 'group', 'u', ?, ?)`)
-        .run(requestId, T0, json).lastInsertRowid;
-      const destinationId = h.engine.config.listDestinations()[0]!.id;
-      db.prepare(`INSERT INTO deliveries (message_id, destination_id, payload_type, status, created_at, next_attempt_at) VALUES (?, ?, 'group', 'pending', ?, ?)`).run(
+      const messageRow = db.run(
+        `INSERT INTO messages (source_id, request_id, message_id, type, user_id, received_at, json) VALUES (1, ?, 'bad-1', 'group', 'u', ?, ?)`,
+        requestId,
+        T0,
+        json,
+      ).lastId;
+      const destinationId = h.engine.stores.config.listDestinations()[0]!.id;
+      db.run(
+        `INSERT INTO deliveries (message_id, destination_id, payload_type, status, created_at, next_attempt_at) VALUES (?, ?, 'group', 'pending', ?, ?)`,
         messageRow,
         destinationId,
         T0,
@@ -291,7 +293,7 @@ describe('delivery: signed webhooks, timeouts and retries', () => {
       await h.post('/v1/track', { userId: 'u', event: 'E', messageId: 'rd-1' });
       const rd = await settled(h, 'rd-1', ['failed']);
       assert.equal(redirecting.received.length, 1);
-      assert.equal(h.engine.log.attemptsOf(rd.id)[0]?.error_kind, 'redirect');
+      assert.equal(h.engine.stores.log.attemptsOf(rd.id)[0]?.error_kind, 'redirect');
     } finally {
       await h.close();
       await Promise.all([limited.close(), redirecting.close()]);
@@ -315,7 +317,7 @@ describe('delivery: signed webhooks, timeouts and retries', () => {
     try {
       await h.post('/v1/track', { userId: 'u', event: 'E', messageId: 'tls-1' });
       const d = await settled(h, 'tls-1', ['failed']);
-      const [attempt] = h.engine.log.attemptsOf(d.id);
+      const [attempt] = h.engine.stores.log.attemptsOf(d.id);
       assert.equal(attempt?.error_kind, 'tls');
       assert.match(attempt?.error_text ?? '', /self-signed/i);
       assert.equal(requests, 0);

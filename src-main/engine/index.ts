@@ -7,13 +7,13 @@ import { createSender } from './delivery/sender';
 import { Scheduler, type Sender } from './delivery/scheduler';
 import { createIngestHandler, type IngestRouting } from './ingest/handler';
 import { createSdkSettingsHandler } from './ingest/sdk-settings';
-import { ConfigStore, type SecretSealer } from './store/config-store';
+import type { SecretSealer } from './store/config-store';
 import { openDatabase, truncateWal, useIncrementalVacuum, type Db } from './store/database';
 import { DataDirLockedError, lockDataDir } from './store/data-lock';
 import { preparePrivateDatabase, preparePrivateDir } from './store/private-files';
 import { startCheckpointer } from './store/checkpointer';
 import { createGroupCommit } from './store/group-commit';
-import { LogStore } from './store/log-store';
+import { createStores, type Stores } from './store/stores';
 import { createDeletions, type Deletions, type PurgeHook } from './deletion/service';
 import { webhooksEnabled } from './ingest/integrations';
 import { createPersonas, type InternalCommit, type Personas } from './personas/service';
@@ -34,7 +34,7 @@ export interface EngineOptions {
   /** Extra CA certificates trusted for https webhooks (e.g. a local development CA). */
   ca?: string | Buffer;
   concurrency?: number;
-  /** Live-update coalescing interval (DESIGN.md: batched live events). */
+  /** Live-update coalescing interval: the views apply one update per frame, not one per row. */
   liveIntervalMs?: number;
   /** Seals destinations' shared secrets at rest (Electron: safeStorage); plain text when absent. */
   secrets?: SecretSealer;
@@ -66,9 +66,8 @@ export interface Engine {
   readonly dataDir: string;
   /** Whether shared secrets are sealed at rest, and why (or why not). */
   readonly secretsAtRest: SecretsAtRest;
-  readonly db: Db;
-  readonly log: LogStore;
-  readonly config: ConfigStore;
+  /** The engine's data, one store per thing it holds; nothing outside them sees the database. */
+  readonly stores: Stores;
   readonly clock: Clock;
   /** Storage health: degraded while the log cannot be written, and why (also the `health` live event). */
   readonly health: HealthMonitor;
@@ -157,8 +156,8 @@ export function createEngine(options: EngineOptions): Engine {
     throw fault ? new StorageFaultError(fault) : err;
   }
   const checkpointer = startCheckpointer(dbPath, { nativeBinding: options.nativeBinding, onWalCopied: () => truncateWal(db) });
-  const config = new ConfigStore(db, options.secrets);
-  const log = new LogStore(db);
+  const stores = createStores(db, options.secrets);
+  const { config, log } = stores;
 
   // Small tables read on every request: cached, rebuilt after each config change.
   let sourcesByKey = new Map<string, { id: number }>();
@@ -232,7 +231,8 @@ export function createEngine(options: EngineOptions): Engine {
   const sender: Sender = createSender({ clock, ca: options.ca });
   // Built before the scheduler, which reports to it; it wakes the scheduler only once running.
   const deletions = createDeletions({
-    db,
+    store: stores.deletions,
+    transaction: stores.transaction,
     log,
     clock,
     sources: () => config.listSources(),
@@ -255,9 +255,6 @@ export function createEngine(options: EngineOptions): Engine {
     },
   });
 
-  const deliveriesOfRequest = db.prepare(
-    'SELECT d.id FROM messages m JOIN deliveries d ON d.message_id = m.id WHERE m.request_id = ? ORDER BY d.id',
-  );
   const commitInternal = (input: InternalCommit): { requestId: number; deliveryIds: number[] } => {
     const destinations = routes.get(input.sourceId) ?? [];
     const items = input.messages.map((message, index) => {
@@ -273,7 +270,7 @@ export function createEngine(options: EngineOptions): Engine {
       userAgent: input.userAgent,
     };
     const { requestId, deliveries } = log.commitRequest(record, input.sourceId, items, [], INGEST_LIMITS.dedupeWindowMs);
-    const deliveryIds = (deliveriesOfRequest.all(requestId) as { id: number }[]).map((d) => d.id);
+    const deliveryIds = stores.requests.deliveryIdsOfRequest(requestId);
     if (deliveries > 0) {
       scheduler.wake();
       publish(deliveryIds);
@@ -283,7 +280,9 @@ export function createEngine(options: EngineOptions): Engine {
     return { requestId, deliveryIds };
   };
   const personas = createPersonas({
-    db,
+    profiles: stores.profiles,
+    computations: stores.computations,
+    transaction: stores.transaction,
     clock,
     sources: () => config.listSources(),
     commit: commitInternal,
@@ -296,7 +295,7 @@ export function createEngine(options: EngineOptions): Engine {
   });
   deletions.onPurge((person) => personas.forget(person));
   const retention = createRetention({
-    db,
+    store: stores.retention,
     dbPath,
     clock,
     settings: () => retentionSettings,
@@ -334,9 +333,7 @@ export function createEngine(options: EngineOptions): Engine {
   return {
     dataDir: options.dataDir,
     secretsAtRest: options.secretsAtRest ?? (options.secrets?.seal ? SEALED : PLAIN),
-    db,
-    log,
-    config,
+    stores,
     clock,
     health,
     checkStorage(waitMs = 2000) {
@@ -376,12 +373,12 @@ export function createEngine(options: EngineOptions): Engine {
     },
     applyConfig(file) {
       const now = clock.now();
-      db.transaction(() => {
+      stores.transaction(() => {
         for (const s of file.sources) config.upsertSource(s, now);
         for (const d of file.destinations) config.upsertDestination(d, now);
         if (file.delivery !== undefined) config.setSetting('delivery', deliverySettingsOf(file.delivery));
         if (file.retention !== undefined) config.setSetting('retention', { ...retentionSettings, ...file.retention });
-      })();
+      });
       reload();
       scheduler.wake();
       retention.nudge();
@@ -390,7 +387,7 @@ export function createEngine(options: EngineOptions): Engine {
     retention,
     retentionSettings: () => retentionSettings,
     deleteSource(name) {
-      const outcome = db.transaction(() => {
+      const outcome = stores.transaction(() => {
         const attachedTo = config.destinationsAttachedTo(name);
         const computations = personas
           .listComputations()
@@ -398,7 +395,7 @@ export function createEngine(options: EngineOptions): Engine {
           .map((c) => c.name);
         if (attachedTo.length > 0 || computations.length > 0) return { removed: false, attachedTo, computations };
         return { removed: config.deleteSource(name) !== null, attachedTo, computations };
-      })();
+      });
       if (outcome.removed) reload();
       return outcome;
     },

@@ -20,7 +20,7 @@ test('replay: as it was, edited and re-signed, and to another URL; each linked t
   try {
     await h.post('/v1/track', { userId: 'u', event: 'Order Completed', messageId: 'rp-1', properties: { total: 1 } });
     await receiver.waitFor(1);
-    const original = await waitUntil(() => h.engine.log.listDeliveries({ limit: 1 }).find((d) => d.status === 'retrying'), 'the first failure');
+    const original = await waitUntil(() => h.engine.stores.log.listDeliveries({ limit: 1 }).find((d) => d.status === 'retrying'), 'the first failure');
     const firstBytes = receiver.received[0]!.body;
 
     // The receiver is fixed; replay as it was: the same bytes, the same signature.
@@ -31,7 +31,7 @@ test('replay: as it was, edited and re-signed, and to another URL; each linked t
     await receiver.waitFor(2);
     assert.deepEqual(receiver.received[1]!.body, firstBytes);
     assert.equal(receiver.received[1]!.headers['x-signature'], hmac(firstBytes));
-    await waitUntil(() => h.engine.log.getDelivery(asWas.id)?.status === 'succeeded', 'the replay to succeed');
+    await waitUntil(() => h.engine.stores.log.getDelivery(asWas.id)?.status === 'succeeded', 'the replay to succeed');
 
     // Edit and replay: the edited bytes go out exactly as given, signed anew; the original keeps its bytes.
     const edited = '{"version":1,"type":"track","userId":"u","event":"Order Refunded","messageId":"rp-1"}';
@@ -40,7 +40,7 @@ test('replay: as it was, edited and re-signed, and to another URL; each linked t
     await receiver.waitFor(3);
     assert.equal(receiver.received[2]!.body.toString('utf8'), edited);
     assert.equal(receiver.received[2]!.headers['x-signature'], hmac(Buffer.from(edited)));
-    assert.deepEqual(Buffer.from(h.engine.log.getDelivery(original.id)!.body!), firstBytes, 'the original keeps its bytes');
+    assert.deepEqual(Buffer.from(h.engine.stores.log.getDelivery(original.id)!.body!), firstBytes, 'the original keeps its bytes');
 
     // Replay to another URL, such as a local receiver.
     const elsewhere = await api.replayDelivery({ id: original.id, targetUrl: local.url });
@@ -61,7 +61,7 @@ test('replay refuses what it cannot send, naming the field', async () => {
   const api = createEngineApi(h.engine);
   try {
     await h.post('/v1/track', { userId: 'u', event: 'E', messageId: 'rp-2' });
-    const [d] = h.engine.log.listDeliveries({ limit: 1 });
+    const [d] = h.engine.stores.log.listDeliveries({ limit: 1 });
     const fields = async (input: Parameters<typeof api.replayDelivery>[0]): Promise<string[]> => {
       try {
         await api.replayDelivery(input);

@@ -4,7 +4,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
-import Database from 'better-sqlite3';
 import { ManualClock } from './clock';
 import { createEngine } from './index';
 import { createEngineApi } from './api';
@@ -15,6 +14,7 @@ import { Receiver } from './testing/receiver';
 import { SmallDisk } from './testing/small-disk';
 import { waitUntil } from './testing/wait';
 import type { EngineHealth } from '../../src-shared/api';
+import { LogInspector } from './store/inspect';
 
 const T0 = Date.parse('2026-11-22T12:00:00.000Z');
 
@@ -51,9 +51,7 @@ function bigBatch(prefix: string, count = 250): { batch: Record<string, unknown>
 }
 
 function statusOf(h: Harness, messageId: string): string | undefined {
-  const row = h.engine.db
-    .prepare('SELECT d.status FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE m.message_id = ?')
-    .get(messageId) as { status: string } | undefined;
+  const row = h.inspect.get('SELECT d.status FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE m.message_id = ?', messageId) as { status: string } | undefined;
   return row?.status;
 }
 
@@ -81,7 +79,7 @@ describe('storage faults: the engine stays up, answers 503 and recovers by itsel
       assert.equal(refused.body.code, 'disk_full');
       assert.equal(refused.retryAfter, '5');
       assert.match(String(refused.body.message), /free disk space on the disk that holds/);
-      assert.equal((h.engine.db.prepare("SELECT COUNT(*) AS n FROM messages WHERE message_id LIKE 'big-%'").get() as { n: number }).n, 0, 'nothing of a refused batch is kept');
+      assert.equal((h.inspect.get("SELECT COUNT(*) AS n FROM messages WHERE message_id LIKE 'big-%'") as { n: number }).n, 0, 'nothing of a refused batch is kept');
 
       const degraded = await healthz(h);
       assert.equal(degraded.status, 'degraded');
@@ -157,7 +155,7 @@ describe('storage faults: the engine stays up, answers 503 and recovers by itsel
     const receiver = await new Receiver().start();
     const clock = new ManualClock(T0);
     const h = await startHarness(configWith(receiver.url), { clock, log: () => {} });
-    const other = new Database(join(h.dataDir, 'hookbench.sqlite'));
+    const other = new LogInspector(join(h.dataDir, 'hookbench.sqlite'));
     try {
       // Acknowledged before the lock; its receiver is down so it is retried later.
       receiver.respond((_req, res) => {
@@ -169,7 +167,7 @@ describe('storage faults: the engine stays up, answers 503 and recovers by itsel
       receiver.respond((_req, res) => res.end('ok'));
 
       other.exec('BEGIN EXCLUSIVE');
-      other.prepare("INSERT INTO settings (key, value) VALUES ('other.program', 'x')").run();
+      other.run("INSERT INTO settings (key, value) VALUES ('other.program', 'x')");
       let started = Date.now();
       const refused = await postRaw(h, { batch: [{ type: 'track', userId: 'u1', event: 'During', messageId: 'during' }] });
       const ingestMs = Date.now() - started;
@@ -223,14 +221,14 @@ describe('storage faults: the engine stays up, answers 503 and recovers by itsel
         condition: { kind: 'event', event: 'Order Completed' },
       });
       await receiver.waitFor(2);
-      await waitUntil(() => h.engine.log.countDeliveriesByStatus().succeeded === 2, 'both delivered');
+      await waitUntil(() => h.engine.stores.log.countDeliveriesByStatus().succeeded === 2, 'both delivered');
       await h.close();
 
       // As a crash would leave it: the first delivery still in flight.
-      const other = new Database(dbPath);
-      other.prepare("UPDATE deliveries SET status = 'in_flight' WHERE id = (SELECT MIN(id) FROM deliveries)").run();
+      const other = new LogInspector(dbPath);
+      other.run("UPDATE deliveries SET status = 'in_flight' WHERE id = (SELECT MIN(id) FROM deliveries)");
       other.exec('BEGIN EXCLUSIVE');
-      other.prepare("INSERT INTO settings (key, value) VALUES ('other.program', 'x')").run();
+      other.run("INSERT INTO settings (key, value) VALUES ('other.program', 'x')");
 
       const engine = createEngine({ dataDir, clock, random: () => 0.5, log: () => {} });
       try {
@@ -248,7 +246,7 @@ describe('storage faults: the engine stays up, answers 503 and recovers by itsel
         clock.advance(0);
         assert.equal((await api.listSyncs(audience.id)).length, 2, 'the sync that fell due ran once the log took writes');
         await receiver.waitFor(3);
-        await waitUntil(() => (engine.log.getDelivery(1)?.status === 'succeeded' ? true : undefined), 'the interrupted delivery resumed');
+        await waitUntil(() => (engine.stores.log.getDelivery(1)?.status === 'succeeded' ? true : undefined), 'the interrupted delivery resumed');
         assert.equal(JSON.parse(receiver.received[2]!.body.toString('utf8')).messageId, 'buy-1');
         assert.deepEqual(unhandled, []);
       } finally {

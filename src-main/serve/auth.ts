@@ -1,5 +1,5 @@
 /**
- * Who may drive the headless control API (DESIGN.md: security posture). Any web page the user
+ * Who may drive the headless control API. Any web page the user
  * visits can reach 127.0.0.1, so /api/* demands three things: the per-launch token (a page cannot
  * read it), a Host naming this server (a DNS-rebound name fails), and, when the browser sends one, our
  * own Origin. The Tracking API (/v1/*) needs no token (SDKs carry a write key), only the Host check.

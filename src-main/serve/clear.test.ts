@@ -9,22 +9,22 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import type { ApiResponse, ClearLogResult, StorageStatus } from '../../src-shared/api';
 import { createEngine } from '../engine';
 import { configWith, startHarness, type Harness } from '../engine/testing/harness';
 import { Receiver } from '../engine/testing/receiver';
 import { waitUntil } from '../engine/testing/wait';
 import { startServe } from './testing/process';
+import { LogInspector } from '../engine/store/inspect';
 
 const root = new URL('../../', import.meta.url).pathname;
 const clear = (args: string[]): ReturnType<typeof spawnSync> =>
   spawnSync(process.execPath, ['bin/hookbench.mjs', 'clear', ...args], { cwd: root, encoding: 'utf8', timeout: 60_000 });
 
 function counts(dir: string): Record<string, number> {
-  const db = new Database(join(dir, 'hookbench.sqlite'), { readonly: true });
+  const db = LogInspector.of(dir, { readonly: true });
   try {
-    const n = (table: string): number => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+    const n = (table: string): number => db.count(table);
     return { sources: n('sources'), destinations: n('destinations'), requests: n('requests'), messages: n('messages'), deliveries: n('deliveries'), attempts: n('attempts'), profiles: n('persona_profiles') };
   } finally {
     db.close();
@@ -38,7 +38,7 @@ test('hookbench clear on a real data folder: says what would go, then clears the
     const h = await startHarness(configWith(receiver.url), { dataDir: dir });
     for (let i = 0; i < 5; i++) assert.equal((await h.post('/v1/identify', { userId: `u${i}`, traits: { n: i } })).status, 200);
     assert.equal((await h.post('/v1/track', {}, { writeKey: 'nope' })).status, 200, 'an unknown key is answered 200 and logged as refused');
-    await waitUntil(() => h.engine.log.countDeliveriesByStatus().succeeded === 5, 'five deliveries');
+    await waitUntil(() => h.engine.stores.log.countDeliveriesByStatus().succeeded === 5, 'five deliveries');
     await h.close();
     assert.deepEqual(counts(dir), { sources: 1, destinations: 1, requests: 6, messages: 5, deliveries: 5, attempts: 5, profiles: 0 });
 
@@ -97,16 +97,16 @@ test('Clear log over the control API: finished rows go, a retrying delivery and 
   try {
     for (const userId of ['u1', 'u2', 'u-fail']) assert.equal((await h.post('/v1/track', { userId, event: 'E' })).status, 200);
     await waitUntil(() => {
-      const s = h.engine.log.countDeliveriesByStatus();
+      const s = h.engine.stores.log.countDeliveriesByStatus();
       return s.succeeded === 2 && s.retrying === 1;
     }, 'two delivered, one retrying');
 
     const result = await call<ClearLogResult>(h, 'clearLog');
     assert.deepEqual(result, { requests: 2, messages: 2, deliveries: 2, attempts: 2, droppedItems: 0, keptActiveDeliveries: 1 });
-    const left = h.engine.db.prepare('SELECT user_id FROM messages').all() as { user_id: string }[];
+    const left = h.inspect.all('SELECT user_id FROM messages') as { user_id: string }[];
     assert.deepEqual(left, [{ user_id: 'u-fail' }]);
-    assert.deepEqual(h.engine.log.countDeliveriesByStatus(), { retrying: 1 });
-    assert.equal(h.engine.config.listSources().length, 1);
+    assert.deepEqual(h.engine.stores.log.countDeliveriesByStatus(), { retrying: 1 });
+    assert.equal(h.engine.stores.config.listSources().length, 1);
 
     const saved = await call<StorageStatus>(h, 'saveRetention', { days: 7 });
     assert.deepEqual(saved.retention, { days: 7, megabytes: 1024 });
@@ -129,13 +129,15 @@ test('Clear log over the control API: finished rows go, a retrying delivery and 
 test('a data folder made before retention is converted to incremental vacuum at start', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'hookbench-clear-'));
   try {
-    const old = new Database(join(dir, 'hookbench.sqlite'));
-    old.pragma('journal_mode = WAL');
+    const old = LogInspector.of(dir);
+    old.exec('PRAGMA journal_mode = WAL');
     old.exec('CREATE TABLE filler (x TEXT)');
     old.close();
     const engine = createEngine({ dataDir: dir });
-    const mode = engine.db.pragma('auto_vacuum', { simple: true });
     await engine.stop();
+    const inspect = LogInspector.of(dir, { readonly: true });
+    const mode = inspect.pragma('auto_vacuum');
+    inspect.close();
     assert.equal(mode, 2);
   } finally {
     rmSync(dir, { recursive: true, force: true });

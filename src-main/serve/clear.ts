@@ -7,9 +7,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createEngine } from '../engine';
-import { useIncrementalVacuum } from '../engine/store/database';
 import { DataDirLockedError } from '../engine/store/data-lock';
-import { RetentionStore } from '../engine/store/retention';
 import { parseClearArgs } from './args';
 import { defaultDataDir } from './data-dir';
 
@@ -49,7 +47,7 @@ export async function clearCommand(argv: string[], io: ClearOutput): Promise<num
   try {
     const before = engine.retention.status();
     if (!args.yes) {
-      const c = new RetentionStore(engine.db).counts();
+      const c = engine.stores.retention.counts();
       io.out(
         `${dataDir}: ${c.requests} requests, ${c.messages} messages, ${c.deliveries} deliveries (${c.activeDeliveries} still pending or retrying, which stay); ${mb(before.databaseBytes)} on disk.\n` +
           'hookbench clear --yes removes the requests, messages, dropped items, finished deliveries and their attempts; sources, destinations, settings, profiles, audiences and deletion requests stay.\n',
@@ -58,8 +56,7 @@ export async function clearCommand(argv: string[], io: ClearOutput): Promise<num
     }
     const r = await engine.retention.clear();
     // Nothing else runs on the folder now: a good moment for an older, unconverted file.
-    useIncrementalVacuum(engine.db);
-    engine.db.pragma('wal_checkpoint(TRUNCATE)');
+    engine.stores.compactFile();
     const after = engine.retention.status();
     io.out(
       `cleared ${dataDir}: ${r.requests} requests, ${r.messages} messages, ${r.deliveries} deliveries, ${r.attempts} attempts, ${r.droppedItems} dropped items; ` +

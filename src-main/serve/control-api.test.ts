@@ -95,7 +95,7 @@ describe('control API over HTTP', () => {
   test('lists deliveries newest first, keyset-paged, with the message fields joined', async () => {
     assert.equal((await h.post('/v1/batch', { batch: [track(1), track(2), track(3)] })).status, 200);
     // api-0 from the test above, and these three.
-    await waitUntil(() => h.engine.log.countDeliveriesByStatus().succeeded === 4, 'four deliveries to succeed');
+    await waitUntil(() => h.engine.stores.log.countDeliveriesByStatus().succeeded === 4, 'four deliveries to succeed');
 
     const first = await result<PageResult<DeliverySummary>>(h, 'listDeliveries', { limit: 2 });
     assert.deepEqual(first.items.map((d) => d.messageId), ['api-3', 'api-2']);

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { Receiver } from '../engine/testing/receiver';
 import { waitUntil } from '../engine/testing/wait';
 import { startServe } from './testing/process';
+import { LogInspector } from '../engine/store/inspect';
 
 const auth = `Basic ${Buffer.from('wk_crash:').toString('base64')}`;
 
@@ -25,8 +25,11 @@ test('kill -9 under load: every acknowledged message is delivered after restart,
     }),
   );
   const acked = new Set<string>();
+  // Killed in finally whatever happened, so a failing run leaves no server behind.
+  const children: import('node:child_process').ChildProcess[] = [];
   try {
     const first = await startServe(['--port', '0', '--data-dir', dataDir, '--config', configPath]);
+    children.push(first.child);
     let seq = 0;
     let stop = false;
     const pump = async (): Promise<void> => {
@@ -47,13 +50,14 @@ test('kill -9 under load: every acknowledged message is delivered after restart,
     await Promise.all(pumps);
     assert.equal((await first.exited).signal, 'SIGKILL');
 
-    const db = new Database(join(dataDir, 'hookbench.sqlite'), { readonly: true });
-    const inFlight = (db.prepare("SELECT COUNT(*) AS n FROM attempts WHERE state = 'in_flight'").get() as { n: number }).n;
+    const db = LogInspector.of(dataDir, { readonly: true });
+    const inFlight = db.count('attempts', "state = 'in_flight'");
     db.close();
     assert.ok(inFlight > 0, 'the kill caught attempts in flight');
 
     receiver.respond((_req, res) => res.end('ok'));
     const second = await startServe(['--port', '0', '--data-dir', dataDir]);
+    children.push(second.child);
     // Parsed once per received request: re-parsing every body on each check starves the server under load.
     const delivered = new Set<string>();
     let parsed = 0;
@@ -68,25 +72,25 @@ test('kill -9 under load: every acknowledged message is delivered after restart,
     } catch (err) {
       // Say where the missing ones are, so a failure tells a loss from a slow machine.
       const lost = missing();
-      const look = new Database(join(dataDir, 'hookbench.sqlite'), { readonly: true });
-      const where = look
-        .prepare(
-          `SELECT d.status, COUNT(*) AS n FROM messages m LEFT JOIN deliveries d ON d.message_id = m.id
-           WHERE m.message_id IN (SELECT value FROM json_each(?)) GROUP BY d.status`,
-        )
-        .all(JSON.stringify(lost));
+      const look = LogInspector.of(dataDir, { readonly: true });
+      const where = look.all(
+        `SELECT d.status, COUNT(*) AS n FROM messages m LEFT JOIN deliveries d ON d.message_id = m.id
+         WHERE m.message_id IN (SELECT value FROM json_each(?)) GROUP BY d.status`,
+        JSON.stringify(lost),
+      );
       look.close();
       const health = await fetch(`${second.url}/healthz`).then((r) => r.text(), (e: unknown) => String(e));
       throw new Error(`${(err as Error).message}: ${lost.length} missing; their deliveries: ${JSON.stringify(where)}; health: ${health}`);
     }
 
-    const check = new Database(join(dataDir, 'hookbench.sqlite'), { readonly: true });
-    const interrupted = (check.prepare("SELECT COUNT(*) AS n FROM attempts WHERE state = 'interrupted'").get() as { n: number }).n;
+    const check = LogInspector.of(dataDir, { readonly: true });
+    const interrupted = check.count('attempts', "state = 'interrupted'");
     check.close();
     assert.equal(interrupted, inFlight, 'every attempt in flight at the kill is marked interrupted');
     second.child.kill('SIGTERM');
     assert.equal((await second.exited).code, 0, 'SIGTERM stops cleanly');
   } finally {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await receiver.close();
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -45,7 +45,7 @@ test('the Tracking API on loopback refuses a DNS-rebound Host with 403 naming it
       assert.equal(ok.status, 200, `${host}: ${JSON.stringify(ok.body)}`);
     }
     // The refused call never reached the ingest: only the three accepted ones are in the log.
-    const logged = h.engine.db.prepare('SELECT COUNT(*) AS n FROM requests').get() as { n: number };
+    const logged = h.inspect.get('SELECT COUNT(*) AS n FROM requests') as { n: number };
     assert.equal(logged.n, 3);
   } finally {
     await h.close();

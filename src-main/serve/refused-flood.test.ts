@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { startServe } from './testing/process';
 import { REFUSED_ROWS_PER_SECOND, SUMMARY_CODE } from '../engine/store/refused-log';
+import { LogInspector } from '../engine/store/inspect';
 
 const folderBytes = (dir: string): number => readdirSync(dir).reduce((n, f) => n + statSync(join(dir, f)).size, 0);
 const CALLS = 200;
@@ -44,9 +44,9 @@ test(`${CALLS} calls with a 490 KB unknown write key grow the folder by well und
     serve.child.kill('SIGINT');
     assert.equal((await serve.exited).code, 0);
 
-    const db = new Database(join(dir, 'hookbench.sqlite'), { readonly: true });
+    const db = LogInspector.of(dir, { readonly: true });
     try {
-      const rows = db.prepare('SELECT error_code, error_text, length(error_text) AS len FROM requests').all() as { error_code: string; error_text: string; len: number }[];
+      const rows = db.all<{ error_code: string; error_text: string; len: number }>('SELECT error_code, error_text, length(error_text) AS len FROM requests');
       const single = rows.filter((r) => r.error_code === 'unknown_write_key');
       const summaries = rows.filter((r) => r.error_code === SUMMARY_CODE);
       const counted = summaries.reduce((n, r) => n + Number(/^(\d+) more refused/.exec(r.error_text)?.[1] ?? 0), 0);

@@ -11,7 +11,7 @@ import { DEFAULT_UI_DIR, isUiPath, serveUi } from './static';
 export interface RunningServer {
   server: Server;
   url: string;
-  /** The control API's per-launch token (DESIGN.md: security posture). */
+  /** The control API's per-launch token. */
   token: string;
   /**
    * Stops taking connections and ends the live streams (each told the engine stopped). Requests in
@@ -37,7 +37,7 @@ function sendJson(res: import('node:http').ServerResponse, status: number, body:
 function healthOf(engine: Engine): Record<string, unknown> {
   let deliveries: Record<string, number> | null = null;
   try {
-    deliveries = engine.log.countDeliveriesByStatus();
+    deliveries = engine.stores.log.countDeliveriesByStatus();
   } catch (err) {
     engine.health.fault(err);
   }

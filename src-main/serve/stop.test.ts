@@ -4,10 +4,10 @@ import http from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { Receiver } from '../engine/testing/receiver';
 import { waitUntil } from '../engine/testing/wait';
 import { startServe } from './testing/process';
+import { LogInspector } from '../engine/store/inspect';
 
 const TOKEN = 'tok_stop_test_0123456789';
 const auth = `Basic ${Buffer.from('wk_stop:').toString('base64')}`;
@@ -80,8 +80,8 @@ test('SIGTERM with a live stream, an idle keep-alive socket and a round in fligh
     await receiver.waitFor(2);
     again.child.kill('SIGTERM');
     assert.equal((await again.exited).code, 0);
-    const db = new Database(join(dataDir, 'hookbench.sqlite'), { readonly: true });
-    const states = db.prepare('SELECT state FROM attempts ORDER BY id').all() as { state: string }[];
+    const db = LogInspector.of(dataDir, { readonly: true });
+    const states = db.all<{ state: string }>('SELECT state FROM attempts ORDER BY id');
     db.close();
     assert.deepEqual(
       states.map((s) => s.state),

@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { createEngine } from '../engine';
 import { Receiver } from '../engine/testing/receiver';
 import { SmallDisk } from '../engine/testing/small-disk';
 import { runServeToExit, startServe } from './testing/process';
+import { LogInspector } from '../engine/store/inspect';
 
 const auth = `Basic ${Buffer.from('wk_faults:').toString('base64')}`;
 
@@ -91,7 +91,7 @@ describe('hookbench serve: a damaged, full or locked data folder at start-up is 
     const dataDir = mkdtempSync(join(tmpdir(), 'hookbench-corrupt-'));
     try {
       const file = await makeLog(dataDir);
-      const pageSize = new Database(file, { readonly: true }).pragma('page_size', { simple: true }) as number;
+      const pageSize = new LogInspector(file, { readonly: true }).pragma('page_size') as number;
       overwrite(file, pageSize, statSync(file).size - pageSize);
       const run = await runServeToExit(['--port', '0', '--data-dir', dataDir]);
       assertOneLineExit(run, /is damaged.*mv '/);
@@ -126,9 +126,9 @@ describe('hookbench serve: a damaged, full or locked data folder at start-up is 
     const dataDir = mkdtempSync(join(tmpdir(), 'hookbench-locked-'));
     try {
       const file = await makeLog(dataDir);
-      const other = new Database(file);
+      const other = new LogInspector(file);
       other.exec('BEGIN EXCLUSIVE');
-      other.prepare("INSERT INTO settings (key, value) VALUES ('other.program', 'x')").run();
+      other.run("INSERT INTO settings (key, value) VALUES ('other.program', 'x')");
       let run;
       try {
         run = await runServeToExit(['--port', '0', '--data-dir', dataDir]);
@@ -157,14 +157,14 @@ describe('hookbench serve under storage faults: stays up, recovers by itself (fi
       } else res.end('ok');
     });
     const serve = await startServe(['--port', '0', '--data-dir', dataDir, '--config', writeConfig(dataDir, receiver.url)]);
-    const other = new Database(join(dataDir, 'hookbench.sqlite'));
+    const other = new LogInspector(join(dataDir, 'hookbench.sqlite'));
     try {
       const acked = ['l-1', 'l-2', 'l-3'];
       assert.equal((await post(serve.url, acked.map((messageId) => ({ type: 'track', userId: 'u', event: 'E', messageId })))).status, 200);
       await receiver.waitFor(3);
 
       other.exec('BEGIN EXCLUSIVE');
-      other.prepare("INSERT INTO settings (key, value) VALUES ('other.program', 'x')").run();
+      other.run("INSERT INTO settings (key, value) VALUES ('other.program', 'x')");
       const heldAt = Date.now();
       let t0 = Date.now();
       const refused = await post(serve.url, [{ type: 'track', userId: 'u', event: 'E', messageId: 'l-4' }]);

@@ -15,9 +15,7 @@ interface StoredMessage {
 }
 
 const storedMessages = (h: Harness, ids: string[]): StoredMessage[] =>
-  h.engine.db
-    .prepare(`SELECT message_id, type, json FROM messages WHERE message_id IN (${ids.map(() => '?').join(',')}) ORDER BY id`)
-    .all(...ids) as StoredMessage[];
+  h.inspect.all(`SELECT message_id, type, json FROM messages WHERE message_id IN (${ids.map(() => '?').join(',')}) ORDER BY id`, ...ids) as StoredMessage[];
 
 /** The field errors a call is refused with, as `field: message` lines (none when it succeeds). */
 async function refusal(call: () => Promise<unknown>): Promise<string[]> {
@@ -102,9 +100,9 @@ test('compose: copies each get their own messageId; a given messageId is sent ev
     assert.deepEqual(same.messageIds, ['fixed-1', 'fixed-1', 'fixed-1']);
     assert.match(same.notice ?? '', /all 3 copies carry messageId "fixed-1".*2 as duplicates/);
     assert.equal(storedMessages(h, ['fixed-1']).length, 1, 'one message kept');
-    const request = h.engine.db.prepare('SELECT accepted, duplicates FROM requests ORDER BY id DESC LIMIT 1').get() as { accepted: number; duplicates: number };
+    const request = h.inspect.get('SELECT accepted, duplicates FROM requests ORDER BY id DESC LIMIT 1') as { accepted: number; duplicates: number };
     assert.deepEqual({ ...request }, { accepted: 1, duplicates: 2 });
-    await waitUntil(() => h.engine.log.listDeliveries({ limit: 10 }).length === 4 && h.engine.log.listDeliveries({ limit: 10 }).every((d) => d.status === 'succeeded'), 'four deliveries to succeed');
+    await waitUntil(() => h.engine.stores.log.listDeliveries({ limit: 10 }).length === 4 && h.engine.stores.log.listDeliveries({ limit: 10 }).every((d) => d.status === 'succeeded'), 'four deliveries to succeed');
     assert.equal(receiver.received.length, 4, 'the duplicates were not delivered');
   });
 });
@@ -116,7 +114,7 @@ test('compose: 20 copies of a 30 KB track are all taken by the ingest, in reques
     const result = await api.composeEvents({ source: 'backend', type: 'track', message, copies: 20 });
     assert.equal(result.sent, 20);
     assert.equal(storedMessages(h, result.messageIds).length, 20);
-    const requests = h.engine.db.prepare('SELECT http_status, bytes FROM requests ORDER BY id').all() as { http_status: number; bytes: number }[];
+    const requests = h.inspect.all('SELECT http_status, bytes FROM requests ORDER BY id') as { http_status: number; bytes: number }[];
     assert.deepEqual(requests.map((r) => r.http_status), [200, 200]);
     const largest = Math.max(...requests.map((r) => r.bytes));
     assert.ok(largest > 500_000 && largest <= 512_000, `the fuller request packs close to the limit (${largest} bytes)`);

@@ -74,7 +74,7 @@ export function duplicateNotice(messageId: string, copies: number): string {
 }
 
 function templatesOf(engine: Engine): ComposeTemplate[] {
-  return engine.config.getSetting<ComposeTemplate[]>(TEMPLATES_SETTING) ?? [];
+  return engine.stores.config.getSetting<ComposeTemplate[]>(TEMPLATES_SETTING) ?? [];
 }
 
 const byName = (a: ComposeTemplate, b: ComposeTemplate): number =>
@@ -177,7 +177,7 @@ export function createComposeApi(
     async composeEvents(input) {
       // Checked by params.ts, which also gave copies its default.
       const c = { ...input, copies: input.copies ?? 1 };
-      const sources = engine.config.listSources();
+      const sources = engine.stores.config.listSources();
       const source = sources.find((s) => s.name === c.source);
       if (!source) {
         const known = sources.length > 0 ? `; sources: ${sources.map((s) => `"${s.name}"`).join(', ')}` : '; create one in Configure first';
@@ -194,7 +194,7 @@ export function createComposeApi(
       const existing = templatesOf(engine);
       const valid = validateTemplate(input as { name: string; input: ValidCompose }, existing);
       const saved: ComposeTemplate = { ...valid, savedAt: new Date(engine.clock.now()).toISOString() };
-      engine.config.setSetting(TEMPLATES_SETTING, [...existing.filter((t) => t.name !== saved.name), saved]);
+      engine.stores.config.setSetting(TEMPLATES_SETTING, [...existing.filter((t) => t.name !== saved.name), saved]);
       deps.onConfig('templates');
       return saved;
     },
@@ -203,7 +203,7 @@ export function createComposeApi(
       if (typeof name !== 'string' || !existing.some((t) => t.name === name)) {
         throw new ValidationError([{ field: 'name', message: `no template named ${JSON.stringify(name)}` }]);
       }
-      engine.config.setSetting(TEMPLATES_SETTING, existing.filter((t) => t.name !== name));
+      engine.stores.config.setSetting(TEMPLATES_SETTING, existing.filter((t) => t.name !== name));
       deps.onConfig('templates');
     },
   };

@@ -51,7 +51,7 @@ export function createConfigApi(engine: Engine, deps: ConfigDeps): Pick<EngineAp
       if (outcome === 'missing') throw new ValidationError([{ field: 'rename.from', message: `no destination named "${from}"` }]);
       if (outcome === 'taken') throw new ValidationError([{ field: 'rename.to', message: `is already the name of another destination` }]);
       deps.onConfig('destinations');
-      const renamed = engine.config.listDestinations().find((d) => d.name === to);
+      const renamed = engine.stores.config.listDestinations().find((d) => d.name === to);
       if (!renamed) throw new Error(`destination "${to}" vanished while being renamed`);
       return renamed;
     },

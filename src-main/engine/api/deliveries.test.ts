@@ -13,7 +13,7 @@ import { startHarness, WRITE_KEY, type Harness } from '../testing/harness';
 import { Receiver, status } from '../testing/receiver';
 import { waitUntil } from '../testing/wait';
 import { createEngineApi } from './index';
-import { pageSql, parseDeliveryPage } from './deliveries';
+import { parseDeliveryPage } from './deliveries';
 
 const T0 = Date.parse('2026-11-22T12:00:00.000Z');
 
@@ -34,14 +34,10 @@ describe('delivery list queries over a real log', () => {
 
   const deliveryOf = (destination: string, messageId: string): number =>
     (
-      h.engine.db
-        .prepare(
-          `SELECT d.id FROM deliveries d JOIN messages m ON m.id = d.message_id JOIN destinations t ON t.id = d.destination_id
-           WHERE m.message_id = ? AND t.name = ? AND d.replay_of IS NULL`,
-        )
-        .get(messageId, destination) as { id: number }
+      h.inspect.get(`SELECT d.id FROM deliveries d JOIN messages m ON m.id = d.message_id JOIN destinations t ON t.id = d.destination_id
+           WHERE m.message_id = ? AND t.name = ? AND d.replay_of IS NULL`, messageId, destination) as { id: number }
     ).id;
-  const statusOf = (id: number): string => (h.engine.db.prepare('SELECT status FROM deliveries WHERE id = ?').get(id) as { status: string }).status;
+  const statusOf = (id: number): string => (h.inspect.get('SELECT status FROM deliveries WHERE id = ?', id) as { status: string }).status;
   const idsOf = (items: DeliverySummary[]): number[] => items.map((d) => d.id);
   const fieldsOf = async (call: () => Promise<unknown>): Promise<string[]> => {
     try {
@@ -92,7 +88,7 @@ describe('delivery list queries over a real log', () => {
     await waitUntil(() => [...ids.good.values()].every((id) => statusOf(id) === 'succeeded'), 'the Good deliveries to succeed');
     // Move the injected clock from round to round through the short retry window until every Flaky delivery failed.
     const flakyRows = (): { status: string; rounds: number; next_attempt_at: number | null }[] =>
-      [...ids.flaky.values()].map((id) => h.engine.db.prepare('SELECT status, rounds, next_attempt_at FROM deliveries WHERE id = ?').get(id) as never);
+      [...ids.flaky.values()].map((id) => h.inspect.get('SELECT status, rounds, next_attempt_at FROM deliveries WHERE id = ?', id) as never);
     const settledRounds = (): number | null =>
       flakyRows().every((r) => r.status === 'retrying' || r.status === 'failed') ? flakyRows().reduce((n, r) => n + r.rounds, 0) : null;
     for (let step = 0; step < 50; step++) {
@@ -111,10 +107,10 @@ describe('delivery list queries over a real log', () => {
     await waitUntil(() => statusOf(ids.asWas) === 'retrying', 'the replay as it was to fail once');
 
     // A delivery not yet due: pending, no attempt, so only its destination's entries can match a URL.
-    const source = h.engine.config.listSources()[0]!;
-    const flaky = h.engine.config.listDestinations().find((d) => d.name === 'Flaky')!;
+    const source = h.engine.stores.config.listSources()[0]!;
+    const flaky = h.engine.stores.config.listDestinations().find((d) => d.name === 'Flaky')!;
     const later = clock.now() + 3_600_000;
-    h.engine.log.commitRequest(
+    h.engine.stores.log.commitRequest(
       { sourceId: source.id, path: '/v1/track', receivedAt: later, httpStatus: 200, bytes: 2, userAgent: null },
       source.id,
       [
@@ -129,7 +125,7 @@ describe('delivery list queries over a real log', () => {
     );
     ids.pending = deliveryOf('Flaky', 'm-5');
     assert.equal(statusOf(ids.pending), 'pending');
-    all = (h.engine.db.prepare('SELECT id FROM deliveries ORDER BY id DESC').all() as { id: number }[]).map((r) => r.id);
+    all = (h.inspect.all('SELECT id FROM deliveries ORDER BY id DESC') as { id: number }[]).map((r) => r.id);
     assert.equal(all.length, 11);
   });
 
@@ -230,7 +226,7 @@ describe('delivery list queries over a real log', () => {
 
     const lastDone = (id: number): number =>
       (
-        h.engine.db.prepare(`SELECT json_extract(timings, '$.totalMs') AS ms FROM attempts WHERE delivery_id = ? AND state = 'done' ORDER BY id DESC LIMIT 1`).get(id) as {
+        h.inspect.get(`SELECT json_extract(timings, '$.totalMs') AS ms FROM attempts WHERE delivery_id = ? AND state = 'done' ORDER BY id DESC LIMIT 1`, id) as {
           ms: number;
         }
       ).ms;
@@ -285,10 +281,9 @@ test('at 3,000 rows a page is one statement whose every lookup uses an index, an
       sources: [{ name: 'b', writeKey: 'wk_b' }],
       destinations: [{ name: 'd', enabled: true, sources: ['b'], sharedSecret: null, webhooks: [{ url: 'http://127.0.0.1:9/hook', headers: {} }] }],
     });
-    seedDeliveries(engine.log, 3_000, { sourceId: 1, destinationId: 1, url: 'http://127.0.0.1:9/hook', now: T0 });
+    seedDeliveries(engine.stores.log, 3_000, { sourceId: 1, destinationId: 1, url: 'http://127.0.0.1:9/hook', now: T0 });
     for (const filter of [{}, { status: 'failed' }, { status: ['failed', 'retrying'] }, { type: 'track', text: 'user_4' }, { url: ':9/' }]) {
-      const { sql, params } = pageSql(parseDeliveryPage({ ...filter, beforeId: 2_000 }));
-      const plan = (engine.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail);
+      const plan = engine.stores.deliveryViews.pagePlan(parseDeliveryPage({ ...filter, beforeId: 2_000 }));
       // Per-row lookups (the computed columns, the attempt URLs) go through an index, never a table scan.
       const correlated = plan.flatMap((line, i) => (line.startsWith('CORRELATED') ? [plan[i + 1] ?? ''] : []));
       assert.ok(correlated.length >= 3, plan.join('\n'));

@@ -8,6 +8,8 @@ import { DEFAULT_DELIVERY_SETTINGS, RETRY_PRESETS, type DeliverySettings } from 
 import type { SignatureCheck } from '../../../src-shared/api';
 import { ManualClock } from '../clock';
 import { decideAfterRound } from '../delivery/retry-policy';
+import { classifyError } from '../delivery/sender';
+import { failureText } from '../../../src-shared/delivery-outcomes';
 import type { AttemptResult } from '../delivery/types';
 import { startHarness, configWith, type Harness } from '../testing/harness';
 import { Receiver, status } from '../testing/receiver';
@@ -58,6 +60,7 @@ describe('nextStepOf', () => {
     last_error: null,
     last_http_status: null,
     pending_urls: null,
+    decision: null,
     ...over,
   });
   const attempt = (over: Partial<NextStepAttempt> = {}): NextStepAttempt => ({
@@ -69,6 +72,7 @@ describe('nextStepOf', () => {
     http_status: 500,
     error_kind: 'http',
     error_text: 'HTTP 500 Internal Server Error',
+    failure: null,
     ...over,
   });
   const result = (over: Partial<AttemptResult>): AttemptResult => ({
@@ -96,6 +100,8 @@ describe('nextStepOf', () => {
   });
   assert.equal(windowDecision.outcome, 'failed');
   const windowReason = windowDecision.outcome === 'failed' ? windowDecision.reason : '';
+  const windowRecord = windowDecision.outcome === 'failed' ? JSON.stringify(windowDecision.decision) : null;
+  const tlsFailure = classifyError(Object.assign(new Error('self-signed'), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' }), 'https://127.0.0.1:9000/hook');
   const second = 'http://127.0.0.1:9001/other';
 
   const table: [string, NextStepRow, NextStepAttempt[], string, Partial<DeliverySettings>?][] = [
@@ -153,8 +159,14 @@ describe('nextStepOf', () => {
     [
       'a self-signed certificate is refused before sending',
       row({ status: 'failed', rounds: 1 }),
-      [attempt({ verdict: 'permanent', http_status: null, error_kind: 'tls', error_text: 'self-signed certificate refused; request not sent (DEPTH_ZERO_SELF_SIGNED_CERT)' })],
+      [attempt({ verdict: 'permanent', http_status: null, error_kind: 'tls', error_text: failureText(tlsFailure), failure: JSON.stringify(tlsFailure) })],
       'not retried: TLS certificate error (self-signed certificate refused), so no request was sent',
+    ],
+    [
+      'a certificate refused, on a row written before failures were kept',
+      row({ status: 'failed', rounds: 1 }),
+      [attempt({ verdict: 'permanent', http_status: null, error_kind: 'tls', error_text: 'self-signed certificate refused; request not sent (DEPTH_ZERO_SELF_SIGNED_CERT)' })],
+      'not retried: TLS certificate error, so no request was sent',
     ],
     [
       'a redirect is not followed',
@@ -170,17 +182,39 @@ describe('nextStepOf', () => {
     ],
     [
       'the retry window ran out (read from the recorded decision, not today’s settings)',
-      row({ status: 'failed', rounds: 7, first_attempt_at: T0, last_error: windowReason }),
+      row({ status: 'failed', rounds: 7, first_attempt_at: T0, last_error: windowReason, decision: windowRecord }),
       [attempt({ round: 6 }), attempt({ round: 7, error_kind: 'timeout', http_status: null, error_text: 'no complete response within 300 ms' })],
       'retries stopped: the 1 min retry window since the first attempt (12:00:00) ends at 12:01:00, before the next retry would have been due; round 7 ended with timeout: no complete response within 300 ms',
       DEFAULT_DELIVERY_SETTINGS,
     ],
+    [
+      'the retry window ran out, reworded: the sentence comes from the record, not the words',
+      row({ status: 'failed', rounds: 7, first_attempt_at: T0, last_error: 'the retries are over', decision: windowRecord }),
+      [attempt({ round: 7 })],
+      'retries stopped: the 1 min retry window since the first attempt (12:00:00) ends at 12:01:00, before the next retry would have been due; round 7 ended with HTTP 500 Internal Server Error',
+    ],
+    [
+      'the retry window ran out, on a row written before decisions were kept: its last error says it',
+      row({ status: 'failed', rounds: 7, first_attempt_at: T0, last_error: windowReason }),
+      [attempt({ round: 7 })],
+      `failed: ${windowReason}`,
+    ],
     ['failed without any attempt', row({ status: 'failed', last_error: 'no webhook URL was tried' }), [], 'failed: no webhook URL was tried'],
     [
       'discarded',
-      row({ status: 'discarded', last_error: 'not sent: its destination is switched off' }),
+      row({
+        status: 'discarded',
+        last_error: 'not sent: its destination is switched off',
+        decision: JSON.stringify({ code: 'not_sent', reason: 'destination_off', detail: null }),
+      }),
       [],
       'discarded without sending: its destination is switched off',
+    ],
+    [
+      'discarded, on a row written before decisions were kept',
+      row({ status: 'discarded', last_error: 'not sent: its destination is switched off' }),
+      [],
+      'discarded without sending (not sent: its destination is switched off)',
     ],
   ];
   for (const [name, r, attempts, expected, settings] of table) {
@@ -203,12 +237,10 @@ const local = (ms: number): string => {
 async function deliveryOf(h: Harness, messageId: string, statuses: string[]): Promise<number> {
   const row = await waitUntil(
     () =>
-      h.engine.db
-        .prepare(`SELECT d.id, d.status FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE m.message_id = ? AND d.replay_of IS NULL`)
-        .get(messageId) as { id: number; status: string } | undefined,
+      h.inspect.get(`SELECT d.id, d.status FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE m.message_id = ? AND d.replay_of IS NULL`, messageId) as { id: number; status: string } | undefined,
     `delivery of ${messageId}`,
   );
-  await waitUntil(() => statuses.includes(h.engine.log.getDelivery(row.id)?.status ?? ''), `delivery of ${messageId} to be ${statuses.join(' or ')}`);
+  await waitUntil(() => statuses.includes(h.engine.stores.log.getDelivery(row.id)?.status ?? ''), `delivery of ${messageId} to be ${statuses.join(' or ')}`);
   return row.id;
 }
 
@@ -299,7 +331,7 @@ describe('getDelivery: the detail of a real engine', () => {
       const originalBody = receiver.received[0]!.body.toString('utf8');
       const edited = '{"version":1,"type":"track","event":"Edited"}';
       const replay = await api.replayDelivery({ id: original, body: edited });
-      await waitUntil(() => h.engine.log.getDelivery(replay.id)?.status === 'succeeded', 'the edited replay');
+      await waitUntil(() => h.engine.stores.log.getDelivery(replay.id)?.status === 'succeeded', 'the edited replay');
       const detail = await api.getDelivery(replay.id);
       assert.equal(detail?.body, edited);
       assert.equal(detail?.originalBody, originalBody);
@@ -312,7 +344,7 @@ describe('getDelivery: the detail of a real engine', () => {
 
       h.engine.applyConfig(configWith(receiver.url, { enabled: false }));
       const off = await api.replayDelivery({ id: original });
-      await waitUntil(() => h.engine.log.getDelivery(off.id)?.status === 'discarded', 'the replay to be discarded');
+      await waitUntil(() => h.engine.stores.log.getDelivery(off.id)?.status === 'discarded', 'the replay to be discarded');
       const discarded = await api.getDelivery(off.id);
       assert.equal(discarded?.nextStep, 'discarded without sending: its destination is switched off');
       assert.equal(discarded?.signature.state, 'not_sent');

@@ -1,89 +1,36 @@
 /**
- * A delivery's detail (issue 4, Inspect): the stored row and its attempts, plus what a person needs
- * to read them: the X-Signature recomputed from the stored bytes, the next step in plain words, and
- * the original body beside an edited replay. checkSignature and nextStepOf are pure; the query at
+ * A delivery's detail (Inspect): the stored row and its attempts, plus what a person needs
+ * to read them: the signature checked by the destination's signer against the stored bytes, the
+ * next step in plain words, and the original body beside an edited replay. nextStepOf is pure; the query at
  * the bottom is the thin shell that reads the rows.
  */
-import type { DeliveryDetail, SignatureCheck } from '../../../src-shared/api';
+import type { DeliveryDetail } from '../../../src-shared/api';
 import type { DeliverySettings } from '../../../src-shared/settings';
 import type { Engine } from '../index';
-import { formatDuration } from '../delivery/retry-policy';
-import { signBody, verifySignature } from '../delivery/signature';
+import {
+  describeFailure,
+  formatDuration,
+  notSentText,
+  parseRecord,
+  permanentReason as permanentWords,
+  type AttemptFailure,
+  type DeliveryDecision,
+} from '../../../src-shared/delivery-outcomes';
+import { signerFor } from '../delivery/signers';
 import type { AttemptRow, DeliveryRow } from '../store/log-store';
-import { SUMMARY_COLUMNS, isoOrNull, parseOr, toAttempt, toSummary, type DetailRow } from './views';
+import { isoOrNull, parseOr, toAttempt, toSummary } from './views';
 
-/** Header names are case-insensitive on the wire, so they are here too. */
-export function headerValue(headers: Record<string, string>, name: string): string | null {
-  const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === wanted) return value;
-  return null;
-}
-
-export interface SignatureInput {
-  /** The stored body: exactly the bytes signed and sent. */
-  body: Uint8Array | null;
-  /** The destination's shared secret now; null when it has none (or is gone). */
-  secret: string | null;
-  /** Request headers of the last attempt, as sent; null before any attempt. */
-  sentHeaders: Record<string, string> | null;
-}
-
-export function checkSignature(input: SignatureInput): SignatureCheck {
-  // An empty secret signs nothing (buildRequestHeaders treats it as unset), so it is read the same way.
-  const secret = input.secret ? input.secret : null;
-  const expected = secret !== null && input.body !== null ? signBody(input.body, secret) : null;
-  if (input.sentHeaders === null) {
-    return {
-      state: 'not_sent',
-      expected,
-      sent: null,
-      explanation:
-        secret === null
-          ? 'nothing sent yet; the destination has no shared secret, so it will go out unsigned'
-          : 'nothing sent yet; the first attempt will carry an X-Signature made with the current shared secret',
-    };
-  }
-  const sent = headerValue(input.sentHeaders, 'x-signature');
-  if (secret === null) {
-    return sent === null
-      ? { state: 'no_secret', expected: null, sent: null, explanation: 'the destination has no shared secret, so no X-Signature was sent' }
-      : {
-          state: 'no_secret',
-          expected: null,
-          sent,
-          explanation: 'cannot be checked: an X-Signature was sent, but the destination has no shared secret now (it was removed after sending)',
-        };
-  }
-  if (sent === null) {
-    return {
-      state: 'mismatch',
-      expected,
-      sent: null,
-      explanation: 'sent without X-Signature: the destination had no shared secret then; the secret it has now was set after sending',
-    };
-  }
-  if (input.body === null) {
-    return { state: 'mismatch', expected: null, sent, explanation: 'cannot be recomputed: the stored body is missing' };
-  }
-  if (verifySignature(input.body, secret, sent)) {
-    return { state: 'valid', expected, sent, explanation: 'the HMAC-SHA1 of the stored body with the current shared secret matches the X-Signature sent' };
-  }
-  return {
-    state: 'mismatch',
-    expected,
-    sent,
-    explanation:
-      'the X-Signature sent is not the HMAC-SHA1 of the stored body with the current shared secret. ' +
-      'Either the secret was changed after sending or the body differs from the bytes signed; Hookbench stores the exact bytes it signs, so a changed secret is the likely cause',
-  };
-}
+export { checkSignature, headerValue } from '../delivery/signature';
 
 /** The columns of a delivery row the next-step sentence reads. */
 export type NextStepRow = Pick<
   DeliveryRow,
-  'status' | 'next_attempt_at' | 'rounds' | 'first_attempt_at' | 'last_error' | 'last_http_status' | 'pending_urls'
+  'status' | 'next_attempt_at' | 'rounds' | 'first_attempt_at' | 'last_error' | 'last_http_status' | 'pending_urls' | 'decision'
 >;
-export type NextStepAttempt = Pick<AttemptRow, 'round' | 'url' | 'started_at' | 'state' | 'verdict' | 'http_status' | 'error_kind' | 'error_text'>;
+export type NextStepAttempt = Pick<
+  AttemptRow,
+  'round' | 'url' | 'started_at' | 'state' | 'verdict' | 'http_status' | 'error_kind' | 'error_text' | 'failure'
+>;
 
 export interface NextStepContext {
   /** The engine clock's now (time-warp included), for "in 12 s". */
@@ -129,36 +76,29 @@ function lastRound(attempts: NextStepAttempt[]): NextStepAttempt[] {
   return done.filter((a) => a.round === round);
 }
 
-/** One failed attempt in a few words, e.g. "HTTP 500 Internal Server Error", "timeout: no complete response within 300 ms". */
-function failureOf(a: NextStepAttempt): string {
-  if (a.error_kind === 'http' || a.error_kind === 'redirect') return a.error_text ?? `HTTP ${a.http_status}`;
-  if (a.error_kind === null) return a.http_status === null ? 'no response' : `HTTP ${a.http_status}`;
-  return `${a.error_kind}: ${a.error_text ?? 'no details'}`;
+/** The attempt's recorded failure; a row written before failures were kept is known by its words. */
+function recordedFailure(a: NextStepAttempt): AttemptFailure | null {
+  const kept = parseRecord<AttemptFailure>(a.failure, 'kind');
+  if (kept) return kept;
+  if (a.error_kind === null && a.error_text === null) return null;
+  return { kind: 'recorded', errorKind: a.error_kind, status: a.http_status, text: a.error_text };
 }
 
-/** Why retry-policy.ts's classifyAttempt called this attempt permanent, in its words. */
+/** One failed attempt in a few words, e.g. "HTTP 500 Internal Server Error", "timeout: no complete response within 300 ms". */
+function failureOf(a: NextStepAttempt): string {
+  const failure = recordedFailure(a);
+  if (failure) return describeFailure(failure);
+  return a.http_status === null ? 'no response' : `HTTP ${a.http_status}`;
+}
+
 function permanentReason(a: NextStepAttempt): string {
-  const status = a.http_status;
-  if (a.error_kind === 'tls') {
-    // The sender words certificate problems as "<what>; request not sent (<CODE>)".
-    const what = (a.error_text ?? 'certificate refused').split(';')[0]?.trim();
-    return `TLS certificate error (${what}), so no request was sent`;
-  }
-  if (a.error_kind === 'redirect') return `${status ?? 'the answer'} is a redirect, and redirects are not followed (a webhook must answer at its configured URL)`;
-  if (status !== null && status >= 400 && status < 500) return `${status} is a client error (of the 4xx statuses only 408 and 429 are retried)`;
-  if (status !== null) return `HTTP ${status} is not retried`;
-  return failureOf(a);
+  return permanentWords(a.http_status, recordedFailure(a));
 }
 
 function withUrls(attempts: NextStepAttempt[], say: (a: NextStepAttempt) => string): string {
   return attempts.map((a) => (attempts.length > 1 ? `${a.url}: ${say(a)}` : say(a))).join('; ');
 }
 
-/** decideAfterRound writes the window it used into the reason: "the retry window of 4 h (14400000 ms)". */
-function windowFromReason(reason: string | null): number | null {
-  const m = /retry window of [^()]*\((\d+) ms\)/.exec(reason ?? '');
-  return m?.[1] === undefined ? null : Number(m[1]);
-}
 
 /** When the next round is due, or why there will be none, in one sentence. Pure. */
 export function nextStepOf(row: NextStepRow, attempts: NextStepAttempt[], ctx: NextStepContext): string {
@@ -199,8 +139,9 @@ export function nextStepOf(row: NextStepRow, attempts: NextStepAttempt[], ctx: N
       if (retryable.length === 0) return `not retried: ${withUrls(round, permanentReason)}`;
       // Something was still worth retrying, so the retry window is what ended it; its length is read
       // from the recorded decision, since the settings may have changed since.
-      const windowMs = windowFromReason(row.last_error);
-      if (windowMs === null || row.first_attempt_at === null) return `failed: ${row.last_error ?? withUrls(round, failureOf)}`;
+      const decision = parseRecord<DeliveryDecision>(row.decision, 'code');
+      if (decision?.code !== 'window_exhausted' || row.first_attempt_at === null) return `failed: ${row.last_error ?? withUrls(round, failureOf)}`;
+      const windowMs = decision.retryWindowMs;
       const end = row.first_attempt_at + windowMs;
       return (
         `retries stopped: the ${formatDuration(windowMs)} retry window since the first attempt (${clockTime(row.first_attempt_at, ctx)}) ` +
@@ -208,32 +149,25 @@ export function nextStepOf(row: NextStepRow, attempts: NextStepAttempt[], ctx: N
       );
     }
     case 'discarded': {
-      const why = (row.last_error ?? '').replace(/^not sent: /, '');
-      return why ? `discarded without sending: ${why}` : 'discarded without sending';
+      const decision = parseRecord<DeliveryDecision>(row.decision, 'code');
+      if (decision?.code === 'not_sent') return `discarded without sending: ${notSentText(decision.reason, decision.detail)}`;
+      // A row written before decisions were kept: its last error says why.
+      return row.last_error ? `discarded without sending (${row.last_error})` : 'discarded without sending';
     }
   }
 }
 
-interface FullDetailRow extends DetailRow {
-  pending_urls: string | null;
-}
-
 /** Reads one delivery's detail; null when there is no delivery with that id. */
 export function createDetailQuery(engine: Engine): (id: number) => DeliveryDetail | null {
-  const oneDetail = engine.db.prepare(
-    `SELECT ${SUMMARY_COLUMNS}, d.body, d.target_url, d.edited, d.first_attempt_at, d.finished_at, d.pending_urls
-     FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id WHERE d.id = ?`,
-  );
-  const bodyOf = engine.db.prepare('SELECT body FROM deliveries WHERE id = ?');
+  const { deliveryViews, log, config } = engine.stores;
   return (id) => {
-    const row = oneDetail.get(id) as FullDetailRow | undefined;
+    const row = deliveryViews.detail(id);
     if (!row) return null;
-    const attempts = engine.log.attemptsOf(row.id);
+    const attempts = log.attemptsOf(row.id);
     const views = attempts.map(toAttempt);
-    const destination = engine.config.listDestinations().find((d) => d.id === row.destination_id);
+    const destination = config.listDestinations().find((d) => d.id === row.destination_id);
     const last = views[views.length - 1];
-    const original =
-      row.edited === 1 && row.replay_of !== null ? (bodyOf.get(row.replay_of) as { body: Buffer | null } | undefined)?.body ?? null : null;
+    const original = row.edited === 1 && row.replay_of !== null ? deliveryViews.bodyOf(row.replay_of) : null;
     return {
       ...toSummary(row),
       body: row.body === null ? null : row.body.toString('utf8'),
@@ -242,7 +176,11 @@ export function createDetailQuery(engine: Engine): (id: number) => DeliveryDetai
       firstAttemptAt: isoOrNull(row.first_attempt_at),
       finishedAt: isoOrNull(row.finished_at),
       attempts: views,
-      signature: checkSignature({ body: row.body, secret: destination?.sharedSecret ?? null, sentHeaders: last ? last.requestHeaders : null }),
+      signature: signerFor(destination).check({
+        body: row.body,
+        secret: destination?.sharedSecret ?? null,
+        sentHeaders: last ? last.requestHeaders : null,
+      }),
       nextStep: nextStepOf(row, attempts, { now: engine.clock.now(), settings: engine.deliverySettings() }),
       originalBody: original === null ? null : original.toString('utf8'),
       destinationName: destination?.name ?? null,

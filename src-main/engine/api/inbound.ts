@@ -1,12 +1,11 @@
 /**
  * The Inbound view's detail of one Tracking API request: the messages it produced, as stored, with
- * the deliveries made from each. (Its dropped items come from LogStore.droppedItemsOf.)
+ * the deliveries made from each. (Its dropped items come from RequestStore.droppedItemsOf.)
  */
 import type { EngineApi, InboundMessageView } from '../../../src-shared/api';
 import type { IngestWarning } from '../../../src-shared/events';
 import type { Engine } from '../index';
 import { toIso } from '../ingest/timestamps';
-import type { MessageRow } from '../store/log-store';
 
 /** The stored list, read defensively: a row written by hand or by an older build may hold anything. */
 function warningsOf(text: string | null | undefined): IngestWarning[] {
@@ -24,15 +23,10 @@ function warningsOf(text: string | null | undefined): IngestWarning[] {
 }
 
 export function createInboundApi(engine: Engine): Pick<EngineApi, 'messagesOf'> {
-  const messagesOfRequest = engine.db.prepare(
-    `SELECT id, message_id, type, user_id, anonymous_id, event, received_at, json, warnings
-     FROM messages WHERE request_id = ? ORDER BY id`,
-  );
-  // Replays carry their original's message, so they are listed too: every delivery made from it.
-  const deliveriesOfMessage = engine.db.prepare('SELECT id FROM deliveries WHERE message_id = ? ORDER BY id');
+  const requests = engine.stores.requests;
   return {
     async messagesOf(requestId) {
-      const rows = messagesOfRequest.all(requestId) as MessageRow[];
+      const rows = requests.messagesOf(requestId);
       return rows.map(
         (m): InboundMessageView => ({
           id: m.id,
@@ -44,7 +38,7 @@ export function createInboundApi(engine: Engine): Pick<EngineApi, 'messagesOf'> 
           receivedAt: toIso(m.received_at),
           json: m.json,
           warnings: warningsOf(m.warnings),
-          deliveryIds: (deliveriesOfMessage.all(m.id) as { id: number }[]).map((d) => d.id),
+          deliveryIds: requests.deliveryIdsOfMessage(m.id),
         }),
       );
     },

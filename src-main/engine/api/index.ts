@@ -1,6 +1,6 @@
 /**
  * The contract of src-shared/api.ts implemented over the engine. Transports (headless HTTP in
- * serve/control-api.ts, Electron IPC) differ; this does not (DESIGN.md: one contract, two transports).
+ * serve/control-api.ts, Electron IPC) differ; this does not (ARCHITECTURE.md: one contract, two transports).
  */
 import type { Engine } from '../index';
 import { StorageFaultError } from '../store/storage-fault';
@@ -14,7 +14,7 @@ import { createDeletionApi } from './deletion';
 import { createRetentionApi } from './retention';
 import { createDetailQuery } from './detail';
 import { ValidationError, type FieldError, type Source, type SourceInput } from '../../../src-shared/settings';
-import { toRequest, type RequestRow } from './views';
+import { toRequest } from './views';
 import { checkingParams } from './dispatch';
 
 function requireValid(errors: FieldError[]): void {
@@ -37,19 +37,17 @@ export interface EngineApiOptions {
 
 export function createEngineApi(engine: Engine, options: EngineApiOptions = {}): EngineApi {
   const onConfig = options.onConfig ?? ((): void => {});
-  const db = engine.db;
   const compose = createComposeApi(engine, { ingestUrl: options.ingestUrl ?? (() => null), onConfig });
-  const deliveries = createDeliveryQueries(db);
+  const deliveries = createDeliveryQueries(engine.stores.deliveryViews);
   const detailOf = createDetailQuery(engine);
-  const listRequestRows = db.prepare('SELECT * FROM requests WHERE id < ? ORDER BY id DESC LIMIT ?');
 
   function putSource(s: SourceInput): Source {
-    const holder = engine.config.listSources().find((o) => o.writeKey === s.writeKey && o.name !== s.name);
+    const holder = engine.stores.config.listSources().find((o) => o.writeKey === s.writeKey && o.name !== s.name);
     if (holder) throw new ValidationError([{ field: 'source.writeKey', message: `is already the write key of source "${holder.name}"` }]);
     // Through applyConfig, not the store, so the engine's routing caches are rebuilt.
     engine.applyConfig({ sources: [s], destinations: [] });
     onConfig('sources');
-    const saved = engine.config.listSources().find((o) => o.name === s.name);
+    const saved = engine.stores.config.listSources().find((o) => o.name === s.name);
     if (!saved) throw new Error(`source "${s.name}" vanished while being saved`);
     return saved;
   }
@@ -73,24 +71,24 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
     ...createDeletionApi(engine),
     ...createRetentionApi(engine, { onConfig }),
     async countDeliveriesByStatus() {
-      return engine.log.countDeliveriesByStatus();
+      return engine.stores.log.countDeliveriesByStatus();
     },
     async getHealth() {
       return engine.health.current();
     },
     async listRequests(page) {
       const p = { beforeId: page?.beforeId ?? Number.MAX_SAFE_INTEGER, limit: page?.limit ?? DEFAULT_PAGE_LIMIT };
-      return pageOf((listRequestRows.all(p.beforeId, p.limit) as RequestRow[]).map(toRequest), p.limit);
+      return pageOf(engine.stores.requests.page(p.beforeId, p.limit).map(toRequest), p.limit);
     },
     async droppedItemsOf(requestId) {
-      return engine.log.droppedItemsOf(requestId);
+      return engine.stores.requests.droppedItemsOf(requestId);
     },
     async listSources() {
-      return engine.config.listSources();
+      return engine.stores.config.listSources();
     },
     async saveSource(input) {
       const s: SourceInput = { name: input.name, writeKey: input.writeKey };
-      const existing = engine.config.listSources().find((o) => o.name === s.name);
+      const existing = engine.stores.config.listSources().find((o) => o.name === s.name);
       // A key change cuts off every SDK still sending the old key, so it is never a side effect of "create".
       if (existing && existing.writeKey !== s.writeKey) {
         throw new ValidationError([{ field: 'source.name', message: `is already the name of a source; rotate its write key with rotateWriteKey instead` }]);
@@ -99,22 +97,22 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
     },
     async rotateWriteKey(input) {
       const s: SourceInput = { name: input.name, writeKey: input.writeKey };
-      const existing = engine.config.listSources().find((o) => o.name === s.name);
+      const existing = engine.stores.config.listSources().find((o) => o.name === s.name);
       if (!existing) throw new ValidationError([{ field: 'rotation.name', message: `no source named "${s.name}"` }]);
       if (existing.writeKey === s.writeKey) throw new ValidationError([{ field: 'rotation.writeKey', message: 'is the current write key; a rotation needs a new one' }]);
       return putSource(s);
     },
     async listDestinations() {
-      return engine.config.listDestinations();
+      return engine.stores.config.listDestinations();
     },
     async saveDestination(d) {
-      const known = new Set(engine.config.listSources().map((s) => s.name));
+      const known = new Set(engine.stores.config.listSources().map((s) => s.name));
       requireValid(
         d.sources.flatMap((name, k) => (known.has(name) ? [] : [{ field: `destination.sources[${k}]`, message: `no source named "${name}"` }])),
       );
       engine.applyConfig({ sources: [], destinations: [d] });
       onConfig('destinations');
-      const saved = engine.config.listDestinations().find((o) => o.name === d.name);
+      const saved = engine.stores.config.listDestinations().find((o) => o.name === d.name);
       if (!saved) throw new Error(`destination "${d.name}" vanished while being saved`);
       return saved;
     },
@@ -128,7 +126,7 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
     },
     async replayDelivery(input) {
       const id = input.id;
-      if (!engine.log.getDelivery(id)) throw new ValidationError([{ field: 'replay.id', message: `no delivery with id ${id}` }]);
+      if (!engine.stores.log.getDelivery(id)) throw new ValidationError([{ field: 'replay.id', message: `no delivery with id ${id}` }]);
       // The body was checked to be a JSON object; its bytes are sent exactly as given.
       const body = input.body !== undefined ? Buffer.from(input.body, 'utf8') : undefined;
       const replayId = engine.replay(id, {

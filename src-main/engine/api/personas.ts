@@ -73,7 +73,7 @@ export function createPersonasApi(engine: Engine): Pick<EngineApi, PersonasCalls
       }
     },
     async previewComputation(input) {
-      const { definition, space } = parsePreview(input as Record<string, unknown>, engine.config.listSources().map((s) => s.name));
+      const { definition, space } = parsePreview(input as Record<string, unknown>, engine.stores.config.listSources().map((s) => s.name));
       return personas.preview(definition, space);
     },
     async syncComputation(id) {

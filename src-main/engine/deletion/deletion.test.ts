@@ -67,20 +67,20 @@ async function seed(h: Harness, deliveriesExpected: { a: Receiver; b: Receiver; 
   await deliveriesExpected.a.waitFor(deliveriesExpected.count.a);
   await deliveriesExpected.b.waitFor(deliveriesExpected.count.b);
   await waitUntil(
-    () => (h.engine.db.prepare(`SELECT COUNT(*) AS n FROM deliveries WHERE status != 'succeeded'`).get() as { n: number }).n === 0,
+    () => (h.inspect.get(`SELECT COUNT(*) AS n FROM deliveries WHERE status != 'succeeded'`) as { n: number }).n === 0,
     'every message delivery to succeed',
   );
 }
 
 /** Every row of every table that holds the text anywhere, except the rows named by skip. */
 function rowsNaming(h: Harness, text: string, skip: (table: string, row: Record<string, unknown>) => boolean): string[] {
-  const db = h.engine.db;
-  const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).all() as { name: string }[]).map((t) => t.name);
+  const db = h.inspect;
+  const tables = db.all<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).map((t) => t.name);
   const hits: string[] = [];
   for (const table of tables) {
-    const columns = (db.prepare(`PRAGMA table_info("${table}")`).all() as { name: string }[]).map((c) => c.name);
+    const columns = db.all<{ name: string }>(`PRAGMA table_info("${table}")`).map((c) => c.name);
     const where = columns.map((c) => `instr(CAST("${c}" AS TEXT), ?) > 0`).join(' OR ');
-    const rows = db.prepare(`SELECT * FROM "${table}" WHERE ${where}`).all(...columns.map(() => text)) as Record<string, unknown>[];
+    const rows = db.all(`SELECT * FROM "${table}" WHERE ${where}`, ...columns.map(() => text));
     for (const row of rows) if (!skip(table, row)) hits.push(`${table}: ${JSON.stringify(row, (_k, v: unknown) => (Buffer.isBuffer(v) ? v.toString('utf8') : v))}`);
   }
   return hits;
@@ -96,11 +96,11 @@ test('deletion: one notice per affected source and enabled destination, signed, 
   try {
     // web: 5 accepted messages to A and B each; mobile: 1 to A; empty: 1 to A; legacy: none (its destination is off).
     await seed(h, { a, b, count: { a: 7, b: 5 } });
-    const userMessageIds = (h.engine.db.prepare(`SELECT id FROM messages WHERE user_id = ? OR anonymous_id IN ('anon-web', 'anon-mobile')`).all(USER) as { id: number }[]).map((r) => r.id);
+    const userMessageIds = (h.inspect.all(`SELECT id FROM messages WHERE user_id = ? OR anonymous_id IN ('anon-web', 'anon-mobile')`, USER) as { id: number }[]).map((r) => r.id);
     assert.equal(userMessageIds.length, 6, 'w-1..w-4 and m-1 and l-1');
-    const userDeliveryIds = (h.engine.db.prepare(`SELECT id FROM deliveries WHERE message_id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(userMessageIds)) as { id: number }[]).map((r) => r.id);
+    const userDeliveryIds = (h.inspect.all(`SELECT id FROM deliveries WHERE message_id IN (SELECT value FROM json_each(?))`, JSON.stringify(userMessageIds)) as { id: number }[]).map((r) => r.id);
     assert.equal(userDeliveryIds.length, 9);
-    const dropped = h.engine.db.prepare('SELECT kind FROM dropped_items ORDER BY id').all() as { kind: string }[];
+    const dropped = h.inspect.all('SELECT kind FROM dropped_items ORDER BY id') as { kind: string }[];
     assert.deepEqual(dropped.map((d) => d.kind), ['invalid', 'duplicate']);
     const before = { a: a.received.length, b: b.received.length };
     // The personas room builds the user's profile (with both anonymousIds merged into it) from the log.
@@ -175,14 +175,14 @@ test('deletion: one notice per affected source and enabled destination, signed, 
     // The linked anonymous ids went with the user's messages too.
     assert.deepEqual(rowsNaming(h, 'anon-web', () => false), []);
     assert.deepEqual(rowsNaming(h, 'anon-mobile', () => false), []);
-    const left = (sql: string, ids: number[]): number => (h.engine.db.prepare(sql).get(JSON.stringify(ids)) as { n: number }).n;
+    const left = (sql: string, ids: number[]): number => (h.inspect.get(sql, JSON.stringify(ids)) as { n: number }).n;
     assert.equal(left('SELECT COUNT(*) AS n FROM messages WHERE id IN (SELECT value FROM json_each(?))', userMessageIds), 0);
     assert.equal(left('SELECT COUNT(*) AS n FROM deliveries WHERE id IN (SELECT value FROM json_each(?))', userDeliveryIds), 0);
     assert.equal(left('SELECT COUNT(*) AS n FROM attempts WHERE delivery_id IN (SELECT value FROM json_each(?))', userDeliveryIds), 0);
-    assert.equal((h.engine.db.prepare('SELECT COUNT(*) AS n FROM dropped_items').get() as { n: number }).n, 0);
+    assert.equal((h.inspect.get('SELECT COUNT(*) AS n FROM dropped_items') as { n: number }).n, 0);
     // Someone else's data stays.
-    assert.equal((h.engine.db.prepare(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'someone-else'`).get() as { n: number }).n, 2);
-    assert.equal((h.engine.db.prepare(`SELECT COUNT(*) AS n FROM deliveries WHERE message_id IS NOT NULL`).get() as { n: number }).n, 3);
+    assert.equal((h.inspect.get(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'someone-else'`) as { n: number }).n, 2);
+    assert.equal((h.inspect.get(`SELECT COUNT(*) AS n FROM deliveries WHERE message_id IS NOT NULL`) as { n: number }).n, 3);
 
     assert.deepEqual(await api.listDeletions(), [forwarded]);
     assert.deepEqual(await api.getDeletion(created.id), forwarded);
@@ -220,7 +220,7 @@ test('deletion: a notice answered 500 is retried while the request stays pending
 
     await receiver.waitFor(1);
     let d = await waitUntil(() => {
-      const row = h.engine.log.getDelivery(noticeId);
+      const row = h.engine.stores.log.getDelivery(noticeId);
       return row?.status === 'retrying' ? row : undefined;
     }, 'the first failure');
     assert.equal(h.engine.deletions.get(created.id)?.status, 'pending');
@@ -231,7 +231,7 @@ test('deletion: a notice answered 500 is retried while the request stays pending
       const rounds = d.rounds;
       clock.advance(d.next_attempt_at! - clock.now());
       d = await waitUntil(() => {
-        const row = h.engine.log.getDelivery(noticeId);
+        const row = h.engine.stores.log.getDelivery(noticeId);
         return row && row.rounds > rounds && row.status !== 'in_flight' ? row : undefined;
       }, `round ${rounds + 1}`);
       if (d.status === 'retrying') assert.equal(h.engine.deletions.get(created.id)?.status, 'pending', 'pending while retries remain');
@@ -246,7 +246,7 @@ test('deletion: a notice answered 500 is retried while the request stays pending
     assert.equal(failed.notices[0]?.status, 'failed');
     await waitUntil(() => deletionEvents(afterCreation, created.id) > 0, 'a live event for the change to failed');
     assert.match(failed.explanation ?? '', /not delivered: web → Hooks failed \(.*4 h.*\); replay a failed notice from Deliveries to try again; nothing was purged/);
-    assert.equal((h.engine.db.prepare(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'u-retry'`).get() as { n: number }).n, 1, 'no purge after a failure');
+    assert.equal((h.inspect.get(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'u-retry'`) as { n: number }).n, 1, 'no purge after a failure');
 
     // The receiver is fixed; a replay of the notice sends the same bytes, and the request follows it.
     receiver.respond(status(200));
@@ -264,7 +264,7 @@ test('deletion: a notice answered 500 is retried while the request stays pending
       return r?.status === 'forwarded' && r.purgedAt !== null ? r : undefined;
     }, 'the request to be forwarded by the replay');
     assert.deepEqual(forwarded.notices.map((n) => [n.deliveryId, n.status]), [[replay.id, 'succeeded']], 'the replay decides the notice now');
-    assert.equal((h.engine.db.prepare(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'u-retry'`).get() as { n: number }).n, 0, 'purged once forwarded');
+    assert.equal((h.inspect.get(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'u-retry'`) as { n: number }).n, 0, 'purged once forwarded');
   } finally {
     await h.close();
     await receiver.close();
@@ -284,12 +284,12 @@ test('deletion: with nothing to forward the request is forwarded at once, with n
     assert.deepEqual(legacyOnly.notices, []);
     assert.deepEqual(legacyOnly.affectedSources, ['legacy']);
     assert.equal(legacyOnly.explanation, 'nothing to forward: no enabled destination is attached to the affected source (legacy)');
-    assert.equal((h.engine.db.prepare(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'only-legacy'`).get() as { n: number }).n, 1, 'no purge unless asked');
+    assert.equal((h.inspect.get(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'only-legacy'`) as { n: number }).n, 1, 'no purge unless asked');
 
     const purged = await api.requestDeletion({ userId: 'only-legacy', purge: true });
     assert.equal(purged.status, 'forwarded');
     assert.notEqual(purged.purgedAt, null, 'purged at once: nothing was outstanding');
-    assert.equal((h.engine.db.prepare(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'only-legacy'`).get() as { n: number }).n, 0);
+    assert.equal((h.inspect.get(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'only-legacy'`) as { n: number }).n, 0);
 
     const nobody = await api.requestDeletion({ userId: 'never-seen' });
     assert.equal(nobody.status, 'forwarded');
@@ -329,7 +329,7 @@ test('deletion: the purge spares near misses, runs the registered hooks in its t
       { writeKey: 'wk_web' },
     );
     const seen: { userId: string; linkedIds: readonly string[]; inTransaction: boolean }[] = [];
-    const off = h.engine.onPurge((p) => seen.push({ ...p, inTransaction: h.engine.db.inTransaction }));
+    const off = h.engine.onPurge((p) => seen.push({ ...p, inTransaction: h.engine.stores.inTransaction() }));
     const failing = h.engine.onPurge(() => {
       throw new Error('profile table is locked');
     });
@@ -337,7 +337,7 @@ test('deletion: the purge spares near misses, runs the registered hooks in its t
     assert.equal(undone.status, 'forwarded');
     assert.equal(undone.purgedAt, null);
     assert.match(undone.explanation ?? '', /the purge failed and was undone \(profile table is locked\)/);
-    assert.equal((h.engine.db.prepare(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'u1'`).get() as { n: number }).n, 1, 'rolled back');
+    assert.equal((h.inspect.get(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'u1'`) as { n: number }).n, 1, 'rolled back');
 
     failing();
     h.engine.deletions.resume();
@@ -348,9 +348,9 @@ test('deletion: the purge spares near misses, runs the registered hooks in its t
       ['u1', ['anon-1'], true],
     ]);
     off();
-    const messages = (h.engine.db.prepare('SELECT message_id FROM messages ORDER BY id').all() as { message_id: string }[]).map((m) => m.message_id);
+    const messages = (h.inspect.all('SELECT message_id FROM messages ORDER BY id') as { message_id: string }[]).map((m) => m.message_id);
     assert.deepEqual(messages, ['n-2', 'n-3', 'n-4'], 'u10, and u2 on a shared device or naming u1 in a property, stay');
-    const raws = (h.engine.db.prepare('SELECT raw FROM dropped_items ORDER BY id').all() as { raw: string }[]).map((r) => (JSON.parse(r.raw) as { messageId: string }).messageId);
+    const raws = (h.inspect.all('SELECT raw FROM dropped_items ORDER BY id') as { raw: string }[]).map((r) => (JSON.parse(r.raw) as { messageId: string }).messageId);
     assert.deepEqual(raws, ['bad-2', 'bad-4']);
   } finally {
     await h.close();
@@ -402,7 +402,7 @@ test('deletion: after a restart the engine still follows the notices of a pendin
       requestId = created.id;
       noticeId = created.notices[0]!.deliveryId;
       await receiver.waitFor(1);
-      await waitUntil(() => first.engine.log.getDelivery(noticeId)?.status === 'retrying', 'the first failure');
+      await waitUntil(() => first.engine.stores.log.getDelivery(noticeId)?.status === 'retrying', 'the first failure');
     } finally {
       await first.close();
     }
@@ -411,14 +411,14 @@ test('deletion: after a restart the engine still follows the notices of a pendin
     const second = await startHarness(config, { clock, dataDir });
     try {
       assert.equal(second.engine.deletions.get(requestId)?.status, 'pending');
-      const due = second.engine.log.getDelivery(noticeId)!.next_attempt_at!;
+      const due = second.engine.stores.log.getDelivery(noticeId)!.next_attempt_at!;
       clock.advance(due - clock.now());
       const done = await waitUntil(() => {
         const r = second.engine.deletions.get(requestId);
         return r?.status === 'forwarded' && r.purgedAt !== null ? r : undefined;
       }, 'the request to be forwarded after the restart');
       assert.deepEqual(done.notices.map((n) => [n.deliveryId, n.status]), [[noticeId, 'succeeded']]);
-      assert.equal((second.engine.db.prepare(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'u-restart'`).get() as { n: number }).n, 0);
+      assert.equal((second.inspect.get(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'u-restart'`) as { n: number }).n, 0);
     } finally {
       await second.close();
     }

@@ -1,5 +1,5 @@
 /**
- * Deletion requests (issue 4 of issue 5; spec/webhook-destination.md Events: delete; wire-facts 23).
+ * Deletion requests (docs/delivery.md: one delete notice per affected source).
  *
  * Requesting a deletion stores the request and, for each affected source (one holding messages of
  * the user, identity.ts) and each enabled destination attached to it, one delete notice: an
@@ -16,12 +16,12 @@ import type { Destination, Source } from '../../../src-shared/settings';
 import type { Clock } from '../clock';
 import { deletePayload, serializePayload } from '../delivery/payloads';
 import { toIso } from '../ingest/timestamps';
-import type { Db } from '../store/database';
+import type { Transaction } from '../store/stores';
 import type { LogStore } from '../store/log-store';
 import { storageFaultCode } from '../store/storage-fault';
 import { parseDeletionInput, type Person } from './identity';
 import { explainStatus, noticeOutcome, requestStatus, type ChainMember } from './status';
-import { DeletionStore, type NoticeRow, type PurgeCounts, type RequestRow } from './store';
+import { DeletionStore, type NoticeRow, type PurgeCounts, type RequestRow } from '../store/deletions';
 
 /**
  * Removes the rows another room keeps about a person (the personas room's profiles), inside the
@@ -30,8 +30,9 @@ import { DeletionStore, type NoticeRow, type PurgeCounts, type RequestRow } from
 export type PurgeHook = (person: { userId: string; linkedIds: readonly string[] }) => void;
 
 export interface DeletionDeps {
-  db: Db;
+  store: DeletionStore;
   log: LogStore;
+  transaction: Transaction;
   clock: Clock;
   sources(): Source[];
   destinations(): Destination[];
@@ -56,7 +57,7 @@ export interface Deletions {
 }
 
 export function createDeletions(deps: DeletionDeps): Deletions {
-  const store = new DeletionStore(deps.db);
+  const store = deps.store;
   const hooks = new Set<PurgeHook>();
   /** Delivery id of every notice and of every replay of one → its request. */
   const watched = new Map<number, number>();
@@ -97,7 +98,7 @@ export function createDeletions(deps: DeletionDeps): Deletions {
   const settleOnce = (requestId: number, withPurge: boolean): void => {
     let changed = false;
     let purged: PurgeCounts | null = null;
-    deps.db.transaction(() => {
+    deps.transaction(() => {
       const row = store.request(requestId);
       if (!row) return;
       const status = requestStatus([...store.chains(requestId).values()].map(noticeOutcome));
@@ -109,7 +110,7 @@ export function createDeletions(deps: DeletionDeps): Deletions {
         purged = purge(requestId, row.user_id, deps.clock.now());
         changed = true;
       }
-    })();
+    });
     if (changed) deps.publish('deletions', [requestId]);
     const gone = (purged as PurgeCounts | null)?.deliveryIds ?? [];
     if (gone.length > 0) deps.publish('deliveries', gone);
@@ -154,7 +155,7 @@ export function createDeletions(deps: DeletionDeps): Deletions {
     request(input) {
       const { userId, purge: wantsPurge } = parseDeletionInput(input);
       const now = deps.clock.now();
-      const created = deps.db.transaction(() => {
+      const created = deps.transaction(() => {
         const person = store.person(userId);
         const sourceNames = new Map(deps.sources().map((s) => [s.id, s.name]));
         const affected = store
@@ -173,7 +174,7 @@ export function createDeletions(deps: DeletionDeps): Deletions {
           return deliveryId;
         });
         return { requestId, deliveryIds };
-      })();
+      });
       for (const id of created.deliveryIds) watched.set(id, created.requestId);
       if (created.deliveryIds.length > 0) {
         deps.publish('deliveries', created.deliveryIds);

@@ -1,6 +1,6 @@
 /**
- * Payload mapping: one inbound message becomes one webhook body (spec/webhook-destination.md,
- * "Fields per type"; wire-facts 17, 20, 21, 23). Pure: no clock, no I/O, inputs are not mutated.
+ * Payload mapping: one inbound message becomes one webhook body (docs/delivery.md,
+ * "Payload shapes"). Pure: no clock, no I/O, inputs are not mutated.
  *
  * Key order is fixed per type because the serialized bytes are what gets signed, sent and stored;
  * the same message must always produce the same bytes.
@@ -19,7 +19,7 @@ import type {
 } from '../../../src-shared/payloads';
 
 /**
- * A message lacks a field its type cannot do without. Ingest refuses such messages (wire-facts 10),
+ * A message lacks a field its type cannot do without. Ingest refuses such messages,
  * so meeting one here means a stored row is damaged or a caller skipped validation; sending a
  * made-up value would hide that, so mapping refuses instead.
  */
@@ -109,7 +109,7 @@ export function toWebhookPayload(msg: InboundMessage): WebhookPayload {
       return p;
     }
     case 'alias': {
-      // The source document's key names (with spaces) win over Segment's general spec (wire-facts 21).
+      // The source document's key names (with spaces) win over Segment's general spec (docs/delivery.md).
       const p: AliasPayload = {
         version: 1,
         type: 'alias',
@@ -122,14 +122,14 @@ export function toWebhookPayload(msg: InboundMessage): WebhookPayload {
   }
 }
 
-/** A deletion notice carries exactly these three keys and nothing else (wire-facts 23). */
+/** A deletion notice carries exactly these three keys and nothing else. */
 export function deletePayload(userId: string, timestamp: string): DeletePayload {
   return { type: 'delete', userId, timestamp };
 }
 
 /**
  * The one serialization of a payload: compact JSON as UTF-8. These bytes are signed, sent and stored,
- * so a replay can resend them unchanged (wire-facts 17). Lone surrogates come out as \uXXXX escapes,
+ * so a replay can resend them unchanged. Lone surrogates come out as \uXXXX escapes,
  * so the encoding never loses a character.
  */
 export function serializePayload(p: WebhookPayload): Buffer {

@@ -1,12 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildRequestHeaders } from './request';
-import { signBody } from './signature';
+import { signBody, xSignature } from './signature';
+import { signatureHeaders } from './signers';
 
-const body = Buffer.from('{"type":"delete","userId":"u","timestamp":"2026-01-01T00:00:00.000Z"}');
+const signed = (secret: string | null): Record<string, string> => signatureHeaders(xSignature, secret, { body, deliveryId: 1, at: 0 });
+
+const body: Uint8Array = Buffer.from('{"type":"delete","userId":"u","timestamp":"2026-01-01T00:00:00.000Z"}');
 
 test('static headers first, then Content-Type, User-Agent and X-Signature', () => {
-  const headers = buildRequestHeaders({ url: 'https://example.com/hook', headers: { Authorization: 'Bearer t', 'X-Team': 'blue' } }, body, 'secret');
+  const headers = buildRequestHeaders({ url: 'https://example.com/hook', headers: { Authorization: 'Bearer t', 'X-Team': 'blue' } }, signed('secret'));
   assert.deepEqual(Object.entries(headers), [
     ['Authorization', 'Bearer t'],
     ['X-Team', 'blue'],
@@ -18,7 +21,7 @@ test('static headers first, then Content-Type, User-Agent and X-Signature', () =
 
 test('no X-Signature without a secret, nor with an empty one', () => {
   for (const secret of [null, '']) {
-    const headers = buildRequestHeaders({ url: 'http://127.0.0.1/', headers: {} }, body, secret);
+    const headers = buildRequestHeaders({ url: 'http://127.0.0.1/', headers: {} }, signed(secret));
     assert.deepEqual(headers, { 'Content-Type': 'application/json', 'User-Agent': 'Segment.io/1.0' });
   }
 });
@@ -26,8 +29,7 @@ test('no X-Signature without a secret, nor with an empty one', () => {
 test('a static header cannot override the headers the destination owns, in any case', () => {
   const headers = buildRequestHeaders(
     { url: 'http://127.0.0.1/', headers: { 'content-type': 'text/plain', 'USER-AGENT': 'x', 'x-signature': 'forged', Keep: 'me' } },
-    body,
-    'secret',
+    signed('secret'),
   );
   assert.deepEqual(headers, {
     Keep: 'me',

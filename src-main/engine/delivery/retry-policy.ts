@@ -1,8 +1,16 @@
 /**
- * The retry decision (wire-facts 19; DESIGN.md "Delivery rules"). Pure: time and randomness come in
+ * The retry decision. Pure: time and randomness come in
  * as arguments so every outcome can be pinned in a table test.
  */
 import type { RetrySchedule } from '../../../src-shared/settings';
+import {
+  decisionText,
+  describeOutcome,
+  formatDuration,
+  type AttemptFailure,
+  type AttemptOutcome,
+  type DeliveryDecision,
+} from '../../../src-shared/delivery-outcomes';
 import type { AttemptResult, AttemptVerdict, ErrorKind, RetryDecision } from './types';
 
 /** Failures that no amount of waiting fixes: a certificate problem or a redirect we will not follow. */
@@ -37,33 +45,23 @@ export function backoffDelayMs(round: number, schedule: RetrySchedule, random: (
   return Math.round(capped * (1 - jitter * r));
 }
 
-/** "4 h", "1 min 30 s", "500 ms": windows and delays in the words a person reads them in. */
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  const parts: string[] = [];
-  let rest = Math.round(ms / 1000);
-  const h = Math.floor(rest / 3600);
-  rest -= h * 3600;
-  const m = Math.floor(rest / 60);
-  const s = rest - m * 60;
-  if (h > 0) parts.push(`${h} h`);
-  if (m > 0) parts.push(`${m} min`);
-  if (s > 0) parts.push(`${s} s`);
-  return parts.join(' ');
+/** Kept here too for the policy's readers; the words live with the decisions. */
+export { formatDuration };
+
+/** The attempt's failure as data; a result built without one (by hand, in a test) is known by its words. */
+export function failureOf(r: AttemptResult): AttemptFailure | null {
+  if (r.failure !== undefined) return r.failure;
+  if (r.errorKind === null && r.errorText === null) return null;
+  return { kind: 'recorded', errorKind: r.errorKind, status: r.status, text: r.errorText };
+}
+
+function outcomeOf(r: AttemptResult): AttemptOutcome {
+  return { url: r.url, status: r.status, failure: failureOf(r) };
 }
 
 /** One attempt's outcome in plain words, e.g. "503", "timeout: no complete response within 5000 ms". */
 export function describeAttempt(r: AttemptResult): string {
-  // The sender's texts for statuses already say what happened ("HTTP 503 …", "redirect (302 Found) …").
-  if (r.errorKind === 'http' || r.errorKind === 'redirect' || (r.errorKind === null && r.status !== null)) {
-    return r.errorText ?? `HTTP ${r.status}`;
-  }
-  const what = r.errorText ?? 'no details';
-  return r.errorKind === null ? what : `${r.errorKind}: ${what}`;
-}
-
-function listAttempts(results: AttemptResult[]): string {
-  return results.map((r) => `${r.url} (${describeAttempt(r)})`).join('; ');
+  return describeOutcome(outcomeOf(r));
 }
 
 export interface RoundInput {
@@ -79,37 +77,37 @@ export interface RoundInput {
 }
 
 export function decideAfterRound(input: RoundInput): RetryDecision {
+  const decision = decide(input);
+  if (decision === null) return { outcome: 'succeeded' };
+  const reason = decisionText(decision);
+  if (decision.code !== 'retry') return { outcome: 'failed', reason, decision };
+  return { outcome: 'retry', at: input.now + decision.delayMs, urls: decision.failed.map((a) => a.url), reason, decision };
+}
+
+/** The decision after a round as data; null when the round succeeded. */
+function decide(input: RoundInput): DeliveryDecision | null {
   const { results, firstAttemptAt, now, round, schedule, random } = input;
-  if (results.some((r) => classifyAttempt(r) === 'success')) return { outcome: 'succeeded' };
-  if (results.length === 0) return { outcome: 'failed', reason: 'no webhook URL was tried' };
+  if (results.some((r) => classifyAttempt(r) === 'success')) return null;
+  if (results.length === 0) return { code: 'no_urls_tried' };
 
   const retryable = results.filter((r) => classifyAttempt(r) === 'retryable');
-  if (retryable.length === 0) {
-    return { outcome: 'failed', reason: `not retried, the failure is permanent: ${listAttempts(results)}` };
-  }
+  if (retryable.length === 0) return { code: 'permanent', round, attempts: results.map(outcomeOf) };
 
   const backoff = backoffDelayMs(round, schedule, random);
   // A receiver asking for a pause is obeyed, but only up to the bound, so it cannot park a delivery.
   const askedFor = Math.max(0, ...retryable.map((r) => r.retryAfterMs ?? 0));
   const honoured = Math.min(askedFor, schedule.maxRetryAfterMs);
   const delay = Math.max(backoff, honoured);
-  const at = now + delay;
   const windowEnd = firstAttemptAt + schedule.retryWindowMs;
-  if (at > windowEnd) {
-    return {
-      outcome: 'failed',
-      reason:
-        `gave up: the retry window of ${formatDuration(schedule.retryWindowMs)} (${schedule.retryWindowMs} ms) ` +
-        `after the first attempt is exhausted; last round: ${listAttempts(results)}`,
-    };
+  if (now + delay > windowEnd) {
+    return { code: 'window_exhausted', round, retryWindowMs: schedule.retryWindowMs, attempts: results.map(outcomeOf) };
   }
-  const because = honoured > backoff ? ` as the receiver asked (Retry-After ${formatDuration(honoured)})` : '';
-  const permanent = results.filter((r) => classifyAttempt(r) === 'permanent');
-  const dropped = permanent.length > 0 ? `; not retrying ${listAttempts(permanent)}` : '';
   return {
-    outcome: 'retry',
-    at,
-    urls: retryable.map((r) => r.url),
-    reason: `round ${round} failed: ${listAttempts(retryable)}; retrying in ${formatDuration(delay)}${because}${dropped}`,
+    code: 'retry',
+    round,
+    delayMs: delay,
+    retryAfterMs: honoured > backoff ? honoured : null,
+    failed: retryable.map(outcomeOf),
+    notRetried: results.filter((r) => classifyAttempt(r) === 'permanent').map(outcomeOf),
   };
 }

@@ -4,7 +4,9 @@ import type { Clock, ClockTimer } from '../clock';
 import type { DeliveryRow, DeliveryUpdate, FinishedAttempt, LogStore, NewAttempt } from '../store/log-store';
 import { serializePayload, toWebhookPayload } from './payloads';
 import { buildRequestHeaders } from './request';
-import { classifyAttempt, decideAfterRound } from './retry-policy';
+import { signatureHeaders, signerFor } from './signers';
+import { classifyAttempt, decideAfterRound, failureOf } from './retry-policy';
+import { decisionText, type DeliveryDecision, type NotSentReason } from '../../../src-shared/delivery-outcomes';
 import type { Sender } from './types';
 
 export type { Sender } from './types';
@@ -204,13 +206,15 @@ export class Scheduler {
       const targets = targetsOf(row, destination);
       const notSent = mapped.problem ?? whyNotSent(destination, body, targets, row);
       if (notSent !== null || !destination || body === null) {
-        updates.push(discard(row, now, notSent ?? 'its destination was removed'));
+        updates.push(discard(row, now, notSent ?? { reason: 'destination_removed', detail: null }));
         continue;
       }
       const secret = destination.sharedSecret;
+      // Signed once per round: every URL of the round gets the same signature.
+      const signature = signatureHeaders(signerFor(destination), secret, { body, deliveryId: row.id, at: now });
       const headersFor = (url: string): Record<string, string> => {
         const entry = destination.webhooks.find((w) => w.url === url) ?? { url, headers: {} };
-        return buildRequestHeaders(entry, body, secret);
+        return buildRequestHeaders(entry, signature);
       };
       const round = row.rounds + 1;
       const attempts: NewAttempt[] = targets.map((url) => ({ deliveryId: row.id, round, url, startedAt: now, requestHeaders: headersFor(url) }));
@@ -249,14 +253,14 @@ export class Scheduler {
    * older version, or edited by hand) discards its delivery with the reason: one bad row must not
    * take the engine, and every other delivery, down with it.
    */
-  private bodyFor(row: DeliveryRow): { body: Uint8Array | null; problem: string | null } {
+  private bodyFor(row: DeliveryRow): { body: Uint8Array | null; problem: NotSent | null } {
     if (row.message_id === null) return { body: null, problem: null };
     const json = this.deps.log.messageJson(row.message_id);
     if (json === null) return { body: null, problem: null };
     try {
       return { body: serializePayload(toWebhookPayload(JSON.parse(json) as InboundMessage)), problem: null };
     } catch (err) {
-      return { body: null, problem: `its stored message cannot be made into a webhook payload (${(err as Error).message})` };
+      return { body: null, problem: { reason: 'unmappable', detail: (err as Error).message } };
     }
   }
 
@@ -287,6 +291,7 @@ export class Scheduler {
         responseTruncated: r.responseTruncated,
         errorKind: r.errorKind,
         errorText: r.errorText,
+        failure: failureOf(r),
         retryAfterMs: r.retryAfterMs,
       });
     });
@@ -298,7 +303,7 @@ export class Scheduler {
       (last && (last.errorKind === 'http' || last.errorKind === 'redirect') ? last.status : null);
     if (decision.outcome === 'retry' && !this.deps.destination(job.delivery.destination_id)) {
       // Removed while this round was out: no retry will ever be sent, so the delivery ends here.
-      this.finished.deliveries.push({ ...discard(job.delivery, now, 'its destination was removed'), lastHttpStatus });
+      this.finished.deliveries.push({ ...discard(job.delivery, now, { reason: 'destination_removed', detail: null }), lastHttpStatus });
     } else {
       this.finished.deliveries.push({
         deliveryId: job.delivery.id,
@@ -307,6 +312,7 @@ export class Scheduler {
         pendingUrls: decision.outcome === 'retry' ? decision.urls : null,
         lastHttpStatus,
         lastError: decision.outcome === 'succeeded' ? null : decision.outcome === 'failed' ? decision.reason : (lastError ?? decision.reason),
+        decision: decision.outcome === 'succeeded' ? null : decision.decision,
         finishedAt: decision.outcome === 'retry' ? null : now,
       });
     }
@@ -354,25 +360,28 @@ export function targetsOf(row: Pick<DeliveryRow, 'target_url' | 'pending_urls'>,
 }
 
 /** Why a due delivery cannot go out at all; it is then discarded, with this reason, and stays replayable. */
-function whyNotSent(destination: Destination | undefined, body: Uint8Array | null, targets: string[], row: DeliveryRow): string | null {
-  if (!destination) return 'its destination was removed';
+type NotSent = { reason: NotSentReason; detail: string | null };
+
+function whyNotSent(destination: Destination | undefined, body: Uint8Array | null, targets: string[], row: DeliveryRow): NotSent | null {
+  const because = (reason: NotSentReason): NotSent => ({ reason, detail: null });
+  if (!destination) return because('destination_removed');
   // A replay aimed at one URL was asked for explicitly; the switch governs the live traffic.
-  if (!destination.enabled && row.target_url === null) return 'its destination is switched off';
-  if (body === null) return 'its message is gone from the log';
-  if (targets.length === 0) {
-    return destination.webhooks.length === 0 ? 'its destination has no webhook URLs' : 'every webhook URL of its destination is switched off';
-  }
+  if (!destination.enabled && row.target_url === null) return because('destination_off');
+  if (body === null) return because('message_gone');
+  if (targets.length === 0) return because(destination.webhooks.length === 0 ? 'no_urls' : 'urls_off');
   return null;
 }
 
-function discard(row: DeliveryRow, now: number, why: string): DeliveryUpdate {
+function discard(row: DeliveryRow, now: number, why: NotSent): DeliveryUpdate {
+  const decision: DeliveryDecision = { code: 'not_sent', ...why };
   return {
     deliveryId: row.id,
     status: 'discarded',
     nextAttemptAt: null,
     pendingUrls: null,
     lastHttpStatus: row.last_http_status,
-    lastError: `not sent: ${why}`,
+    lastError: decisionText(decision),
+    decision,
     finishedAt: now,
   };
 }

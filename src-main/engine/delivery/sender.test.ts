@@ -11,7 +11,8 @@ import selfsigned from 'selfsigned';
 import { ManualClock } from '../clock';
 import { buildRequestHeaders } from './request';
 import { classifyError, createSender, parseRetryAfter, RESPONSE_READ_LIMIT } from './sender';
-import { verifySignature } from './signature';
+import { failureText } from '../../../src-shared/delivery-outcomes';
+import { verifySignature, xSignature } from './signature';
 import { RESPONSE_BODY_CAP, type AttemptRequest } from './types';
 
 // Every server and sender a test opens is closed here, even when an assertion failed halfway.
@@ -104,7 +105,7 @@ test('200: exact bytes, headers and path reach the receiver, which verifies X-Si
   const { clock, send } = newSender();
   const body = Buffer.from('{"version":1,"type":"track","event":"Café ☕ 🎉","properties":{"n":"1.50"}}', 'utf8');
   const target = `${url}/hooks/in?x=1&y=%20z`;
-  const headers = buildRequestHeaders({ url: target, headers: { Authorization: 'Bearer abc', 'X-Team': 'blue' } }, body, 'shh');
+  const headers = buildRequestHeaders({ url: target, headers: { Authorization: 'Bearer abc', 'X-Team': 'blue' } }, xSignature.sign({ body, secret: 'shh', deliveryId: 1, at: 0 }));
 
   const result = await send({ url: target, headers, body });
 
@@ -434,6 +435,6 @@ test('classifyError maps Node and undici error codes to error kinds', () => {
     ['a string', 'other'],
   ];
   for (const [e, kind] of table) assert.equal(classifyError(e, 'https://hooks.example.com/in').kind, kind, String(e));
-  assert.equal(classifyError(err('ENOTFOUND'), 'https://hooks.example.com/in').text, 'host name of hooks.example.com could not be resolved (ENOTFOUND)');
-  assert.equal(classifyError(err('CERT_HAS_EXPIRED'), 'https://x/').text, 'certificate has expired; request not sent (CERT_HAS_EXPIRED)');
+  assert.equal(failureText(classifyError(err('ENOTFOUND'), 'https://hooks.example.com/in')), 'host name of hooks.example.com could not be resolved (ENOTFOUND)');
+  assert.equal(failureText(classifyError(err('CERT_HAS_EXPIRED'), 'https://x/')), 'certificate has expired; request not sent (CERT_HAS_EXPIRED)');
 });

@@ -12,7 +12,8 @@ import { performance } from 'node:perf_hooks';
 import { rootCertificates } from 'node:tls';
 import { Agent, buildConnector } from 'undici';
 import type { Clock } from '../clock';
-import { RESPONSE_BODY_CAP, type AttemptRequest, type AttemptResult, type AttemptTimings, type ErrorKind, type Sender } from './types';
+import { failureText, type AttemptFailure } from '../../../src-shared/delivery-outcomes';
+import { RESPONSE_BODY_CAP, type AttemptRequest, type AttemptResult, type AttemptTimings, type Sender } from './types';
 
 /**
  * Bytes of response body read at most. Beyond RESPONSE_BODY_CAP the bytes are only counted; past this
@@ -112,7 +113,7 @@ export function createSender(opts: SenderOptions): Sender {
     const kept: Buffer[] = [];
     let keptBytes = 0;
     let responseBytes = 0;
-    let failure: { kind: ErrorKind; text: string } | null = null;
+    let failure: AttemptFailure | null = null;
     let timedOut = false;
 
     const aborter = new AbortController();
@@ -169,8 +170,9 @@ export function createSender(opts: SenderOptions): Sender {
       responseBody: Buffer.concat(kept, keptBytes),
       responseBytes,
       responseTruncated: responseBytes > keptBytes,
-      errorKind: failure?.kind ?? null,
-      errorText: failure?.text ?? null,
+      errorKind: failure?.kind === 'recorded' ? null : (failure?.kind ?? null),
+      errorText: failure ? failureText(failure) : null,
+      failure,
       retryAfterMs: retryAfter === undefined ? null : parseRetryAfter(retryAfter, clock.now()),
     };
   }
@@ -215,24 +217,15 @@ export function parseRetryAfter(value: string, now: number): number | null {
   return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
-function statusFailure(status: number, headers: Record<string, string | string[]>): { kind: ErrorKind; text: string } | null {
+function statusFailure(status: number, headers: Record<string, string | string[]>): AttemptFailure | null {
   if (status >= 200 && status < 300) return null;
-  const label = `${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''}`;
-  if (status >= 300 && status < 400) {
-    const location = firstValue(headers.location);
-    return {
-      kind: 'redirect',
-      text: location
-        ? `redirect (${label}) to ${location} not followed; webhooks must answer at the configured URL`
-        : `redirect (${label}) without a Location header not followed`,
-    };
-  }
-  return { kind: 'http', text: `HTTP ${label}` };
+  const statusText = STATUS_CODES[status] ?? null;
+  if (status >= 300 && status < 400) return { kind: 'redirect', status, statusText, location: firstValue(headers.location) ?? null };
+  return { kind: 'http', status, statusText };
 }
 
-function timeoutFailure(timeoutMs: number, status: number | null): { kind: ErrorKind; text: string } {
-  const detail = status === null ? '' : ` (status ${status} arrived, the body did not finish)`;
-  return { kind: 'timeout', text: `no complete response within ${timeoutMs} ms${detail}` };
+function timeoutFailure(timeoutMs: number, status: number | null): AttemptFailure {
+  return { kind: 'timeout', timeoutMs, status };
 }
 
 const CONNECT_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'EHOSTDOWN', 'EADDRNOTAVAIL', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT']);
@@ -273,8 +266,8 @@ function messageOf(err: unknown): string {
   return err instanceof Error && err.message ? err.message : String(err);
 }
 
-export function classifyError(err: unknown, url: string): { kind: ErrorKind; text: string } {
-  if (err instanceof TargetError) return { kind: 'other', text: err.message };
+export function classifyError(err: unknown, url: string): AttemptFailure {
+  if (err instanceof TargetError) return { kind: 'other', code: null, message: err.message };
   const code = errorCode(err) ?? '';
   let where = url;
   try {
@@ -283,28 +276,23 @@ export function classifyError(err: unknown, url: string): { kind: ErrorKind; tex
     // keep the raw URL in the text
   }
   if (CONNECT_CODES.has(code)) {
-    const what = code === 'ECONNREFUSED' ? 'connection refused by' : 'could not connect to';
-    return { kind: 'connect', text: `${what} ${where} (${code})` };
+    return { kind: 'connect', host: where, code };
   }
-  if (DNS_CODES.has(code)) return { kind: 'dns', text: `host name of ${where} could not be resolved (${code})` };
-  if (RESET_CODES.has(code)) {
-    return { kind: 'reset', text: `connection closed by the receiver before a complete response (${code}: ${messageOf(err)})` };
-  }
+  if (DNS_CODES.has(code)) return { kind: 'dns', host: where, code };
+  if (RESET_CODES.has(code)) return { kind: 'reset', code, message: messageOf(err) };
   const cert = CERT_PROBLEMS[code];
-  if (cert) return { kind: 'tls', text: `${cert}; request not sent (${code})` };
+  if (cert) return { kind: 'tls', host: where, code, certificate: cert, message: messageOf(err) };
   if (code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || code.startsWith('ERR_OSSL_')) {
-    return { kind: 'tls', text: `TLS handshake with ${where} failed; request not sent (${code}: ${messageOf(err)})` };
+    return { kind: 'tls', host: where, code, certificate: null, message: messageOf(err) };
   }
   // undici 7 builds its HTTPParserError without the HPE_ code in places, so the name is checked too.
   const parserError = err instanceof Error && err.name === 'HTTPParserError';
   if (code.startsWith('HPE_') || PROTOCOL_CODES.has(code) || parserError) {
-    return { kind: 'protocol', text: `the response is not valid HTTP/1.1 (${code ? `${code}: ` : ''}${messageOf(err)})` };
+    return { kind: 'protocol', code: code || null, message: messageOf(err) };
   }
   // undici words a peer hang-up without a code on some paths.
-  if (/other side closed|socket hang up/i.test(messageOf(err))) {
-    return { kind: 'reset', text: `connection closed by the receiver before a complete response (${messageOf(err)})` };
-  }
-  return { kind: 'other', text: code ? `${code}: ${messageOf(err)}` : messageOf(err) };
+  if (/other side closed|socket hang up/i.test(messageOf(err))) return { kind: 'reset', code: null, message: messageOf(err) };
+  return { kind: 'other', code: code || null, message: messageOf(err) };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

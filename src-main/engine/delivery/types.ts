@@ -1,3 +1,5 @@
+import type { AttemptFailure, DeliveryDecision } from '../../../src-shared/delivery-outcomes';
+
 /**
  * The delivery room's internal contract: what one HTTP attempt is asked to do, what it reports,
  * and what the retry policy decides from it. Pure data; no I/O here.
@@ -65,6 +67,8 @@ export interface AttemptResult {
   errorKind: ErrorKind | null;
   /** Plain words, e.g. "no response within 5000 ms", "self-signed certificate: request not sent". */
   errorText: string | null;
+  /** The failure as data (errorKind and errorText are made from it); absent from results built by hand. */
+  failure?: AttemptFailure | null;
   /** From Retry-After on a 429/503 response, in ms, when present and parseable. */
   retryAfterMs: number | null;
 }
@@ -77,5 +81,5 @@ export type AttemptVerdict = 'success' | 'retryable' | 'permanent';
 /** What happens to a delivery after a round of attempts. */
 export type RetryDecision =
   | { outcome: 'succeeded' }
-  | { outcome: 'retry'; at: number; urls: string[]; reason: string }
-  | { outcome: 'failed'; reason: string };
+  | { outcome: 'retry'; at: number; urls: string[]; reason: string; decision: DeliveryDecision }
+  | { outcome: 'failed'; reason: string; decision: DeliveryDecision };

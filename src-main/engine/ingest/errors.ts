@@ -11,7 +11,7 @@ export class IngestError extends Error {
     this.name = 'IngestError';
   }
 
-  /** SDKs read different keys for the reason (wire-facts 5), so all three are sent. */
+  /** SDKs read different keys for the reason, so all three are sent. */
   toBody(): string {
     return JSON.stringify({ success: false, code: this.code, message: this.message, error: this.message });
   }

@@ -110,8 +110,9 @@ let posted = 0;
 let malformedPosted = 0;
 
 test(`${BATCH_RUNS} batches of valid and malformed items: never a 5xx, every valid item stored, every drop names its field`, async () => {
-  const messagesOf = h.engine.db.prepare('SELECT message_id, json, warnings FROM messages WHERE request_id = ?');
-  const lastRequest = h.engine.db.prepare('SELECT id, http_status, items, accepted, dropped, duplicates FROM requests ORDER BY id DESC LIMIT 1');
+  const messagesOf = (requestId: number): Row[] => h.inspect.all<Row>('SELECT message_id, json, warnings FROM messages WHERE request_id = ?', requestId);
+  const lastRequest = () =>
+    h.inspect.get('SELECT id, http_status, items, accepted, dropped, duplicates FROM requests ORDER BY id DESC LIMIT 1');
   const started = process.hrtime.bigint();
   let run = 0;
   await fc.assert(
@@ -124,10 +125,10 @@ test(`${BATCH_RUNS} batches of valid and malformed items: never a 5xx, every val
       assert.equal(res.status, 200, res.text);
       assert.equal(res.text, '{"success":true}');
 
-      const request = lastRequest.get() as { id: number; items: number; accepted: number; dropped: number; duplicates: number };
+      const request = lastRequest() as { id: number; items: number; accepted: number; dropped: number; duplicates: number };
       assert.equal(request.items, batch.length);
       assert.equal(request.accepted + request.dropped + request.duplicates, batch.length, 'every item is a message or a dropped item');
-      const stored = new Map((messagesOf.all(request.id) as Row[]).map((r) => [r.message_id, r]));
+      const stored = new Map(messagesOf(request.id).map((r) => [r.message_id, r]));
       slots.forEach((s, i) => {
         if (!s.valid) return;
         const row = stored.get(`valid-${run}-${i}`);
@@ -143,7 +144,7 @@ test(`${BATCH_RUNS} batches of valid and malformed items: never a 5xx, every val
           assert.ok(w.problem.length > 0);
         }
       }
-      for (const d of h.engine.log.droppedItemsOf(request.id)) {
+      for (const d of h.engine.stores.requests.droppedItemsOf(request.id)) {
         if (d.kind === 'duplicate') continue;
         const named = /^batch\[(\d+)\](?:\.([a-zA-Z]+))?: ./.exec(d.reason);
         assert.ok(named, `the reason names the item and field: ${d.reason}`);

@@ -1,10 +1,9 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import { ManualClock } from '../clock';
 import { startHarness, configWith, WRITE_KEY, type Harness } from '../testing/harness';
 import { Receiver } from '../testing/receiver';
+import { LogInspector } from '../store/inspect';
 
 const track = (i: number, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
   type: 'track',
@@ -31,7 +30,7 @@ describe('ingest: the HTTP Tracking API', () => {
   });
 
   const rows = (sql: string, ...params: unknown[]): Record<string, unknown>[] =>
-    h.engine.db.prepare(sql).all(...params) as Record<string, unknown>[];
+    h.inspect.all(sql, ...params) as Record<string, unknown>[];
 
   test('a batch is acknowledged with exactly 200 {"success":true} and is in SQLite', async () => {
     const res = await fetch(`${h.server.url}/v1/batch`, {
@@ -42,8 +41,8 @@ describe('ingest: the HTTP Tracking API', () => {
     assert.equal(res.status, 200);
     assert.equal(await res.text(), '{"success":true}');
     // A second connection reads the file itself: what was acknowledged is committed.
-    const reader = new Database(join(h.dataDir, 'hookbench.sqlite'), { readonly: true });
-    const ids = reader.prepare("SELECT message_id FROM messages WHERE message_id IN ('m-1','m-2') ORDER BY id").all();
+    const reader = LogInspector.of(h.dataDir, { readonly: true });
+    const ids = reader.all("SELECT message_id FROM messages WHERE message_id IN ('m-1','m-2') ORDER BY id");
     reader.close();
     assert.deepEqual(ids, [{ message_id: 'm-1' }, { message_id: 'm-2' }]);
   });
@@ -134,7 +133,7 @@ describe('ingest: the HTTP Tracking API', () => {
     assert.equal(rows("SELECT 1 FROM messages WHERE message_id IN ('m-50','m-51')").length, 2);
     const [request] = rows('SELECT id, items, accepted, dropped FROM requests ORDER BY id DESC LIMIT 1');
     assert.deepEqual({ ...request, id: undefined }, { id: undefined, items: 7, accepted: 2, dropped: 5 });
-    const reasons = h.engine.log.droppedItemsOf(Number(request?.id)).map((d) => `${d.index}:${d.reason}`);
+    const reasons = h.engine.stores.requests.droppedItemsOf(Number(request?.id)).map((d) => `${d.index}:${d.reason}`);
     assert.deepEqual(reasons, [
       '1:batch[1].type: is missing; it must be one of identify, track, page, screen, group, alias',
       '2:batch[2].userId: is required (or anonymousId); neither was sent',
@@ -226,7 +225,7 @@ describe('ingest: the HTTP Tracking API', () => {
     assert.equal(res.status, 200);
     assert.equal(rows("SELECT 1 FROM messages WHERE message_id IN ('m-97','m-98')").length, 2);
     const [request] = rows('SELECT id FROM requests ORDER BY id DESC LIMIT 1');
-    const dropped = h.engine.log.droppedItemsOf(Number(request?.id));
+    const dropped = h.engine.stores.requests.droppedItemsOf(Number(request?.id));
     assert.deepEqual(
       dropped.map((d) => [d.index, d.kind, d.reason, d.raw]),
       [[1, 'invalid', 'batch[1].type: must be one of identify, track, page, screen, group, alias; got an object', '{"type":{"toString":0},"userId":"u"}']],

@@ -4,7 +4,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../../src-shar
 import { describeValue, jsonTypeOf, previewOf } from './describe';
 import { parseTimestamp, toIso } from './timestamps';
 
-/** What a batch envelope gives every item that lacks its own (wire-facts 8 and 12). */
+/** What a batch envelope gives every item that lacks its own (docs/tracking-api.md). */
 export interface Envelope {
   context: JsonObject;
   integrations: JsonObject;

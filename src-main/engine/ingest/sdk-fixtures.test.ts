@@ -23,7 +23,7 @@ test('analytics-go v2 bytes are accepted whole and forwarded with the documented
     });
     assert.equal(res.status, 200);
     assert.equal(await res.text(), '{"success":true}');
-    const [request] = h.engine.db.prepare('SELECT items, accepted, dropped, user_agent FROM requests').all() as Record<string, unknown>[];
+    const [request] = h.inspect.all('SELECT items, accepted, dropped, user_agent FROM requests') as Record<string, unknown>[];
     assert.deepEqual(request, { items: 5, accepted: 5, dropped: 0, user_agent: 'analytics-go (version: 2.1.0)' });
     await receiver.waitFor(5);
     const byType = Object.fromEntries(

@@ -1,5 +1,5 @@
 /**
- * Timestamps arrive in every shape real SDKs produce (wire-facts 11): Go v2's second precision with
+ * Timestamps arrive in every shape real SDKs produce (docs/tracking-api.md, "Times"): Go v2's second precision with
  * "+0000", RFC 3339 with nanoseconds, "Z" with milliseconds, "+00:00" with microseconds. Date.parse
  * accepts only some of these, so they are parsed here explicitly.
  */

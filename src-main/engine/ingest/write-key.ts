@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 
 /**
  * The write key from Basic auth (user name, empty password, with or without the colon) or from the
- * body's writeKey field (wire-facts 2). Clients differ; neither is required if the other is there.
+ * body's writeKey field (docs/tracking-api.md). Clients differ; neither is required if the other is there.
  */
 export function writeKeyFrom(headers: IncomingHttpHeaders, body: Record<string, unknown>): string | null {
   const auth = headers.authorization;

@@ -46,11 +46,11 @@ test(`profiles catch up over ${USERS * PER_USER} messages well under a second pe
   const engine = createEngine({ dataDir, clock });
   try {
     engine.applyConfig({ sources: [{ name: 'backend', writeKey: 'wk' }], destinations: [] });
-    const sourceId = engine.config.listSources()[0]!.id;
+    const sourceId = engine.stores.config.listSources()[0]!.id;
     const start = clock.now() - 30 * 24 * 60 * 60_000;
     let batch: AcceptedItem[] = [];
     const flush = (): void => {
-      engine.log.commitRequest({ sourceId, path: '/v1/batch', receivedAt: clock.now(), httpStatus: 200, bytes: 0, userAgent: null }, sourceId, batch, [], 1);
+      engine.stores.log.commitRequest({ sourceId, path: '/v1/batch', receivedAt: clock.now(), httpStatus: 200, bytes: 0, userAgent: null }, sourceId, batch, [], 1);
       batch = [];
     };
     for (let u = 0; u < USERS; u++) {

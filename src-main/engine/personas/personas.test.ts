@@ -106,7 +106,7 @@ async function fieldsOf(call: Promise<unknown>): Promise<string[]> {
 /** Every delivery of a sync has arrived and succeeded. */
 async function delivered(w: World, s: SyncSummary): Promise<void> {
   await waitUntil(
-    () => s.deliveryIds.every((id) => w.h.engine.log.getDelivery(id)?.status === 'succeeded'),
+    () => s.deliveryIds.every((id) => w.h.engine.stores.log.getDelivery(id)?.status === 'succeeded'),
     `the ${s.deliveryIds.length} deliveries of sync ${s.id}`,
   );
 }
@@ -493,10 +493,10 @@ test('interval syncs survive a restart: one that fell due while stopped runs at 
     const saved = await createEngineApi(h.engine).saveAudience({ name: 'Buyers', space: 'backend', syncEveryMinutes: 30, condition: { kind: 'event', event: 'Order Completed' } });
     await waitUntil(() => live.some((ids) => ids.includes(saved.id)), 'the save reported live');
     await receiver.waitFor(2);
-    await waitUntil(() => h.engine.log.listDeliveries().every((d) => d.status === 'succeeded'), 'the deliveries to land');
+    await waitUntil(() => h.engine.stores.log.listDeliveries().every((d) => d.status === 'succeeded'), 'the deliveries to land');
     await h.post('/v1/track', { userId: 'u2', event: 'Order Completed' });
     await receiver.waitFor(3);
-    await waitUntil(() => h.engine.log.listDeliveries().every((d) => d.status === 'succeeded'), 'the deliveries to land');
+    await waitUntil(() => h.engine.stores.log.listDeliveries().every((d) => d.status === 'succeeded'), 'the deliveries to land');
     await h.close();
 
     clock.advance(2 * 60 * 60_000);

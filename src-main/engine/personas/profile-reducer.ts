@@ -1,7 +1,7 @@
 /**
  * Profiles from the message log: identity resolution and what each message adds to its profile.
  * Pure: given the identities a chunk of messages mentions (as stored so far) and the messages in
- * log order, it returns the operations to store; profile-store.ts applies them in one transaction.
+ * log order, it returns the operations to store; store/profiles.ts applies them in one transaction.
  *
  * Identity rules (ids are one namespace of strings):
  * - A profile's id is its userId; a profile with only an anonymousId is keyed by that anonymousId

@@ -30,11 +30,11 @@ import {
 } from '../../../src-shared/personas';
 import { ValidationError, type FieldError, type Source } from '../../../src-shared/settings';
 import type { Clock, ClockTimer } from '../clock';
-import type { Db } from '../store/database';
+import type { Transaction } from '../store/stores';
 import { toIso } from '../ingest/timestamps';
-import { ComputationStore, definitionOf, type ComputationRow, type Definition } from './computation-store';
+import { ComputationStore, definitionOf, type ComputationRow, type Definition } from '../store/computations';
 import { computeTrait, matches, needsOf, type ProfileSnapshot } from './evaluate';
-import { ProfileStore, SYNC_PATH } from './profile-store';
+import { ProfileStore, SYNC_PATH } from '../store/profiles';
 import { diffSync, personasContext, syncIdentify } from './sync-plan';
 import { parseAudienceInput, parseComputedTraitInput, type Parsed, type ParsedAudience, type ParsedTrait } from './validate';
 
@@ -50,7 +50,9 @@ export interface InternalCommit {
 }
 
 export interface PersonasDeps {
-  db: Db;
+  profiles: ProfileStore;
+  computations: ComputationStore;
+  transaction: Transaction;
   clock: Clock;
   sources(): Source[];
   commit(input: InternalCommit): { requestId: number; deliveryIds: number[] };
@@ -93,8 +95,7 @@ export interface Personas {
 }
 
 export function createPersonas(deps: PersonasDeps): Personas {
-  const profiles = new ProfileStore(deps.db);
-  const computations = new ComputationStore(deps.db);
+  const { profiles, computations } = deps;
   const timers = new Map<number, { timer: ClockTimer; at: number }>();
   let running = false;
 
@@ -237,7 +238,7 @@ export function createPersonas(deps: PersonasDeps): Personas {
     const row = computations.get(id);
     if (!row) throw new ValidationError([{ field: 'id', message: `no audience or computed trait with id ${id}` }]);
     profiles.catchUp();
-    const summary = deps.db.transaction(() => syncNow(row))();
+    const summary = deps.transaction(() => syncNow(row));
     arm(id);
     deps.publish([id]);
     return summary;
@@ -264,11 +265,11 @@ export function createPersonas(deps: PersonasDeps): Personas {
       computations.update(id, d, now);
     } else {
       profiles.catchUp();
-      id = deps.db.transaction(() => {
+      id = deps.transaction(() => {
         const newId = computations.insert(d, now);
         syncNow(computations.get(newId) as ComputationRow);
         return newId;
-      })();
+      });
     }
     arm(id);
     deps.publish([id]);

@@ -17,8 +17,8 @@ import { IDLE_INTERVAL_MS, NUDGE_DELAY_MS } from './service';
 import { WAL_SIZE_LIMIT_BYTES } from '../store/database';
 
 const count = (h: Harness, table: string, where = '1'): number =>
-  (h.engine.db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`).get() as { n: number }).n;
-const statuses = (h: Harness): Record<string, number> => h.engine.log.countDeliveriesByStatus();
+  (h.inspect.get(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`) as { n: number }).n;
+const statuses = (h: Harness): Record<string, number> => h.engine.stores.log.countDeliveriesByStatus();
 
 function drain(h: Harness): { slices: number; maxMs: number } {
   let slices = 0;
@@ -119,7 +119,7 @@ test('a retrying delivery keeps its message, request and attempts; once it succe
 });
 
 const databaseBytes = (h: Harness): number =>
-  (h.engine.db.pragma('page_count', { simple: true }) as number) * (h.engine.db.pragma('page_size', { simple: true }) as number);
+  (h.inspect.pragma('page_count') as number) * (h.inspect.pragma('page_size') as number);
 
 test('the file stays under a 2 MB cap while 6 MB of messages arrive; the newest stay; slices are short; the WAL is cut back', async (t) => {
   const h = await startHarness({ sources: [{ name: 'backend', writeKey: WRITE_KEY }], destinations: [], retention: { megabytes: 2 } });

@@ -14,7 +14,6 @@ import { statSync } from 'node:fs';
 import type { ClearLogResult, StorageStatus } from '../../../src-shared/api';
 import type { RetentionSettings } from '../../../src-shared/settings';
 import type { Clock, ClockTimer } from '../clock';
-import type { Db } from '../store/database';
 import { RetentionStore, type SliceResult } from '../store/retention';
 import { idleDelay, planSlice, RELEASE_PAGES_PER_SLICE } from './plan';
 
@@ -28,7 +27,7 @@ export const PRESSING_INTERVAL_MS = 5;
 export const NUDGE_DELAY_MS = 1_000;
 
 export interface RetentionDeps {
-  db: Db;
+  store: RetentionStore;
   dbPath: string;
   clock: Clock;
   settings(): RetentionSettings;
@@ -73,7 +72,7 @@ const sizeOf = (path: string): number => {
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export function createRetention(deps: RetentionDeps): Retention {
-  const store = new RetentionStore(deps.db);
+  const store = deps.store;
   let pressing = false;
   let afterMessageId = 0;
   let afterRequestId = 0;

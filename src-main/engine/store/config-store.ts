@@ -1,5 +1,16 @@
 import type { Db } from './database';
-import type { DeliverySettings, Destination, DestinationInput, Source, SourceInput, WebhookEntry } from '../../../src-shared/settings';
+import { statement } from './statements';
+import {
+  DEFAULT_SIGNING,
+  SIGNING_SCHEMES,
+  type DeliverySettings,
+  type Destination,
+  type DestinationInput,
+  type SigningScheme,
+  type Source,
+  type SourceInput,
+  type WebhookEntry,
+} from '../../../src-shared/settings';
 
 interface SourceRow {
   id: number;
@@ -12,6 +23,7 @@ interface DestinationRow {
   name: string;
   enabled: number;
   shared_secret: string | null;
+  signing: string;
   created_at: number;
 }
 
@@ -65,26 +77,26 @@ export class ConfigStore {
   }
 
   listSources(): Source[] {
-    const rows = this.db.prepare('SELECT * FROM sources ORDER BY id').all() as SourceRow[];
+    const rows = statement(this.db, 'SELECT * FROM sources ORDER BY id').all() as SourceRow[];
     return rows.map((r) => ({ id: r.id, name: r.name, writeKey: r.write_key, createdAt: iso(r.created_at) }));
   }
 
   /** Creates the source, or updates the write key of the one with that name. */
   upsertSource(input: SourceInput, now: number): Source {
-    this.db
-      .prepare(
-        `INSERT INTO sources (id, name, write_key, created_at) VALUES (${nextIdOf('sources')}, ?, ?, ?)
-         ON CONFLICT(name) DO UPDATE SET write_key = excluded.write_key`,
-      )
-      .run(input.name, input.writeKey, now);
-    const row = this.db.prepare('SELECT * FROM sources WHERE name = ?').get(input.name) as SourceRow;
+    statement(
+      this.db,
+      `INSERT INTO sources (id, name, write_key, created_at) VALUES (${nextIdOf('sources')}, ?, ?, ?)
+       ON CONFLICT(name) DO UPDATE SET write_key = excluded.write_key`,
+    ).run(input.name, input.writeKey, now);
+    const row = statement(this.db, 'SELECT * FROM sources WHERE name = ?').get(input.name) as SourceRow;
     return { id: row.id, name: row.name, writeKey: row.write_key, createdAt: iso(row.created_at) };
   }
 
   listDestinations(): Destination[] {
-    const rows = this.db.prepare('SELECT * FROM destinations ORDER BY id').all() as DestinationRow[];
-    const entries = this.db.prepare('SELECT url, headers, enabled FROM webhook_entries WHERE destination_id = ? ORDER BY position');
-    const sources = this.db.prepare(
+    const rows = statement(this.db, 'SELECT * FROM destinations ORDER BY id').all() as DestinationRow[];
+    const entries = statement(this.db, 'SELECT url, headers, enabled FROM webhook_entries WHERE destination_id = ? ORDER BY position');
+    const sources = statement(
+      this.db,
       'SELECT s.name FROM destination_sources ds JOIN sources s ON s.id = ds.source_id WHERE ds.destination_id = ? ORDER BY s.id',
     );
     return rows.map((r) => ({
@@ -92,6 +104,8 @@ export class ConfigStore {
       name: r.name,
       enabled: r.enabled === 1,
       sharedSecret: this.openSecret(r.shared_secret),
+      // A scheme this build does not know (a newer one wrote it) signs the default way.
+      signing: Object.hasOwn(SIGNING_SCHEMES, r.signing) ? (r.signing as SigningScheme) : DEFAULT_SIGNING,
       createdAt: iso(r.created_at),
       sources: (sources.all(r.id) as { name: string }[]).map((s) => s.name),
       webhooks: (entries.all(r.id) as { url: string; headers: string; enabled: number }[]).map(
@@ -103,18 +117,21 @@ export class ConfigStore {
   /** Creates or replaces the destination with that name, whole, in one transaction. */
   upsertDestination(input: DestinationInput, now: number): Destination {
     const write = this.db.transaction(() => {
-      this.db
-        .prepare(
-          `INSERT INTO destinations (id, name, enabled, shared_secret, created_at) VALUES (${nextIdOf('destinations')}, ?, ?, ?, ?)
-           ON CONFLICT(name) DO UPDATE SET enabled = excluded.enabled, shared_secret = excluded.shared_secret`,
-        )
-        .run(input.name, input.enabled ? 1 : 0, this.sealSecret(input.sharedSecret), now);
-      const { id } = this.db.prepare('SELECT id FROM destinations WHERE name = ?').get(input.name) as { id: number };
-      this.db.prepare('DELETE FROM webhook_entries WHERE destination_id = ?').run(id);
-      const addEntry = this.db.prepare('INSERT INTO webhook_entries (destination_id, position, url, headers, enabled) VALUES (?, ?, ?, ?, ?)');
+      statement(
+        this.db,
+        `INSERT INTO destinations (id, name, enabled, shared_secret, signing, created_at)
+         VALUES (${nextIdOf('destinations')}, ?, ?, ?, COALESCE(?, '${DEFAULT_SIGNING}'), ?)
+         ON CONFLICT(name) DO UPDATE SET enabled = excluded.enabled, shared_secret = excluded.shared_secret,
+           signing = COALESCE(?, destinations.signing)`,
+        // Saved without a scheme (an older client, a form that does not show it): the one it has stays.
+      ).run(input.name, input.enabled ? 1 : 0, this.sealSecret(input.sharedSecret), input.signing ?? null, now, input.signing ?? null);
+      const { id } = statement(this.db, 'SELECT id FROM destinations WHERE name = ?').get(input.name) as { id: number };
+      statement(this.db, 'DELETE FROM webhook_entries WHERE destination_id = ?').run(id);
+      const addEntry = statement(this.db, 'INSERT INTO webhook_entries (destination_id, position, url, headers, enabled) VALUES (?, ?, ?, ?, ?)');
       input.webhooks.forEach((w, i) => addEntry.run(id, i, w.url, JSON.stringify(w.headers), w.enabled === false ? 0 : 1));
-      this.db.prepare('DELETE FROM destination_sources WHERE destination_id = ?').run(id);
-      const attach = this.db.prepare(
+      statement(this.db, 'DELETE FROM destination_sources WHERE destination_id = ?').run(id);
+      const attach = statement(
+        this.db,
         'INSERT INTO destination_sources (destination_id, source_id) SELECT ?, id FROM sources WHERE name = ?',
       );
       for (const name of input.sources) {
@@ -130,12 +147,11 @@ export class ConfigStore {
 
   /** Names of the destinations attached to this source (what stops it from being removed). */
   destinationsAttachedTo(sourceName: string): string[] {
-    const rows = this.db
-      .prepare(
-        `SELECT d.name FROM destination_sources ds JOIN destinations d ON d.id = ds.destination_id
-         JOIN sources s ON s.id = ds.source_id WHERE s.name = ? ORDER BY d.id`,
-      )
-      .all(sourceName) as { name: string }[];
+    const rows = statement(
+      this.db,
+      `SELECT d.name FROM destination_sources ds JOIN destinations d ON d.id = ds.destination_id
+       JOIN sources s ON s.id = ds.source_id WHERE s.name = ? ORDER BY d.id`,
+    ).all(sourceName) as { name: string }[];
     return rows.map((r) => r.name);
   }
 
@@ -154,7 +170,7 @@ export class ConfigStore {
       // Its queued deliveries fall due now, so the scheduler discards them at once, with the reason,
       // instead of showing them as retrying for hours towards a destination that no longer exists.
       if (id !== null) {
-        this.db.prepare(`UPDATE deliveries SET next_attempt_at = ? WHERE destination_id = ? AND status IN ('pending', 'retrying')`).run(now, id);
+        statement(this.db, `UPDATE deliveries SET next_attempt_at = ? WHERE destination_id = ? AND status IN ('pending', 'retrying')`).run(now, id);
       }
       return id;
     })();
@@ -166,20 +182,20 @@ export class ConfigStore {
    */
   renameDestination(from: string, to: string): 'renamed' | 'missing' | 'taken' {
     return this.db.transaction((): 'renamed' | 'missing' | 'taken' => {
-      const row = this.db.prepare('SELECT id FROM destinations WHERE name = ?').get(from) as { id: number } | undefined;
+      const row = statement(this.db, 'SELECT id FROM destinations WHERE name = ?').get(from) as { id: number } | undefined;
       if (!row) return 'missing';
       if (from === to) return 'renamed';
-      if (this.db.prepare('SELECT 1 FROM destinations WHERE name = ?').get(to)) return 'taken';
-      this.db.prepare('UPDATE destinations SET name = ? WHERE id = ?').run(to, row.id);
+      if (statement(this.db, 'SELECT 1 FROM destinations WHERE name = ?').get(to)) return 'taken';
+      statement(this.db, 'UPDATE destinations SET name = ? WHERE id = ?').run(to, row.id);
       return 'renamed';
     })();
   }
 
   private retire(table: 'sources' | 'destinations', name: string): number | null {
     return this.db.transaction((): number | null => {
-      const row = this.db.prepare(`SELECT id FROM ${table} WHERE name = ?`).get(name) as { id: number } | undefined;
+      const row = statement(this.db, `SELECT id FROM ${table} WHERE name = ?`).get(name) as { id: number } | undefined;
       if (!row) return null;
-      this.db.prepare(`DELETE FROM ${table} WHERE id = ?`).run(row.id);
+      statement(this.db, `DELETE FROM ${table} WHERE id = ?`).run(row.id);
       const retired = this.getSetting<number>(`retired.${table}`) ?? 0;
       this.setSetting(`retired.${table}`, Math.max(retired, row.id));
       return row.id;
@@ -187,13 +203,12 @@ export class ConfigStore {
   }
 
   getSetting<T>(key: string): T | undefined {
-    const row = this.db.prepare('SELECT value FROM settings WHERE key = ?').get(key) as { value: string } | undefined;
+    const row = statement(this.db, 'SELECT value FROM settings WHERE key = ?').get(key) as { value: string } | undefined;
     return row ? (JSON.parse(row.value) as T) : undefined;
   }
 
   setSetting(key: string, value: unknown): void {
-    this.db
-      .prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value')
+    statement(this.db, 'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value')
       .run(key, JSON.stringify(value));
   }
 

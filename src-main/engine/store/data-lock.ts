@@ -18,6 +18,7 @@
 import { chmodSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { statement } from './statements';
 
 export const LOCK_FILE = 'hookbench.lock';
 export const PID_FILE = 'hookbench.pid';
@@ -130,8 +131,8 @@ function tryLock(path: string, options: LockOptions): Database.Database | 'busy'
     // In exclusive locking mode the first write's lock is kept until the connection closes.
     db.exec('BEGIN EXCLUSIVE');
     db.exec('CREATE TABLE IF NOT EXISTS owner (pid INTEGER NOT NULL)');
-    db.prepare('DELETE FROM owner').run();
-    db.prepare('INSERT INTO owner (pid) VALUES (?)').run(process.pid);
+    statement(db, 'DELETE FROM owner').run();
+    statement(db, 'INSERT INTO owner (pid) VALUES (?)').run(process.pid);
     db.exec('COMMIT');
     return db;
   } catch (err) {

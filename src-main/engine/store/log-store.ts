@@ -1,6 +1,8 @@
 import type Database from 'better-sqlite3';
 import type { Db } from './database';
+import { statements } from './statements';
 import type { InboundMessage, IngestWarning } from '../../../src-shared/events';
+import { failureText, type AttemptFailure, type DeliveryDecision } from '../../../src-shared/delivery-outcomes';
 import { clip, decideRefused, REFUSED_TEXT_LIMITS, SUMMARY_CODE, summaryText, type RefusedWindow } from './refused-log';
 
 export type DeliveryStatus = 'pending' | 'in_flight' | 'succeeded' | 'retrying' | 'failed' | 'discarded';
@@ -74,6 +76,8 @@ export interface DeliveryRow {
   pending_urls: string | null;
   last_http_status: number | null;
   last_error: string | null;
+  /** JSON DeliveryDecision; NULL when delivered and on rows written before decisions were kept. */
+  decision: string | null;
   finished_at: number | null;
 }
 
@@ -94,6 +98,8 @@ export interface AttemptRow {
   response_truncated: number | null;
   error_kind: string | null;
   error_text: string | null;
+  /** JSON AttemptFailure; NULL for a success and on rows written before failures were kept. */
+  failure: string | null;
   retry_after_ms: number | null;
 }
 
@@ -116,6 +122,8 @@ export interface FinishedAttempt {
   responseTruncated: boolean;
   errorKind: string | null;
   errorText: string | null;
+  /** The failure as data (errorKind and errorText are its words); null for a success. */
+  failure: AttemptFailure | null;
   retryAfterMs: number | null;
 }
 
@@ -126,73 +134,61 @@ export interface DeliveryUpdate {
   pendingUrls: string[] | null;
   lastHttpStatus: number | null;
   lastError: string | null;
+  /** What was decided, as data (lastError is its words); null once delivered. */
+  decision: DeliveryDecision | null;
   finishedAt: number | null;
 }
 
+const INTERRUPTED: AttemptFailure = { kind: 'interrupted' };
+
 /**
- * The message log and the delivery queue: SQLite is the queue (DESIGN.md), so every state change
+ * The message log and the delivery queue: SQLite is the queue, so every state change
  * of a delivery is a row update here, and the scheduler only ever works from what is committed.
  */
 export class LogStore {
-  private readonly insertRequest;
-  private readonly insertMessage;
-  private readonly findDuplicate;
-  private readonly releaseDedupeKey;
-  private readonly insertDelivery;
-  private readonly insertDropped;
-  private readonly finishRequest;
-  private readonly insertAttempt;
-  private readonly finishAttempt;
-  private readonly updateDelivery;
-  private readonly markInFlight;
-  private readonly selectMessageJson;
-  private readonly selectDue;
-  private readonly addToSummary;
+  private readonly s;
   private refusedWindow: RefusedWindow | null = null;
 
   constructor(private readonly db: Db) {
-    this.insertRequest = db.prepare(
-      `INSERT INTO requests (source_id, path, received_at, http_status, bytes, user_agent, error_code, error_text)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    this.insertMessage = db.prepare(
-      `INSERT OR IGNORE INTO messages
-         (source_id, request_id, message_id, dedupe_key, type, user_id, anonymous_id, event, received_at, json, warnings)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    this.findDuplicate = db.prepare('SELECT id, received_at FROM messages WHERE source_id = ? AND dedupe_key = ?');
-    this.releaseDedupeKey = db.prepare('UPDATE messages SET dedupe_key = NULL WHERE id = ?');
-    this.insertDelivery = db.prepare(
-      `INSERT INTO deliveries (message_id, destination_id, payload_type, status, created_at, next_attempt_at)
-       VALUES (?, ?, ?, 'pending', ?, ?)`,
-    );
-    this.insertDropped = db.prepare(
-      'INSERT INTO dropped_items (request_id, item_index, kind, reason, raw) VALUES (?, ?, ?, ?, ?)',
-    );
-    this.finishRequest = db.prepare('UPDATE requests SET items = ?, accepted = ?, dropped = ?, duplicates = ? WHERE id = ?');
-    this.insertAttempt = db.prepare(
-      `INSERT INTO attempts (delivery_id, round, url, started_at, state, request_headers)
-       VALUES (?, ?, ?, ?, 'in_flight', ?)`,
-    );
-    this.finishAttempt = db.prepare(
-      `UPDATE attempts SET state = 'done', verdict = ?, http_status = ?, timings = ?, response_headers = ?,
-         response_body = ?, response_bytes = ?, response_truncated = ?, error_kind = ?, error_text = ?, retry_after_ms = ?
-       WHERE id = ?`,
-    );
-    this.addToSummary = db.prepare('UPDATE requests SET bytes = bytes + ?, error_text = ? WHERE id = ?');
-    this.selectMessageJson = db.prepare('SELECT json FROM messages WHERE id = ?');
-    this.selectDue = db.prepare(
-      `SELECT * FROM deliveries WHERE status IN ('pending', 'retrying') AND next_attempt_at <= ?
-       ORDER BY next_attempt_at, id LIMIT ?`,
-    );
-    this.markInFlight = db.prepare(
-      `UPDATE deliveries SET status = 'in_flight', body = COALESCE(body, ?), first_attempt_at = ?, rounds = ?
-       WHERE id = ?`,
-    );
-    this.updateDelivery = db.prepare(
-      `UPDATE deliveries SET status = ?, next_attempt_at = ?, pending_urls = ?, last_http_status = ?, last_error = ?,
-         finished_at = ? WHERE id = ?`,
-    );
+    this.s = statements(db, {
+      insertRequest: `INSERT INTO requests (source_id, path, received_at, http_status, bytes, user_agent, error_code, error_text)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      insertMessage: `INSERT OR IGNORE INTO messages
+           (source_id, request_id, message_id, dedupe_key, type, user_id, anonymous_id, event, received_at, json, warnings)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      findDuplicate: 'SELECT id, received_at FROM messages WHERE source_id = ? AND dedupe_key = ?',
+      releaseDedupeKey: 'UPDATE messages SET dedupe_key = NULL WHERE id = ?',
+      insertDelivery: `INSERT INTO deliveries (message_id, destination_id, payload_type, status, created_at, next_attempt_at)
+         VALUES (?, ?, ?, 'pending', ?, ?)`,
+      insertDropped: 'INSERT INTO dropped_items (request_id, item_index, kind, reason, raw) VALUES (?, ?, ?, ?, ?)',
+      finishRequest: 'UPDATE requests SET items = ?, accepted = ?, dropped = ?, duplicates = ? WHERE id = ?',
+      insertAttempt: `INSERT INTO attempts (delivery_id, round, url, started_at, state, request_headers)
+         VALUES (?, ?, ?, ?, 'in_flight', ?)`,
+      finishAttempt: `UPDATE attempts SET state = 'done', verdict = ?, http_status = ?, timings = ?, response_headers = ?,
+           response_body = ?, response_bytes = ?, response_truncated = ?, error_kind = ?, error_text = ?, failure = ?,
+           retry_after_ms = ?
+         WHERE id = ?`,
+      addToSummary: 'UPDATE requests SET bytes = bytes + ?, error_text = ? WHERE id = ?',
+      selectMessageJson: 'SELECT json FROM messages WHERE id = ?',
+      selectDue: `SELECT * FROM deliveries WHERE status IN ('pending', 'retrying') AND next_attempt_at <= ?
+         ORDER BY next_attempt_at, id LIMIT ?`,
+      markInFlight: `UPDATE deliveries SET status = 'in_flight', body = COALESCE(body, ?), first_attempt_at = ?, rounds = ?
+         WHERE id = ?`,
+      updateDelivery: `UPDATE deliveries SET status = ?, next_attempt_at = ?, pending_urls = ?, last_http_status = ?, last_error = ?,
+           decision = ?, finished_at = ? WHERE id = ?`,
+      insertReplay: `INSERT INTO deliveries (message_id, destination_id, payload_type, status, body, target_url, replay_of, edited, created_at, next_attempt_at)
+         VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)`,
+      insertPrebuilt: `INSERT INTO deliveries (message_id, destination_id, payload_type, status, body, created_at, next_attempt_at)
+         VALUES (NULL, ?, ?, 'pending', ?, ?, ?)`,
+      nextDueAt: `SELECT MIN(next_attempt_at) AS at FROM deliveries WHERE status IN ('pending', 'retrying')`,
+      interruptAttempts: `UPDATE attempts SET state = 'interrupted', verdict = 'retryable', error_kind = 'interrupted',
+           error_text = ?, failure = ? WHERE state = 'in_flight'`,
+      resumeDeliveries: `UPDATE deliveries SET status = 'retrying', next_attempt_at = ? WHERE status = 'in_flight'`,
+      delivery: 'SELECT * FROM deliveries WHERE id = ?',
+      attemptsOf: 'SELECT * FROM attempts WHERE delivery_id = ? ORDER BY id',
+      deliveryPage: 'SELECT * FROM deliveries WHERE id < ? AND (? IS NULL OR status = ?) ORDER BY id DESC LIMIT ?',
+      countByStatus: 'SELECT status, COUNT(*) AS n FROM deliveries GROUP BY status',
+    });
   }
 
   /**
@@ -212,7 +208,7 @@ export class LogStore {
     if (decision.store === 'row') return this.insertRequestRow(clipped);
     const text = summaryText(window.summarized, { httpStatus: record.httpStatus, errorCode: record.errorCode ?? null, path: clipped.path });
     if (decision.store === 'add_to_summary') {
-      this.addToSummary.run(record.bytes, text, decision.summaryId);
+      this.s.addToSummary.run(record.bytes, text, decision.summaryId);
       return decision.summaryId;
     }
     const id = this.insertRequestRow({ ...clipped, userAgent: null, errorCode: SUMMARY_CODE, errorText: text });
@@ -222,7 +218,7 @@ export class LogStore {
 
   private insertRequestRow(record: RequestRecord): number {
     return Number(
-      this.insertRequest.run(
+      this.s.insertRequest.run(
         record.sourceId,
         record.path,
         record.receivedAt,
@@ -254,7 +250,7 @@ export class LogStore {
       items.forEach((item, index) => {
         const m = item.message;
         const insert = (): Database.RunResult =>
-          this.insertMessage.run(
+          this.s.insertMessage.run(
             sourceId,
             requestId,
             m.messageId,
@@ -269,7 +265,7 @@ export class LogStore {
           );
         let inserted = insert();
         if (inserted.changes === 0) {
-          const existing = this.findDuplicate.get(sourceId, m.messageId) as { id: number; received_at: number };
+          const existing = this.s.findDuplicate.get(sourceId, m.messageId) as { id: number; received_at: number };
           if (record.receivedAt - existing.received_at < dedupeWindowMs) {
             duplicates.push({
               index: item.index ?? index,
@@ -279,19 +275,19 @@ export class LogStore {
             });
             return;
           }
-          this.releaseDedupeKey.run(existing.id);
+          this.s.releaseDedupeKey.run(existing.id);
           inserted = insert();
         }
         const messageRowId = Number(inserted.lastInsertRowid);
         accepted++;
         for (const destinationId of item.destinationIds) {
-          this.insertDelivery.run(messageRowId, destinationId, m.type, record.receivedAt, record.receivedAt);
+          this.s.insertDelivery.run(messageRowId, destinationId, m.type, record.receivedAt, record.receivedAt);
           deliveries++;
         }
       });
       const allDropped = [...dropped, ...duplicates];
-      for (const d of allDropped) this.insertDropped.run(requestId, d.index, d.kind, d.reason, d.raw);
-      this.finishRequest.run(items.length + dropped.length, accepted, dropped.length, duplicates.length, requestId);
+      for (const d of allDropped) this.s.insertDropped.run(requestId, d.index, d.kind, d.reason, d.raw);
+      this.s.finishRequest.run(items.length + dropped.length, accepted, dropped.length, duplicates.length, requestId);
       return { requestId, accepted, duplicates: duplicates.length, deliveries };
     })();
   }
@@ -302,12 +298,7 @@ export class LogStore {
    */
   createReplay(original: DeliveryRow, replay: { body: Uint8Array | null; edited: boolean; targetUrl: string | null; now: number }): number {
     return Number(
-      this.db
-        .prepare(
-          `INSERT INTO deliveries (message_id, destination_id, payload_type, status, body, target_url, replay_of, edited, created_at, next_attempt_at)
-           VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
+      this.s.insertReplay.run(
           original.message_id,
           original.destination_id,
           original.payload_type,
@@ -327,29 +318,22 @@ export class LogStore {
    */
   createPrebuilt(d: { destinationId: number; payloadType: string; body: Uint8Array; now: number }): number {
     return Number(
-      this.db
-        .prepare(
-          `INSERT INTO deliveries (message_id, destination_id, payload_type, status, body, created_at, next_attempt_at)
-           VALUES (NULL, ?, ?, 'pending', ?, ?, ?)`,
-        )
-        .run(d.destinationId, d.payloadType, Buffer.from(d.body), d.now, d.now).lastInsertRowid,
+      this.s.insertPrebuilt.run(d.destinationId, d.payloadType, Buffer.from(d.body), d.now, d.now).lastInsertRowid,
     );
   }
 
   /** Deliveries whose time has come, oldest due first. */
   dueDeliveries(now: number, limit: number): DeliveryRow[] {
-    return this.selectDue.all(now, limit) as DeliveryRow[];
+    return this.s.selectDue.all(now, limit) as DeliveryRow[];
   }
 
   nextDueAt(): number | null {
-    const row = this.db
-      .prepare(`SELECT MIN(next_attempt_at) AS at FROM deliveries WHERE status IN ('pending', 'retrying')`)
-      .get() as { at: number | null };
+    const row = this.s.nextDueAt.get() as { at: number | null };
     return row.at;
   }
 
   messageJson(messageRowId: number): string | null {
-    const row = this.selectMessageJson.get(messageRowId) as { json: string } | undefined;
+    const row = this.s.selectMessageJson.get(messageRowId) as { json: string } | undefined;
     return row?.json ?? null;
   }
 
@@ -362,9 +346,9 @@ export class LogStore {
   ): number[][] {
     return this.db.transaction(() =>
       starts.map((s) => {
-        this.markInFlight.run(s.body, s.firstAttemptAt, s.round, s.deliveryId);
+        this.s.markInFlight.run(s.body, s.firstAttemptAt, s.round, s.deliveryId);
         return s.attempts.map((a) =>
-          Number(this.insertAttempt.run(a.deliveryId, a.round, a.url, a.startedAt, JSON.stringify(a.requestHeaders)).lastInsertRowid),
+          Number(this.s.insertAttempt.run(a.deliveryId, a.round, a.url, a.startedAt, JSON.stringify(a.requestHeaders)).lastInsertRowid),
         );
       }),
     )();
@@ -374,7 +358,7 @@ export class LogStore {
   finishRounds(attempts: FinishedAttempt[], deliveries: DeliveryUpdate[]): void {
     this.db.transaction(() => {
       for (const a of attempts) {
-        this.finishAttempt.run(
+        this.s.finishAttempt.run(
           a.verdict,
           a.httpStatus,
           JSON.stringify(a.timings),
@@ -384,17 +368,19 @@ export class LogStore {
           a.responseTruncated ? 1 : 0,
           a.errorKind,
           a.errorText,
+          a.failure === null ? null : JSON.stringify(a.failure),
           a.retryAfterMs,
           a.attemptId,
         );
       }
       for (const d of deliveries) {
-        this.updateDelivery.run(
+        this.s.updateDelivery.run(
           d.status,
           d.nextAttemptAt,
           d.pendingUrls ? JSON.stringify(d.pendingUrls) : null,
           d.lastHttpStatus,
           d.lastError,
+          d.decision === null ? null : JSON.stringify(d.decision),
           d.finishedAt,
           d.deliveryId,
         );
@@ -408,51 +394,28 @@ export class LogStore {
    */
   recoverInterrupted(now: number): { attempts: number; deliveries: number } {
     return this.db.transaction(() => {
-      const attempts = this.db
-        .prepare(
-          `UPDATE attempts SET state = 'interrupted', verdict = 'retryable', error_kind = 'interrupted',
-             error_text = 'Hookbench stopped while this attempt was in flight; the delivery was resumed at start-up'
-           WHERE state = 'in_flight'`,
-        )
-        .run().changes;
-      const deliveries = this.db
-        .prepare(`UPDATE deliveries SET status = 'retrying', next_attempt_at = ? WHERE status = 'in_flight'`)
-        .run(now).changes;
+      const attempts = this.s.interruptAttempts.run(failureText(INTERRUPTED), JSON.stringify(INTERRUPTED)).changes;
+      const deliveries = this.s.resumeDeliveries.run(now).changes;
       return { attempts, deliveries };
     })();
   }
 
   getDelivery(id: number): DeliveryRow | undefined {
-    return this.db.prepare('SELECT * FROM deliveries WHERE id = ?').get(id) as DeliveryRow | undefined;
+    return this.s.delivery.get(id) as DeliveryRow | undefined;
   }
 
   attemptsOf(deliveryId: number): AttemptRow[] {
-    return this.db.prepare('SELECT * FROM attempts WHERE delivery_id = ? ORDER BY id').all(deliveryId) as AttemptRow[];
+    return this.s.attemptsOf.all(deliveryId) as AttemptRow[];
   }
 
   /** Newest first, keyset-paged: pass the last id of a page as beforeId for the next. */
   listDeliveries(page: { beforeId?: number; limit?: number; status?: DeliveryStatus } = {}): DeliveryRow[] {
     const limit = Math.min(page.limit ?? 100, 1000);
-    return this.db
-      .prepare(
-        `SELECT * FROM deliveries WHERE id < ? AND (? IS NULL OR status = ?) ORDER BY id DESC LIMIT ?`,
-      )
-      .all(page.beforeId ?? Number.MAX_SAFE_INTEGER, page.status ?? null, page.status ?? null, limit) as DeliveryRow[];
-  }
-
-  droppedItemsOf(requestId: number): DroppedItem[] {
-    return (
-      this.db.prepare('SELECT item_index, kind, reason, raw FROM dropped_items WHERE request_id = ? ORDER BY id').all(requestId) as {
-        item_index: number;
-        kind: 'invalid' | 'duplicate';
-        reason: string;
-        raw: string;
-      }[]
-    ).map((r) => ({ index: r.item_index, kind: r.kind, reason: r.reason, raw: r.raw }));
+    return this.s.deliveryPage.all(page.beforeId ?? Number.MAX_SAFE_INTEGER, page.status ?? null, page.status ?? null, limit) as DeliveryRow[];
   }
 
   countDeliveriesByStatus(): Record<string, number> {
-    const rows = this.db.prepare('SELECT status, COUNT(*) AS n FROM deliveries GROUP BY status').all() as { status: string; n: number }[];
+    const rows = this.s.countByStatus.all() as { status: string; n: number }[];
     return Object.fromEntries(rows.map((r) => [r.status, r.n]));
   }
 }

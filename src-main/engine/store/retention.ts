@@ -9,6 +9,7 @@
  * they are the deletion requests' record.
  */
 import type { Db } from './database';
+import { statements } from './statements';
 
 export const ACTIVE_STATUSES = ['pending', 'in_flight', 'retrying'] as const;
 const ACTIVE = `('pending', 'in_flight', 'retrying')`;
@@ -79,34 +80,26 @@ export class RetentionStore {
   private readonly s;
 
   constructor(private readonly db: Db) {
-    this.s = {
-      deliveryIdsOf: db.prepare('SELECT id FROM deliveries WHERE message_id IN (SELECT value FROM json_each(?))'),
-      deleteAttempts: db.prepare('DELETE FROM attempts WHERE delivery_id IN (SELECT value FROM json_each(?))'),
+    this.s = statements(db, {
+      deliveryIdsOf: 'SELECT id FROM deliveries WHERE message_id IN (SELECT value FROM json_each(?))',
+      deleteAttempts: 'DELETE FROM attempts WHERE delivery_id IN (SELECT value FROM json_each(?))',
       // Replays carry their original's message_id, so a delivery and its replays go in one
       // statement (replay_of is checked at the statement's end).
-      deleteDeliveries: db.prepare('DELETE FROM deliveries WHERE id IN (SELECT value FROM json_each(?))'),
-      deleteMessages: db.prepare('DELETE FROM messages WHERE id IN (SELECT value FROM json_each(?))'),
+      deleteDeliveries: 'DELETE FROM deliveries WHERE id IN (SELECT value FROM json_each(?))',
+      deleteMessages: 'DELETE FROM messages WHERE id IN (SELECT value FROM json_each(?))',
       // Walks messages by id (never a full scan for a time filter): ids grow with received_at.
-      messageScan: db.prepare(
-        `SELECT m.id, m.received_at AS at,
+      messageScan: `SELECT m.id, m.received_at AS at,
            EXISTS (SELECT 1 FROM deliveries d WHERE d.message_id = m.id AND d.status IN ${ACTIVE}) AS busy
          FROM messages m WHERE m.id > ? ORDER BY m.id LIMIT ?`,
-      ),
-      requestScan: db.prepare(
-        `SELECT r.id, r.received_at AS at, EXISTS (SELECT 1 FROM messages m WHERE m.request_id = r.id) AS busy
+      requestScan: `SELECT r.id, r.received_at AS at, EXISTS (SELECT 1 FROM messages m WHERE m.request_id = r.id) AS busy
          FROM requests r WHERE r.id > ? ORDER BY r.id LIMIT ?`,
-      ),
-      deleteDroppedOf: db.prepare('DELETE FROM dropped_items WHERE request_id IN (SELECT value FROM json_each(?))'),
-      deleteRequests: db.prepare('DELETE FROM requests WHERE id IN (SELECT value FROM json_each(?))'),
-      oldest: db.prepare(
-        `SELECT (SELECT received_at FROM messages ORDER BY id LIMIT 1) AS message, (SELECT received_at FROM requests ORDER BY id LIMIT 1) AS request`,
-      ),
-      active: db.prepare(`SELECT COUNT(*) AS n FROM deliveries WHERE status IN ${ACTIVE}`),
-      counts: db.prepare(
-        `SELECT (SELECT COUNT(*) FROM requests) AS requests, (SELECT COUNT(*) FROM messages) AS messages,
+      deleteDroppedOf: 'DELETE FROM dropped_items WHERE request_id IN (SELECT value FROM json_each(?))',
+      deleteRequests: 'DELETE FROM requests WHERE id IN (SELECT value FROM json_each(?))',
+      oldest: `SELECT (SELECT received_at FROM messages ORDER BY id LIMIT 1) AS message, (SELECT received_at FROM requests ORDER BY id LIMIT 1) AS request`,
+      active: `SELECT COUNT(*) AS n FROM deliveries WHERE status IN ${ACTIVE}`,
+      counts: `SELECT (SELECT COUNT(*) FROM requests) AS requests, (SELECT COUNT(*) FROM messages) AS messages,
            (SELECT COUNT(*) FROM deliveries) AS deliveries, (SELECT COUNT(*) FROM deliveries WHERE status IN ${ACTIVE}) AS activeDeliveries`,
-      ),
-    };
+    });
   }
 
   /**

@@ -233,7 +233,17 @@ export const MIGRATIONS: readonly string[] = [
      destinations receive, stays exactly what it was. */ `
   ALTER TABLE messages ADD COLUMN warnings TEXT;
   `,
-  /* 7: a webhook URL can be switched off without being removed: kept with its headers, not sent to. */ `
+  /* 7: decisions as data. An attempt's failure (its kind and the parameters its words are made
+     from) and the decision taken after a delivery's last round (retry, give up, not sent, and why),
+     as JSON records; NULL on rows written before, which are read from their words. */ `
+  ALTER TABLE attempts ADD COLUMN failure TEXT;
+  ALTER TABLE deliveries ADD COLUMN decision TEXT;
+  `,
+  /* 8: how a destination's requests are signed (a scheme name; every destination made before
+     signs with X-Signature). */ `
+  ALTER TABLE destinations ADD COLUMN signing TEXT NOT NULL DEFAULT 'x-signature';
+  `,
+  /* 9: a webhook URL can be switched off without being removed: kept with its headers, not sent to. */ `
   ALTER TABLE webhook_entries ADD COLUMN enabled INTEGER NOT NULL DEFAULT 1;
   `,
 ];

@@ -8,6 +8,7 @@ import { sealerFrom, secretStorageFrom, type StringEncryptor } from '../../elect
 import { startHarness, configWith } from '../testing/harness';
 import { Receiver } from '../testing/receiver';
 import { SEALED_PREFIX } from './config-store';
+import type { LogInspector } from './inspect';
 
 /** A stand-in for safeStorage: real AES-256-GCM under a key held in memory, as a keychain would hold it. */
 function aesEncryptor(key = randomBytes(32), backend = 'gnome_libsecret'): StringEncryptor {
@@ -30,18 +31,17 @@ function aesEncryptor(key = randomBytes(32), backend = 'gnome_libsecret'): Strin
 
 const SECRET = 's3cret'; // what configWith gives the destination
 const hmac = (secret: string, body: Buffer): string => createHmac('sha1', secret).update(body).digest('hex');
-const storedSecret = (db: { prepare(sql: string): { get(): unknown } }): string | null =>
-  (db.prepare('SELECT shared_secret FROM destinations').get() as { shared_secret: string | null }).shared_secret;
+const storedSecret = (h: { inspect: LogInspector }): string | null => h.inspect.value<string | null>('SELECT shared_secret FROM destinations');
 
 describe('shared secret sealed at rest', () => {
   test('the column holds only the sealed form; reading opens it; the webhook is signed with the plain secret', async () => {
     const receiver = await new Receiver().start();
     const h = await startHarness(configWith(receiver.url), { secrets: sealerFrom(aesEncryptor()) });
     try {
-      const stored = storedSecret(h.engine.db) ?? '';
+      const stored = storedSecret(h) ?? '';
       assert.ok(stored.startsWith(SEALED_PREFIX), `stored as ${stored}`);
       assert.ok(!stored.includes(SECRET) && !stored.includes(Buffer.from(SECRET).toString('base64')), 'the plain secret is not in the file');
-      assert.equal(h.engine.config.listDestinations()[0]?.sharedSecret, SECRET);
+      assert.equal(h.engine.stores.config.listDestinations()[0]?.sharedSecret, SECRET);
 
       const res = await h.post('/v1/batch', { batch: [{ type: 'track', userId: 'u1', event: 'Sealed', messageId: 'seal-1' }] });
       assert.equal(res.status, 200);
@@ -63,15 +63,15 @@ describe('shared secret sealed at rest', () => {
       await first.close();
 
       const again = await startHarness({ sources: [], destinations: [] }, { dataDir, secrets: sealerFrom(encryptor) });
-      assert.equal(again.engine.config.listDestinations()[0]?.sharedSecret, SECRET);
+      assert.equal(again.engine.stores.config.listDestinations()[0]?.sharedSecret, SECRET);
       await again.close();
 
       const otherKeychain = await startHarness({ sources: [], destinations: [] }, { dataDir, secrets: sealerFrom(aesEncryptor()) });
-      assert.equal(otherKeychain.engine.config.listDestinations()[0]?.sharedSecret, null);
+      assert.equal(otherKeychain.engine.stores.config.listDestinations()[0]?.sharedSecret, null);
       await otherKeychain.close();
 
       const headless = await startHarness({ sources: [], destinations: [] }, { dataDir });
-      assert.equal(headless.engine.config.listDestinations()[0]?.sharedSecret, null);
+      assert.equal(headless.engine.stores.config.listDestinations()[0]?.sharedSecret, null);
       await headless.close();
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
@@ -82,15 +82,15 @@ describe('shared secret sealed at rest', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'hookbench-seal-'));
     try {
       const headless = await startHarness(configWith('http://127.0.0.1:9/hook'), { dataDir });
-      assert.equal(storedSecret(headless.engine.db), SECRET);
+      assert.equal(storedSecret(headless), SECRET);
       await headless.close();
 
       const desktop = await startHarness({ sources: [], destinations: [] }, { dataDir, secrets: sealerFrom(aesEncryptor()) });
       try {
-        assert.equal(desktop.engine.config.listDestinations()[0]?.sharedSecret, SECRET);
+        assert.equal(desktop.engine.stores.config.listDestinations()[0]?.sharedSecret, SECRET);
         desktop.engine.applyConfig(configWith('http://127.0.0.1:9/hook', { sharedSecret: 'n3w' }));
-        assert.ok(storedSecret(desktop.engine.db)?.startsWith(SEALED_PREFIX));
-        assert.equal(desktop.engine.config.listDestinations()[0]?.sharedSecret, 'n3w');
+        assert.ok(storedSecret(desktop)?.startsWith(SEALED_PREFIX));
+        assert.equal(desktop.engine.stores.config.listDestinations()[0]?.sharedSecret, 'n3w');
       } finally {
         await desktop.close();
       }
@@ -102,8 +102,8 @@ describe('shared secret sealed at rest', () => {
   test('no secret stays no secret, and a system without encryption keeps secrets plain', async () => {
     const sealed = await startHarness(configWith('http://127.0.0.1:9/hook', { sharedSecret: null }), { secrets: sealerFrom(aesEncryptor()) });
     try {
-      assert.equal(storedSecret(sealed.engine.db), null);
-      assert.equal(sealed.engine.config.listDestinations()[0]?.sharedSecret, null);
+      assert.equal(storedSecret(sealed), null);
+      assert.equal(sealed.engine.stores.config.listDestinations()[0]?.sharedSecret, null);
     } finally {
       await sealed.close();
     }
@@ -116,7 +116,7 @@ describe('shared secret sealed at rest', () => {
     const key = randomBytes(32);
     try {
       const sealedBefore = await startHarness(configWith('http://127.0.0.1:9/hook'), { dataDir, secrets: sealerFrom(aesEncryptor(key, 'gnome_libsecret'), 'linux') });
-      assert.ok(storedSecret(sealedBefore.engine.db)?.startsWith(SEALED_PREFIX));
+      assert.ok(storedSecret(sealedBefore)?.startsWith(SEALED_PREFIX));
       await sealedBefore.close();
 
       const basic = secretStorageFrom(aesEncryptor(key, 'basic_text'), 'linux');
@@ -124,9 +124,9 @@ describe('shared secret sealed at rest', () => {
       assert.match(basic.atRest.reason, /not encrypted: no keychain .* backend is basic_text.*plain text in hookbench\.sqlite/);
       const h = await startHarness({ sources: [], destinations: [] }, { dataDir, secrets: basic.sealer, secretsAtRest: basic.atRest });
       try {
-        assert.equal(h.engine.config.listDestinations()[0]?.sharedSecret, SECRET, 'the earlier sealed value still opens');
+        assert.equal(h.engine.stores.config.listDestinations()[0]?.sharedSecret, SECRET, 'the earlier sealed value still opens');
         h.engine.applyConfig(configWith('http://127.0.0.1:9/hook', { sharedSecret: 'n3w' }));
-        assert.equal(storedSecret(h.engine.db), 'n3w', 'stored plain, not pretend-sealed');
+        assert.equal(storedSecret(h), 'n3w', 'stored plain, not pretend-sealed');
         assert.deepEqual(h.engine.secretsAtRest, basic.atRest);
       } finally {
         await h.close();

@@ -1,5 +1,6 @@
 import { statfsSync } from 'node:fs';
 import type { Db } from './database';
+import { statement } from './statements';
 
 /** Below this much free space the disk counts as full, even if SQLite could still squeeze a small write into its WAL. */
 export const MIN_FREE_BYTES = 1024 * 1024;
@@ -21,7 +22,8 @@ function diskFull(folder: string, free: number): Error {
  * the log take writes again?" without waiting for the next ingest call or delivery to try.
  */
 export function createStorageProbe(db: Db, dataDir: string, minFreeBytes = MIN_FREE_BYTES): StorageProbe {
-  const write = db.prepare(
+  const write = statement(
+    db,
     `INSERT INTO settings (key, value) VALUES ('storage.probe', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
   );
   const probe = db.transaction((at: string) => write.run(at));

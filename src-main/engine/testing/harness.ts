@@ -6,12 +6,15 @@ import { ManualClock, type Clock } from '../clock';
 import { createEngine, type Engine, type EngineOptions } from '../index';
 import type { HookbenchConfig } from '../config';
 import { listen, type RunningServer } from '../../serve/server';
+import { LogInspector } from '../store/inspect';
 
 export interface Harness {
   engine: Engine;
   server: RunningServer;
   dataDir: string;
   clock: Clock;
+  /** A second connection on the engine's log (opened on first use), for reading what it committed. */
+  readonly inspect: LogInspector;
   /** POSTs JSON to the ingest and returns status and parsed body. */
   post(path: string, body: unknown, init?: PostInit): Promise<{ status: number; body: Record<string, unknown> }>;
   close(): Promise<void>;
@@ -56,11 +59,16 @@ export async function startHarness(
   engine.applyConfig(config);
   engine.start();
   const server = await listen(engine, '127.0.0.1', 0);
+  let inspector: LogInspector | null = null;
   return {
     engine,
     server,
     dataDir,
     clock,
+    get inspect() {
+      inspector ??= LogInspector.of(dataDir);
+      return inspector;
+    },
     async post(path, body, init = {}) {
       const headers: Record<string, string> = { 'content-type': init.contentType ?? 'application/json' };
       const key = init.writeKey === undefined ? WRITE_KEY : init.writeKey;
@@ -74,6 +82,7 @@ export async function startHarness(
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     },
     async close() {
+      inspector?.close();
       await server.close();
       await engine.stop();
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });

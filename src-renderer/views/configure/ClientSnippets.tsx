@@ -1,5 +1,5 @@
 import { clientSnippetsFor } from './client-snippets';
-import { CopyButton } from '../../shared/CopyButton';
+import { Snippet } from './Snippet';
 
 /**
  * The browser and mobile setup for one source, next to the server snippets: the classic snippet
@@ -17,8 +17,8 @@ export function ClientSnippets({ ingestUrl, writeKey }: { ingestUrl: string | nu
         page’s cross-origin calls (CORS), whatever origin the page is on.
       </p>
       <div className="snippet-grid">
-        <ClientSnippet title="Browser snippet (in the page’s <head>)" text={s.html} testId="snippet-browser" />
-        <ClientSnippet title="@segment/analytics-next (npm)" text={s.npm} testId="snippet-npm" />
+        <Snippet title="Browser snippet (in the page’s <head>)" text={s.html} testId="snippet-browser" />
+        <Snippet title="@segment/analytics-next (npm)" text={s.npm} testId="snippet-npm" />
       </div>
       <h4>Mobile</h4>
       <p className="muted">
@@ -29,23 +29,9 @@ export function ClientSnippets({ ingestUrl, writeKey }: { ingestUrl: string | nu
         <code className="mono">hookbench serve --host 0.0.0.0</code> and this machine’s address instead.
       </p>
       <div className="snippet-grid">
-        <ClientSnippet title="analytics-swift" text={s.swift} testId="snippet-swift" />
-        <ClientSnippet title="analytics-kotlin (Android)" text={s.kotlin} testId="snippet-kotlin" />
+        <Snippet title="analytics-swift" text={s.swift} testId="snippet-swift" />
+        <Snippet title="analytics-kotlin (Android)" text={s.kotlin} testId="snippet-kotlin" />
       </div>
     </div>
-  );
-}
-
-function ClientSnippet({ title, text, testId }: { title: string; text: string; testId: string }) {
-  return (
-    <figure className="snippet">
-      <figcaption>
-        <span>{title}</span>
-        <CopyButton text={text} testId={`${testId}-copy`} />
-      </figcaption>
-      <pre className="code" data-testid={testId}>
-        {text}
-      </pre>
-    </figure>
   );
 }

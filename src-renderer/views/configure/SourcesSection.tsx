@@ -4,6 +4,7 @@ import { INGEST_PLACEHOLDER, snippetsFor } from './snippets';
 import { ConfirmButton, FieldErrors } from '../../shared/form-widgets';
 import { CopyButton } from '../../shared/CopyButton';
 import { useConfigure } from '../../app/view-stores';
+import { Snippet } from './Snippet';
 
 export function SourcesSection() {
   const sources = useConfigure((s) => s.sources);
@@ -181,19 +182,5 @@ function Snippets() {
       </div>
       <ClientSnippets ingestUrl={ingest} writeKey={source.writeKey} />
     </div>
-  );
-}
-
-function Snippet({ title, text, testId }: { title: string; text: string; testId: string }) {
-  return (
-    <figure className="snippet">
-      <figcaption>
-        <span>{title}</span>
-        <CopyButton text={text} testId={`${testId}-copy`} />
-      </figcaption>
-      <pre className="code" data-testid={testId}>
-        {text}
-      </pre>
-    </figure>
   );
 }

@@ -1,13 +1,10 @@
 /** The global delivery settings in plain words, and which retry preset they match. Pure. */
-import { RETRY_PRESETS, type DeliverySettings, type RetrySchedule } from '../../../src-shared/settings';
+import { RETRY_PRESET_LABELS, RETRY_PRESETS, type DeliverySettings, type RetrySchedule } from '../../../src-shared/settings';
 import { spanOf } from '../../shared/format';
 
 export type PresetName = keyof typeof RETRY_PRESETS;
 export const PRESET_NAMES = Object.keys(RETRY_PRESETS) as PresetName[];
-export const PRESET_LABELS: Record<PresetName, string> = {
-  standard: 'Standard — retries for up to 4 hours, as Segment does',
-  short: 'Short — quick retries within a minute, for debugging a receiver',
-};
+export const PRESET_LABELS: Record<PresetName, string> = RETRY_PRESET_LABELS;
 
 const SCHEDULE_KEYS: (keyof RetrySchedule)[] = ['baseDelayMs', 'maxDelayMs', 'jitter', 'retryWindowMs', 'maxRetryAfterMs'];
 

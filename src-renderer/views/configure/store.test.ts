@@ -223,7 +223,7 @@ test('Clear log: the log empties, the sources stay, and the store says what went
     await s.getState().clearLog();
     assert.equal(s.getState().clearError, null);
     assert.deepEqual(s.getState().cleared, { requests: 2, messages: 0, deliveries: 0, attempts: 0, droppedItems: 0, keptActiveDeliveries: 0 });
-    assert.equal((h.engine.db.prepare('SELECT COUNT(*) AS n FROM requests').get() as { n: number }).n, 0);
+    assert.equal((h.inspect.get('SELECT COUNT(*) AS n FROM requests') as { n: number }).n, 0);
     assert.deepEqual(s.getState().sources.map((o) => o.name), ['backend']);
   } finally {
     await close();

@@ -10,6 +10,7 @@ const dest = (over: Partial<Destination> = {}): Destination => ({
   enabled: true,
   sources: ['backend'],
   sharedSecret: null,
+  signing: 'x-signature',
   webhooks: [{ url: 'http://127.0.0.1:9/hook', headers: {}, enabled: true }],
   createdAt: '2026-01-01T00:00:00.000Z',
   ...over,

@@ -17,8 +17,8 @@ describe('watch over a real engine', () => {
   let receiver: Receiver;
   let h: Harness;
   let transport: Transport;
-  const statusOf = (id: number): string => (h.engine.db.prepare('SELECT status FROM deliveries WHERE id = ?').get(id) as { status: string }).status;
-  const failedIds = (): number[] => (h.engine.db.prepare(`SELECT id FROM deliveries WHERE status = 'failed' ORDER BY id DESC`).all() as { id: number }[]).map((r) => r.id);
+  const statusOf = (id: number): string => (h.inspect.get('SELECT status FROM deliveries WHERE id = ?', id) as { status: string }).status;
+  const failedIds = (): number[] => (h.inspect.all(`SELECT id FROM deliveries WHERE status = 'failed' ORDER BY id DESC`) as { id: number }[]).map((r) => r.id);
 
   before(async () => {
     receiver = await new Receiver().start();
@@ -65,7 +65,7 @@ describe('watch over a real engine', () => {
       'the status asked for is replaced by failed, and paging crosses pages',
     );
     assert.deepEqual([result.replayed, result.failed, result.firstError], [3, 0, null]);
-    const replayed = (h.engine.db.prepare(`SELECT replay_of FROM deliveries WHERE id IN (${result.replayIds.join(',')})`).all() as { replay_of: number }[]).map((r) => r.replay_of);
+    const replayed = (h.inspect.all(`SELECT replay_of FROM deliveries WHERE id IN (${result.replayIds.join(',')})`) as { replay_of: number }[]).map((r) => r.replay_of);
     assert.deepEqual(replayed.sort(), [...annFailed].sort(), 'the originals are ann’s failed deliveries, newest first');
     for (const id of result.replayIds) await waitUntil(() => statusOf(id) === 'succeeded', `replay ${id} to succeed`);
 
@@ -86,7 +86,7 @@ describe('watch over a real engine', () => {
     try {
       const state = s.store.getState;
       await waitUntil(() => state().loaded, 'the first page');
-      const total = (h.engine.db.prepare('SELECT COUNT(*) AS n FROM deliveries').get() as { n: number }).n;
+      const total = (h.inspect.get('SELECT COUNT(*) AS n FROM deliveries') as { n: number }).n;
       assert.equal(state().rows.length, total);
       await waitUntil(() => state().counts?.total === total, 'the counts');
 

@@ -5,10 +5,11 @@
  */
 import type { JsonObject, JsonValue } from '../../../src-shared/json';
 import type { ProfileEventView, ProfileView } from '../../../src-shared/personas';
-import type { Db } from '../store/database';
+import type { Db } from './database';
+import { statements } from './statements';
 import { toIso } from '../ingest/timestamps';
-import type { Needs, ProfileSnapshot, TrackedEvent } from './evaluate';
-import { idsOf, profileMessageOf, reduceChunk, type MessageRow, type ProfileMessage, type ProfileOp } from './profile-reducer';
+import type { Needs, ProfileSnapshot, TrackedEvent } from '../personas/evaluate';
+import { idsOf, profileMessageOf, reduceChunk, type MessageRow, type ProfileMessage, type ProfileOp } from '../personas/profile-reducer';
 
 /** Requests the syncs commit carry this path; their identify calls are ours, not the user's, so profiles skip them. */
 export const SYNC_PATH = '/personas/sync';
@@ -26,69 +27,55 @@ export class ProfileStore {
   private readonly q;
 
   constructor(private readonly db: Db) {
-    this.q = {
-      cursor: db.prepare('SELECT last_message_id AS id FROM persona_cursor WHERE id = 1'),
-      setCursor: db.prepare('UPDATE persona_cursor SET last_message_id = ? WHERE id = 1'),
-      messagesAfter: db.prepare(
-        `SELECT m.id, m.type, m.user_id, m.anonymous_id, m.event, m.received_at, m.json, r.path
+    this.q = statements(db, {
+      cursor: 'SELECT last_message_id AS id FROM persona_cursor WHERE id = 1',
+      setCursor: 'UPDATE persona_cursor SET last_message_id = ? WHERE id = 1',
+      messagesAfter: `SELECT m.id, m.type, m.user_id, m.anonymous_id, m.event, m.received_at, m.json, r.path
          FROM messages m LEFT JOIN requests r ON r.id = m.request_id
          WHERE m.id > ? ORDER BY m.id LIMIT ?`,
-      ),
-      idsIn: db.prepare('SELECT id, profile_id FROM persona_ids WHERE id IN (SELECT value FROM json_each(?))'),
-      profilesIn: db.prepare('SELECT profile_id, user_id FROM persona_profiles WHERE profile_id IN (SELECT value FROM json_each(?))'),
-      createProfile: db.prepare('INSERT OR IGNORE INTO persona_profiles (profile_id, user_id, updated_at) VALUES (?, ?, 0)'),
-      claim: db.prepare('UPDATE persona_profiles SET user_id = ? WHERE profile_id = ?'),
-      link: db.prepare('INSERT OR REPLACE INTO persona_ids (id, profile_id) VALUES (?, ?)'),
-      moveIds: db.prepare('UPDATE persona_ids SET profile_id = ? WHERE profile_id = ?'),
-      moveTracks: db.prepare('UPDATE persona_tracks SET profile_id = ? WHERE profile_id = ?'),
-      mergeTraits: db.prepare(
-        `INSERT INTO persona_traits (profile_id, key, value, seq)
+      idsIn: 'SELECT id, profile_id FROM persona_ids WHERE id IN (SELECT value FROM json_each(?))',
+      profilesIn: 'SELECT profile_id, user_id FROM persona_profiles WHERE profile_id IN (SELECT value FROM json_each(?))',
+      createProfile: 'INSERT OR IGNORE INTO persona_profiles (profile_id, user_id, updated_at) VALUES (?, ?, 0)',
+      claim: 'UPDATE persona_profiles SET user_id = ? WHERE profile_id = ?',
+      link: 'INSERT OR REPLACE INTO persona_ids (id, profile_id) VALUES (?, ?)',
+      moveIds: 'UPDATE persona_ids SET profile_id = ? WHERE profile_id = ?',
+      moveTracks: 'UPDATE persona_tracks SET profile_id = ? WHERE profile_id = ?',
+      mergeTraits: `INSERT INTO persona_traits (profile_id, key, value, seq)
            SELECT ?, key, value, seq FROM persona_traits WHERE profile_id = ?
          ON CONFLICT (profile_id, key) DO UPDATE SET value = excluded.value, seq = excluded.seq WHERE excluded.seq > persona_traits.seq`,
-      ),
-      mergeUpdatedAt: db.prepare(
-        `UPDATE persona_profiles SET updated_at = MAX(updated_at, (SELECT updated_at FROM persona_profiles WHERE profile_id = ?))
+      mergeUpdatedAt: `UPDATE persona_profiles SET updated_at = MAX(updated_at, (SELECT updated_at FROM persona_profiles WHERE profile_id = ?))
          WHERE profile_id = ?`,
-      ),
-      dropTraits: db.prepare('DELETE FROM persona_traits WHERE profile_id = ?'),
-      dropSynced: db.prepare('DELETE FROM persona_synced WHERE profile_id = ?'),
-      dropProfile: db.prepare('DELETE FROM persona_profiles WHERE profile_id = ?'),
-      dropIds: db.prepare('DELETE FROM persona_ids WHERE profile_id = ?'),
-      dropTracks: db.prepare('DELETE FROM persona_tracks WHERE profile_id = ?'),
-      setTrait: db.prepare(
-        `INSERT INTO persona_traits (profile_id, key, value, seq) VALUES (?, ?, ?, ?)
+      dropTraits: 'DELETE FROM persona_traits WHERE profile_id = ?',
+      dropSynced: 'DELETE FROM persona_synced WHERE profile_id = ?',
+      dropProfile: 'DELETE FROM persona_profiles WHERE profile_id = ?',
+      dropIds: 'DELETE FROM persona_ids WHERE profile_id = ?',
+      dropTracks: 'DELETE FROM persona_tracks WHERE profile_id = ?',
+      setTrait: `INSERT INTO persona_traits (profile_id, key, value, seq) VALUES (?, ?, ?, ?)
          ON CONFLICT (profile_id, key) DO UPDATE SET value = excluded.value, seq = excluded.seq WHERE excluded.seq > persona_traits.seq`,
-      ),
-      addTrack: db.prepare('INSERT OR IGNORE INTO persona_tracks (message_id, profile_id, event, at, properties) VALUES (?, ?, ?, ?, ?)'),
-      touch: db.prepare('UPDATE persona_profiles SET updated_at = MAX(updated_at, ?) WHERE profile_id = ?'),
-      profileOfId: db.prepare('SELECT profile_id FROM persona_ids WHERE id = ?'),
-      profile: db.prepare('SELECT profile_id, user_id, updated_at FROM persona_profiles WHERE profile_id = ?'),
-      aliases: db.prepare('SELECT id FROM persona_ids WHERE profile_id = ? AND id != ? ORDER BY id'),
-      traits: db.prepare('SELECT key, value FROM persona_traits WHERE profile_id = ? ORDER BY key'),
-      events: db.prepare(
-        `SELECT t.event, COUNT(*) AS n, MAX(t.at) AS last_at,
+      addTrack: 'INSERT OR IGNORE INTO persona_tracks (message_id, profile_id, event, at, properties) VALUES (?, ?, ?, ?, ?)',
+      touch: 'UPDATE persona_profiles SET updated_at = MAX(updated_at, ?) WHERE profile_id = ?',
+      profileOfId: 'SELECT profile_id FROM persona_ids WHERE id = ?',
+      profile: 'SELECT profile_id, user_id, updated_at FROM persona_profiles WHERE profile_id = ?',
+      aliases: 'SELECT id FROM persona_ids WHERE profile_id = ? AND id != ? ORDER BY id',
+      traits: 'SELECT key, value FROM persona_traits WHERE profile_id = ? ORDER BY key',
+      events: `SELECT t.event, COUNT(*) AS n, MAX(t.at) AS last_at,
            (SELECT l.properties FROM persona_tracks l WHERE l.profile_id = t.profile_id AND l.event = t.event
             ORDER BY l.at DESC, l.message_id DESC LIMIT 1) AS last_properties
          FROM persona_tracks t WHERE t.profile_id = ? GROUP BY t.event ORDER BY t.event`,
-      ),
-      computed: db.prepare(
-        `SELECT c.key, s.value FROM persona_synced s JOIN persona_computations c ON c.id = s.computation_id
+      computed: `SELECT c.key, s.value FROM persona_synced s JOIN persona_computations c ON c.id = s.computation_id
          WHERE s.profile_id = ? ORDER BY c.id`,
-      ),
-      page: db.prepare(
-        `SELECT profile_id, user_id, updated_at FROM persona_profiles p
+      page: `SELECT profile_id, user_id, updated_at FROM persona_profiles p
          WHERE profile_id > @after AND (@like IS NULL
            OR p.profile_id LIKE @like ESCAPE '\\'
            OR EXISTS (SELECT 1 FROM persona_ids i WHERE i.profile_id = p.profile_id AND i.id LIKE @like ESCAPE '\\')
            OR EXISTS (SELECT 1 FROM persona_traits t WHERE t.profile_id = p.profile_id AND t.value LIKE @like ESCAPE '\\'))
          ORDER BY profile_id LIMIT @limit`,
-      ),
-      allProfiles: db.prepare('SELECT profile_id, user_id FROM persona_profiles ORDER BY profile_id'),
-      idsOfProfiles: db.prepare('SELECT id, profile_id FROM persona_ids WHERE profile_id IN (SELECT value FROM json_each(?)) ORDER BY id'),
-      traitsNamed: db.prepare('SELECT profile_id, key, value FROM persona_traits WHERE key IN (SELECT value FROM json_each(?))'),
-      tracksOf: db.prepare('SELECT profile_id, message_id, at, properties FROM persona_tracks WHERE event = ?'),
-      dropTracksOf: db.prepare('DELETE FROM persona_tracks WHERE message_id IN (SELECT value FROM json_each(?))'),
-    };
+      allProfiles: 'SELECT profile_id, user_id FROM persona_profiles ORDER BY profile_id',
+      idsOfProfiles: 'SELECT id, profile_id FROM persona_ids WHERE profile_id IN (SELECT value FROM json_each(?)) ORDER BY id',
+      traitsNamed: 'SELECT profile_id, key, value FROM persona_traits WHERE key IN (SELECT value FROM json_each(?))',
+      tracksOf: 'SELECT profile_id, message_id, at, properties FROM persona_tracks WHERE event = ?',
+      dropTracksOf: 'DELETE FROM persona_tracks WHERE message_id IN (SELECT value FROM json_each(?))',
+    });
   }
 
   cursor(): number {

@@ -2,10 +2,11 @@
  * The SQL edge of computations: definitions, what was last synced per profile, and the sync log.
  */
 import type { ComputationClass, ComputedTraitRule, Condition, SyncSummary } from '../../../src-shared/personas';
-import type { Db } from '../store/database';
+import type { Db } from './database';
+import { statements } from './statements';
 import { toIso } from '../ingest/timestamps';
-import { canonicalJson } from './evaluate';
-import type { SyncDiff } from './sync-plan';
+import { canonicalJson } from '../personas/evaluate';
+import type { SyncDiff } from '../personas/sync-plan';
 
 export interface ComputationRow {
   id: number;
@@ -44,38 +45,30 @@ export class ComputationStore {
   private readonly q;
 
   constructor(db: Db) {
-    this.q = {
-      all: db.prepare('SELECT * FROM persona_computations ORDER BY id'),
-      get: db.prepare('SELECT * FROM persona_computations WHERE id = ?'),
-      byName: db.prepare('SELECT * FROM persona_computations WHERE space = ? AND name = ? AND class = ?'),
-      byKey: db.prepare('SELECT * FROM persona_computations WHERE space = ? AND key = ?'),
-      traitsIn: db.prepare(`SELECT * FROM persona_computations WHERE class = 'trait' AND (? IS NULL OR space = ?) ORDER BY id`),
-      insert: db.prepare(
-        `INSERT INTO persona_computations (class, name, key, space, definition, sync_every_minutes, created_at, updated_at)
+    this.q = statements(db, {
+      all: 'SELECT * FROM persona_computations ORDER BY id',
+      get: 'SELECT * FROM persona_computations WHERE id = ?',
+      byName: 'SELECT * FROM persona_computations WHERE space = ? AND name = ? AND class = ?',
+      byKey: 'SELECT * FROM persona_computations WHERE space = ? AND key = ?',
+      traitsIn: `SELECT * FROM persona_computations WHERE class = 'trait' AND (? IS NULL OR space = ?) ORDER BY id`,
+      insert: `INSERT INTO persona_computations (class, name, key, space, definition, sync_every_minutes, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
-      update: db.prepare('UPDATE persona_computations SET definition = ?, sync_every_minutes = ?, updated_at = ? WHERE id = ?'),
-      delete: db.prepare('DELETE FROM persona_computations WHERE id = ?'),
-      sizes: db.prepare('SELECT computation_id AS id, COUNT(*) AS n FROM persona_synced GROUP BY computation_id'),
-      synced: db.prepare('SELECT profile_id, value FROM persona_synced WHERE computation_id = ?'),
-      setSynced: db.prepare(
-        `INSERT INTO persona_synced (computation_id, profile_id, value) VALUES (?, ?, ?)
+      update: 'UPDATE persona_computations SET definition = ?, sync_every_minutes = ?, updated_at = ? WHERE id = ?',
+      delete: 'DELETE FROM persona_computations WHERE id = ?',
+      sizes: 'SELECT computation_id AS id, COUNT(*) AS n FROM persona_synced GROUP BY computation_id',
+      synced: 'SELECT profile_id, value FROM persona_synced WHERE computation_id = ?',
+      setSynced: `INSERT INTO persona_synced (computation_id, profile_id, value) VALUES (?, ?, ?)
          ON CONFLICT (computation_id, profile_id) DO UPDATE SET value = excluded.value`,
-      ),
-      dropSynced: db.prepare('DELETE FROM persona_synced WHERE computation_id = ? AND profile_id = ?'),
-      insertSync: db.prepare(
-        `INSERT INTO persona_syncs (computation_id, kind, started_at, entered, exited, changed, sent, request_id)
+      dropSynced: 'DELETE FROM persona_synced WHERE computation_id = ? AND profile_id = ?',
+      insertSync: `INSERT INTO persona_syncs (computation_id, kind, started_at, entered, exited, changed, sent, request_id)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
-      syncs: db.prepare('SELECT * FROM persona_syncs WHERE computation_id = ? ORDER BY id DESC'),
-      sync: db.prepare('SELECT * FROM persona_syncs WHERE id = ?'),
-      lastSync: db.prepare('SELECT * FROM persona_syncs WHERE computation_id = ? ORDER BY id DESC LIMIT 1'),
+      syncs: 'SELECT * FROM persona_syncs WHERE computation_id = ? ORDER BY id DESC',
+      sync: 'SELECT * FROM persona_syncs WHERE id = ?',
+      lastSync: 'SELECT * FROM persona_syncs WHERE computation_id = ? ORDER BY id DESC LIMIT 1',
       // Replays carry their original's message too; a sync's deliveries are the ones it caused.
-      deliveriesOf: db.prepare(
-        `SELECT d.id FROM messages m JOIN deliveries d ON d.message_id = m.id
+      deliveriesOf: `SELECT d.id FROM messages m JOIN deliveries d ON d.message_id = m.id
          WHERE m.request_id = ? AND d.replay_of IS NULL ORDER BY d.id`,
-      ),
-    };
+    });
   }
 
   all(): ComputationRow[] {

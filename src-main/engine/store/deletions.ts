@@ -6,10 +6,11 @@
  */
 import type { DeliveryStatus } from '../../../src-shared/api';
 import type { DeletionStatus } from '../../../src-shared/personas';
-import type { Db } from '../store/database';
-import { RetentionStore } from '../store/retention';
-import type { ChainMember } from './status';
-import { droppedItemNames, droppedItemNeedles, type Person } from './identity';
+import type { Db } from './database';
+import { statements } from './statements';
+import { RetentionStore } from './retention';
+import type { ChainMember } from '../deletion/status';
+import { droppedItemNames, droppedItemNeedles, type Person } from '../deletion/identity';
 
 export interface RequestRow {
   id: number;
@@ -54,29 +55,20 @@ export class DeletionStore {
 
   constructor(private readonly db: Db) {
     this.pruner = new RetentionStore(db);
-    this.s = {
-      linked: db.prepare(
-        `SELECT anonymous_id AS a, CASE WHEN type = 'alias' THEN json_extract(json, '$.previousId') END AS p
+    this.s = statements(db, {
+      linked: `SELECT anonymous_id AS a, CASE WHEN type = 'alias' THEN json_extract(json, '$.previousId') END AS p
          FROM messages WHERE user_id = ?`,
-      ),
-      affectedSourceIds: db.prepare(`SELECT DISTINCT m.source_id AS id FROM messages m WHERE ${USER_MESSAGES} ORDER BY m.source_id`),
-      insertRequest: db.prepare(
-        `INSERT INTO deletion_requests (user_id, purge, status, affected_sources, created_at) VALUES (?, ?, ?, ?, ?)`,
-      ),
-      insertNotice: db.prepare(
-        'INSERT INTO deletion_notices (delivery_id, request_id, source_name, destination_name) VALUES (?, ?, ?, ?)',
-      ),
-      request: db.prepare('SELECT * FROM deletion_requests WHERE id = ?'),
-      requests: db.prepare('SELECT * FROM deletion_requests ORDER BY id DESC'),
-      unsettled: db.prepare(
-        `SELECT id FROM deletion_requests WHERE status != 'forwarded' OR (purge = 1 AND purged_at IS NULL) ORDER BY id`,
-      ),
-      noticesOf: db.prepare('SELECT * FROM deletion_notices WHERE request_id = ? ORDER BY delivery_id'),
-      allNotices: db.prepare('SELECT * FROM deletion_notices ORDER BY delivery_id'),
+      affectedSourceIds: `SELECT DISTINCT m.source_id AS id FROM messages m WHERE ${USER_MESSAGES} ORDER BY m.source_id`,
+      insertRequest: `INSERT INTO deletion_requests (user_id, purge, status, affected_sources, created_at) VALUES (?, ?, ?, ?, ?)`,
+      insertNotice: 'INSERT INTO deletion_notices (delivery_id, request_id, source_name, destination_name) VALUES (?, ?, ?, ?)',
+      request: 'SELECT * FROM deletion_requests WHERE id = ?',
+      requests: 'SELECT * FROM deletion_requests ORDER BY id DESC',
+      unsettled: `SELECT id FROM deletion_requests WHERE status != 'forwarded' OR (purge = 1 AND purged_at IS NULL) ORDER BY id`,
+      noticesOf: 'SELECT * FROM deletion_notices WHERE request_id = ? ORDER BY delivery_id',
+      allNotices: 'SELECT * FROM deletion_notices ORDER BY delivery_id',
       // Every notice with its replays, at any depth. A replay counts for the notice when it carries
       // the notice's exact bytes to the destination's own entries.
-      chains: db.prepare(
-        `WITH RECURSIVE chain(root, id) AS (
+      chains: `WITH RECURSIVE chain(root, id) AS (
            SELECT n.delivery_id, n.delivery_id FROM deletion_notices n
              WHERE (@request IS NULL OR n.request_id = @request)
            UNION ALL
@@ -86,18 +78,15 @@ export class DeletionStore {
            (d.id = chain.root OR (d.target_url IS NULL AND d.body = root.body)) AS counts
          FROM chain JOIN deliveries d ON d.id = chain.id JOIN deliveries root ON root.id = chain.root
          ORDER BY chain.root, d.id`,
-      ),
-      setStatus: db.prepare('UPDATE deletion_requests SET status = ? WHERE id = ?'),
-      setPurged: db.prepare('UPDATE deletion_requests SET purged_at = ? WHERE id = ?'),
+      setStatus: 'UPDATE deletion_requests SET status = ? WHERE id = ?',
+      setPurged: 'UPDATE deletion_requests SET purged_at = ? WHERE id = ?',
       // messages has no index on user_id or anonymous_id (each would tax every ingest), so the
       // purge scans it once for the ids and works by primary key and index from there.
-      userMessageIds: db.prepare(`SELECT m.id FROM messages m WHERE ${USER_MESSAGES}`),
-      droppedCandidates: db.prepare(
-        `SELECT id, raw FROM dropped_items
+      userMessageIds: `SELECT m.id FROM messages m WHERE ${USER_MESSAGES}`,
+      droppedCandidates: `SELECT id, raw FROM dropped_items
          WHERE @needles IS NULL OR instr(raw, '\\') > 0 OR EXISTS (SELECT 1 FROM json_each(@needles) j WHERE instr(raw, j.value) > 0)`,
-      ),
-      deleteDropped: db.prepare('DELETE FROM dropped_items WHERE id IN (SELECT value FROM json_each(?))'),
-    };
+      deleteDropped: 'DELETE FROM dropped_items WHERE id IN (SELECT value FROM json_each(?))',
+    });
   }
 
   /** The user and the ids linked to them (identity.ts), as the log holds them now. */

@@ -1,0 +1,58 @@
+import { useIncrementalVacuum, type Db } from './database';
+import { ConfigStore, type SecretSealer } from './config-store';
+import { LogStore } from './log-store';
+import { ProfileStore } from './profiles';
+import { ComputationStore } from './computations';
+import { DeletionStore } from './deletions';
+import { RetentionStore } from './retention';
+import { DeliveryViewStore } from './delivery-views';
+import { RequestStore } from './requests';
+
+/** Runs fn in one transaction; inside another one it becomes a savepoint of it. */
+export type Transaction = <T>(fn: () => T) => T;
+
+/**
+ * Every store of one engine, over one connection: the only way the rest of the engine reaches
+ * the data. Nothing outside src-main/engine/store sees the connection itself.
+ */
+export interface Stores {
+  /** Accepted messages with their deliveries and attempts: the delivery queue. */
+  readonly log: LogStore;
+  /** Tracking API requests and their dropped items, as the Inbound view reads them. */
+  readonly requests: RequestStore;
+  /** The Deliveries view's filtered pages, summaries and detail rows. */
+  readonly deliveryViews: DeliveryViewStore;
+  /** Sources, destinations and settings. */
+  readonly config: ConfigStore;
+  readonly profiles: ProfileStore;
+  readonly computations: ComputationStore;
+  readonly deletions: DeletionStore;
+  readonly retention: RetentionStore;
+  readonly transaction: Transaction;
+  /** Whether a transaction is open now (a hook called from inside one can tell). */
+  inTransaction(): boolean;
+  /**
+   * With nothing else using the file: converts an older file to incremental vacuum when it is
+   * small enough, and cuts the WAL back to nothing.
+   */
+  compactFile(): void;
+}
+
+export function createStores(db: Db, secrets?: SecretSealer): Stores {
+  return {
+    log: new LogStore(db),
+    requests: new RequestStore(db),
+    deliveryViews: new DeliveryViewStore(db),
+    config: new ConfigStore(db, secrets),
+    profiles: new ProfileStore(db),
+    computations: new ComputationStore(db),
+    deletions: new DeletionStore(db),
+    retention: new RetentionStore(db),
+    transaction: (fn) => db.transaction(fn)(),
+    inTransaction: () => db.inTransaction,
+    compactFile: () => {
+      useIncrementalVacuum(db);
+      db.pragma('wal_checkpoint(TRUNCATE)');
+    },
+  };
+}
