@@ -15,6 +15,7 @@ import type {
   SyncSummary,
 } from './personas';
 import type { IngestWarning } from './events';
+import type { AttemptFailure } from './delivery-outcomes';
 import type { DeliverySettings, Destination, DestinationInput, RetentionSettings, RETRY_PRESETS, Source, SourceInput } from './settings';
 
 export type DeliveryStatus = 'pending' | 'in_flight' | 'succeeded' | 'retrying' | 'failed' | 'discarded';
@@ -85,6 +86,25 @@ export interface DeliverySummary {
   latencyMs: number | null;
   /** Replays made of this delivery (newest first, ids only). */
   replays: number[];
+  /** The destination's current name; null once it is removed. */
+  destinationName: string | null;
+  /** The source the message came in on (or a delete notice was made for); null when unknown. */
+  sourceName: string | null;
+  /** The name of a page or screen call; null for other types. */
+  name: string | null;
+  /** The latest attempt at each URL tried so far, in the order they were first tried. */
+  urls: UrlOutcome[];
+}
+
+/** The latest attempt at one URL of a delivery: what a list row shows per URL. */
+export interface UrlOutcome {
+  url: string;
+  round: number;
+  state: 'in_flight' | 'done' | 'interrupted';
+  httpStatus: number | null;
+  /** Why it did not succeed; null for a success and while in flight. */
+  failure: AttemptFailure | null;
+  startedAt: string;
 }
 
 export interface AttemptTimingsView {
@@ -132,7 +152,6 @@ export interface DeliveryDetail extends DeliverySummary {
   nextStep: string;
   /** The original body when this is an edited replay (the edit is kept beside it). */
   originalBody: string | null;
-  destinationName: string | null;
 }
 
 export interface SignatureCheck {

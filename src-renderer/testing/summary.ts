@@ -21,6 +21,10 @@ export function summaryFixture(id: number, overrides: Partial<DeliverySummary> =
     entries: 1,
     latencyMs: null,
     replays: [],
+    destinationName: 'Local receiver',
+    sourceName: 'backend',
+    name: null,
+    urls: [],
     ...overrides,
   };
 }

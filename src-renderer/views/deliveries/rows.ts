@@ -25,6 +25,10 @@ export function summaryOf(d: DeliveryDetail | DeliverySummary): DeliverySummary 
     entries: d.entries,
     latencyMs: d.latencyMs,
     replays: d.replays,
+    destinationName: d.destinationName,
+    sourceName: d.sourceName,
+    name: d.name,
+    urls: d.urls,
   };
 }
 
