@@ -76,11 +76,13 @@ export function ComposeView() {
             <Timestamp />
             <TextInput field="messageId" />
           </div>
-          <Preview />
           <SendBar />
         </form>
       </div>
-      <TemplatesPanel />
+      <div className="compose-side">
+        <Preview />
+        <TemplatesPanel />
+      </div>
     </section>
   );
 }
@@ -153,6 +155,8 @@ function TextInput({ field, required = false, extra }: { field: TextField; requi
 function CallFields() {
   const type = useCompose((s) => s.form.type);
   const generate = useCompose((s) => s.generateAnonymousId);
+  // The error under userId says the same words; the hint steps aside for it.
+  const identityError = useCompose((s) => s.fieldErrors.userId !== undefined && s.form.userId === '');
   const fields = TYPE_FIELDS[type];
   return (
     <>
@@ -169,7 +173,7 @@ function CallFields() {
           />
         </div>
       )}
-      {fields.identity && <p className="muted hint compose-identity-hint">Give a userId, an anonymousId, or both.</p>}
+      {fields.identity && !identityError && <p className="muted hint compose-identity-hint">Give a userId, an anonymousId, or both.</p>}
       {fields.text.length > 0 && (
         <div className="compose-row">
           {fields.text.map((f) => (
@@ -236,7 +240,7 @@ function Preview() {
   const shown = raw ? JSON.stringify(JSON.parse(text)) : text;
   const copies = Number(form.copies);
   return (
-    <details className="field compose-preview" open data-testid="compose-preview">
+    <details className="card compose-preview" open data-testid="compose-preview">
       <summary>What will be sent</summary>
       <div className="compose-preview-head">
         <span className="muted hint">

@@ -104,7 +104,7 @@ export const DeliveryListRow = memo(function DeliveryListRow({ row, index, top, 
 function RowOutcomes({ row }: { row: DeliverySummary }) {
   const flying = row.status === 'in_flight';
   return (
-    <span className="wline2" role="gridcell" data-testid="delivery-outcomes">
+    <span className={flying ? 'wline2 wline2-flying' : 'wline2'} role="gridcell" data-testid="delivery-outcomes">
       <span className="wroute" data-testid="delivery-route" title={routeWords(row)}>
         {routeWords(row)}
       </span>
