@@ -9,9 +9,9 @@ import { eventWords, lastStatusWords, nextAttemptWords, routeWords, shortUrl, ur
 export const ROW_HEIGHT = 50;
 export const HEADER_HEIGHT = 30;
 
-export const COLUMNS = ['Status', 'Type', 'User', 'Event', 'Entries', 'Rounds', 'Last', 'Latency', 'Time'] as const;
+export const COLUMNS = ['Status', 'Type', 'User', 'Event', 'URLs', 'Rounds', 'Last', 'Latency', 'Time'] as const;
 const TITLES: Partial<Record<(typeof COLUMNS)[number], string>> = {
-  Entries: 'Webhook URLs this delivery goes to',
+  URLs: 'Webhook URLs this delivery goes to',
   Rounds: 'Attempt rounds so far',
   Last: 'Last HTTP status, or what went wrong (timeout, refused, TLS…)',
   Latency: 'Total time of the last finished attempt',
@@ -21,7 +21,7 @@ export function HeaderCells() {
   return (
     <>
       {COLUMNS.map((c) => (
-        <span key={c} className={`wcell wcell-head ${['Entries', 'Rounds', 'Last', 'Latency'].includes(c) ? 'wnum' : ''}`} role="columnheader" title={TITLES[c]}>
+        <span key={c} className={`wcell wcell-head ${['URLs', 'Rounds', 'Last', 'Latency'].includes(c) ? 'wnum' : ''}`} role="columnheader" title={TITLES[c]}>
           {c}
         </span>
       ))}

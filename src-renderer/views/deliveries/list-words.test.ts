@@ -114,6 +114,7 @@ test('an in-flight round says what it waits for and since when', () => {
   ];
   assert.equal(waitingWords({ status: 'in_flight', urls }, T + 3_900), '1 of 2 URLs answered; waiting for http://a/hang (3 s)');
   assert.equal(waitingWords({ status: 'in_flight', urls: [urls[1]!] }, T + 12_000), 'waiting for http://a/hang (12 s)');
+  assert.equal(waitingWords({ status: 'in_flight', urls: [urls[1]!] }, T + 125_400), 'waiting for http://a/hang (2 min 5 s)');
   // A retry round only tries what is pending: the earlier round's answers do not count.
   const retry = [outcome({ url: 'http://a/fast', httpStatus: 404, round: 1 }), outcome({ url: 'http://a/hang', state: 'in_flight', round: 2 })];
   assert.equal(waitingWords({ status: 'in_flight', urls: retry }, T + 1_000), 'waiting for http://a/hang (1 s)');

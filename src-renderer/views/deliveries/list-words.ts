@@ -1,6 +1,6 @@
 /** The Deliveries list's numbers in plain words. Pure. */
 import type { DeliveryCounts, DeliverySummary, UrlOutcome } from '../../../src-shared/api';
-import { failureText, outcomeLabel } from '../../../src-shared/delivery-outcomes';
+import { failureText, formatDuration, outcomeLabel } from '../../../src-shared/delivery-outcomes';
 import { timeOf } from '../../shared/format';
 
 const n = (x: number): string => x.toLocaleString('en-US');
@@ -48,6 +48,12 @@ export function shortUrl(url: string): string {
   }
 }
 
+/** "3 s" under a minute, "2 min 5 s" past it. */
+function waitedFor(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  return s < 60 ? `${s} s` : formatDuration(s * 1000);
+}
+
 function secondsSince(iso: string, now: number): number {
   const at = Date.parse(iso);
   return Number.isNaN(at) ? 0 : Math.max(0, Math.floor((now - at) / 1000));
@@ -65,7 +71,7 @@ export function waitingWords(row: Pick<DeliverySummary, 'status' | 'urls'>, now:
   const out = current.filter((u) => u.state === 'in_flight');
   if (out.length === 0) return null;
   const since = Math.min(...out.map((u) => Date.parse(u.startedAt)).filter((t) => !Number.isNaN(t)));
-  const wait = `waiting for ${out.map((u) => u.url).join(', ')} (${Number.isFinite(since) ? Math.max(0, Math.floor((now - since) / 1000)) : 0} s)`;
+  const wait = `waiting for ${out.map((u) => u.url).join(', ')} (${Number.isFinite(since) ? waitedFor(now - since) : '0 s'})`;
   if (current.length === 1) return wait;
   return `${current.length - out.length} of ${current.length} URLs answered; ${wait}`;
 }

@@ -181,7 +181,7 @@ function RequestDetail() {
   const select = useInbound((s) => s.select);
   if (selectedId === null || !row) {
     return (
-      <aside className="detail" data-testid="inbound-no-selection">
+      <aside className="detail inbound-idle" data-testid="inbound-no-selection">
         <p className="muted">Select a call to see the messages it produced and the items that were dropped, with the reason.</p>
       </aside>
     );
