@@ -1,7 +1,7 @@
 /** The Deliveries list's numbers in plain words. Pure. */
 import type { DeliveryCounts, DeliverySummary, UrlOutcome } from '../../../src-shared/api';
 import { failureText, formatDuration, outcomeLabel } from '../../../src-shared/delivery-outcomes';
-import { timeOf } from '../../shared/format';
+import { timeOf, whenOf } from '../../shared/format';
 
 const n = (x: number): string => x.toLocaleString('en-US');
 const plural = (x: number, one: string, many: string): string => `${n(x)} ${x === 1 ? one : many}`;
@@ -87,9 +87,11 @@ export function eventWords(row: Pick<DeliverySummary, 'event' | 'name'>): string
 }
 
 /** Beside a retrying status: when the next round is due. */
-export function nextAttemptWords(row: Pick<DeliverySummary, 'status' | 'nextAttemptAt'>): string | null {
+export function nextAttemptWords(row: Pick<DeliverySummary, 'status' | 'nextAttemptAt'>, now: number = Date.now()): string | null {
   if (row.status !== 'retrying' || !row.nextAttemptAt) return null;
-  return `next ${timeOf(row.nextAttemptAt).slice(0, 8)}`;
+  // A retry window can cross midnight: another day's time comes with its date.
+  const when = whenOf(row.nextAttemptAt, now);
+  return `next ${when === timeOf(row.nextAttemptAt) ? when.slice(0, 8) : when}`;
 }
 
 export function bulkSummaryWords(b: { state: string; done: number; total: number; replayed: number; failed: number; firstError: string | null }): string {
