@@ -106,6 +106,10 @@ test('the list names source and destination, says what each URL answered, names 
   assert.match((await screen.getByTestId('delivery-http').getAttribute('title')) ?? '', /connection refused/);
   await rowOf(page, 'Pricing').waitFor();
   assert.equal(await rowOf(page, 'Pricing').getByTestId('delivery-type').textContent(), 'page');
+  await rowOf(page, 'Pricing').click();
+  await page.getByTestId('detail-source').filter({ hasText: 'backend' }).waitFor();
+  assert.equal(await page.getByTestId('detail-destination').textContent(), 'Local receiver');
+  await page.keyboard.press('Escape');
 
   // Today's rows show the time alone.
   assert.match((await row.getByTestId('delivery-time').textContent()) ?? '', /^\d\d:\d\d:\d\d\.\d{3}$/);

@@ -40,10 +40,12 @@ function DetailBody({ detail }: { detail: DeliveryDetail }) {
         <dt>Type</dt>
         <dd>
           {detail.type}
-          {detail.event ? <span className="muted"> · {detail.event}</span> : null}
+          {(detail.event ?? detail.name) ? <span className="muted"> · {detail.event ?? detail.name}</span> : null}
         </dd>
         <dt>User</dt>
         <dd className="mono">{detail.userId ?? detail.anonymousId ?? '—'}</dd>
+        <dt>Source</dt>
+        <dd data-testid="detail-source">{detail.sourceName ?? <span className="muted">unknown</span>}</dd>
         <dt>Destination</dt>
         <dd data-testid="detail-destination">
           {detail.destinationName ?? <span className="muted">removed (id {detail.destinationId})</span>}
