@@ -185,6 +185,10 @@ test('an audience in the UI: preview, save (every member sent), sync now (only t
   await page.getByTestId('deletions-empty').waitFor();
   await page.getByTestId('deletion-user').fill('ada');
   await page.getByTestId('deletion-purge').check();
+  // What the purge removes, said as the engine does it: the deliveries made from the user's messages go too.
+  const hint = (await page.getByTestId('deletion-purge-hint').textContent()) ?? '';
+  assert.match(hint, /the deliveries made from them \(with their attempts\)/);
+  assert.doesNotMatch(hint, /stay in the log/);
   await page.getByTestId('deletion-submit').click();
   await page.getByTestId('deletion-submit-confirm').click();
   const request = page.locator('[data-testid="deletion-row"][data-user="ada"]');

@@ -128,11 +128,15 @@ test('configure in the UI: a source with a generated write key, a destination wi
       sources: ['web-app'],
       sharedSecret: SECRET,
       webhooks: [
-        { url: first.url, headers: { 'X-Env': 'e2e-0' } },
-        { url: second.url, headers: { 'X-Env': 'e2e-1' } },
+        { url: first.url, headers: { 'X-Env': 'e2e-0' }, enabled: true },
+        { url: second.url, headers: { 'X-Env': 'e2e-1' }, enabled: true },
       ],
     },
   );
+  assert.equal(await page.getByTestId('destination-secret').getAttribute('type'), 'password', 'the revealed secret is hidden again once saved');
+  assert.equal(await page.getByTestId('destination-secret-reveal').getAttribute('aria-pressed'), 'false');
+  // Each URL input has a real label, not only its placeholder.
+  assert.equal(await page.getByLabel('Webhook URL 2', { exact: true }).inputValue(), second.url);
   await page.screenshot({ path: screenshotPath('configure'), fullPage: true });
 
   // A track with the generated write key, as curl would send it, reaches both receivers, signed.
@@ -195,6 +199,11 @@ test('Inbound shows each call live, newest first, with its messages and its drop
   const { page, problems } = await openPage('inbound');
   await page.getByTestId('inbound-row').first().waitFor();
   const before = await page.getByTestId('inbound-row').count();
+  // The keys work as soon as the view is shown, without a click first; ↓ is j.
+  await page.keyboard.press('ArrowDown');
+  await page.locator('[data-testid="inbound-row"][aria-selected="true"]').first().waitFor();
+  assert.equal(await page.getByTestId('inbound-row').first().getAttribute('aria-selected'), 'true');
+  assert.match((await page.getByTestId('inbound-status').first().getAttribute('title')) ?? '', /^Answered with success/);
 
   const res = await wb.ingest(
     '/v1/batch',
@@ -291,6 +300,80 @@ test('Log retention and Clear log: settings refused by field and saved; the conf
   await page.getByTestId('inbound-empty').waitFor();
   await page.goto(page.url().replace(/#.*$/, '#/configure'));
   await page.getByTestId('source-row').first().waitFor();
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('write-key rotation is its own confirmed action: an existing name in "New source" is refused; Rotate write key warns which key stops working', async () => {
+  assert.ok(wb && writeKey, 'runs after the first test made web-app');
+  const { page, problems } = await openPage('configure');
+  const row = page.locator('[data-testid="source-row"][data-name="web-app"]');
+  await row.waitFor();
+
+  // Typing an existing name keeps the form a "New source" form, and saving it changes nothing.
+  await page.getByTestId('source-name').fill('web-app');
+  assert.equal(await page.getByTestId('source-form').locator('h3').textContent(), 'New source');
+  await page.getByTestId('source-save').click();
+  await fieldError(page, 'source.name').filter({ hasText: 'Rotate write key' }).waitFor();
+  assert.equal((await wb.call('listSources'))[0]?.writeKey, writeKey, 'the key is unchanged');
+
+  // Rotation asks first, naming the key that will be refused.
+  await row.getByTestId('source-rotate').click();
+  const warning = (await row.getByTestId('source-rotate-warning').textContent()) ?? '';
+  assert.ok(warning.includes(writeKey) && /refused/.test(warning), warning);
+  await row.screenshot({ path: screenshotPath('configure-rotate-confirm') });
+  await row.getByTestId('source-rotate-confirm').click();
+  await page.getByTestId('source-rotated').waitFor();
+  const [source] = await wb.call('listSources');
+  assert.ok(source && source.writeKey !== writeKey);
+  assert.equal(await row.getByTestId('source-row-writekey').textContent(), source.writeKey);
+  const old = (await (await wb.ingest('/v1/track', writeKey, { userId: 'u', event: 'After rotation' })).json()) as { code?: string };
+  assert.equal(old.code, 'unknown_write_key', 'the old key is refused');
+  writeKey = source.writeKey;
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a destination is renamed in place and a URL switched off without deleting it: nothing reaches that URL until it is on again', async () => {
+  assert.ok(wb && first && second && writeKey, 'runs after the first test made "Two receivers"');
+  const { page, problems } = await openPage('configure');
+  await page.locator('[data-testid="destination-row"][data-name="Two receivers"]').waitFor();
+  const [before] = await wb.call('listDestinations');
+  assert.ok(before);
+  await page.locator('[data-testid="destination-row"][data-name="Two receivers"]').getByTestId('destination-edit').click();
+  await page.getByTestId('destination-name').fill('Staging pair');
+  await page.getByTestId('destination-rename-note').waitFor();
+  const urlSwitch = page.getByTestId('webhook-enabled-1');
+  assert.equal(await urlSwitch.getAttribute('aria-checked'), 'true');
+  await urlSwitch.uncheck();
+  assert.equal(await urlSwitch.getAttribute('aria-checked'), 'false');
+  await page.getByTestId('webhook-off-note-1').waitFor();
+  await page.getByTestId('destination-form').screenshot({ path: screenshotPath('configure-url-off') });
+  await page.getByTestId('destination-save').click();
+  await page.getByTestId('destination-saved').waitFor();
+  await page.locator('[data-testid="destination-row"][data-name="Staging pair"]').waitFor();
+  assert.equal(await page.locator('[data-testid="destination-row"][data-name="Two receivers"]').count(), 0);
+  const [after] = await wb.call('listDestinations');
+  assert.equal(after?.id, before.id, 'renamed, not replaced');
+  assert.deepEqual(after?.webhooks.map((w) => [w.url, w.enabled, w.headers['X-Env']]), [
+    [first.url, true, 'e2e-0'],
+    [second.url, false, 'e2e-1'],
+  ]);
+
+  const firstBefore = first.received.length;
+  const secondBefore = second.received.length;
+  const res = await wb.ingest('/v1/track', writeKey, { userId: 'user_cfg', event: 'Only First', messageId: 'e2e-cfg-off' });
+  assert.equal(res.status, 200);
+  await first.waitFor(firstBefore + 1);
+  const done = Date.now() + 10_000;
+  let status = '';
+  while (status !== 'succeeded' && Date.now() < done) {
+    const page1 = await wb.call('listDeliveries', { limit: 5 });
+    status = page1.items.find((d) => d.messageId === 'e2e-cfg-off')?.status ?? '';
+    if (status !== 'succeeded') await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.equal(status, 'succeeded');
+  assert.equal(second.received.length, secondBefore, 'the URL switched off got nothing');
   assert.deepEqual(problems, []);
   await page.close();
 });

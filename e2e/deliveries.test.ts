@@ -31,6 +31,8 @@ test('a tracked event appears live, and its detail shows the body and the X-Sign
   assert.ok(wb && receiver);
   const { page, problems } = await wb.openPage({ viewport: { width: 1280, height: 800 }, waitConnected: false });
   await page.getByTestId('empty-state').waitFor();
+  // The snippet shows once the source is known, with its write key (never a placeholder).
+  await page.getByTestId('empty-snippet').waitFor();
   const snippet = await page.getByTestId('empty-snippet').textContent();
   assert.match(snippet ?? '', new RegExp(`${wb.url}/v1/track`));
   assert.match(snippet ?? '', new RegExp(WRITE_KEY));

@@ -118,8 +118,10 @@ test('filters by status, type, URL and text narrow the rows, and the hidden coun
 test('pause holds new rows and counts them; show and unpause put them in the list', async () => {
   assert.ok(page);
   const p = page;
-  await p.getByTestId('live-pause').click();
+  // The switch is "Live": checked while live, unchecked while paused.
   assert.equal(await p.getByTestId('live-pause').getAttribute('aria-checked'), 'true');
+  await p.getByTestId('live-pause').click();
+  assert.equal(await p.getByTestId('live-pause').getAttribute('aria-checked'), 'false');
   await send([1, 2, 3].map((n) => ({ type: 'track', userId: `paused-${n}`, event: 'While Paused' })));
   await p.locator('[data-testid="new-while-paused"][data-count="3"]').waitFor({ timeout: 15_000 });
   assert.equal(await p.getByTestId('new-while-paused').textContent(), '3 new — show');
@@ -128,7 +130,7 @@ test('pause holds new rows and counts them; show and unpause put them in the lis
 
   await p.getByTestId('new-while-paused').click();
   await waitForUsers(p, ['alice', 'anon-dave', 'bob', 'carol', 'paused-1', 'paused-2', 'paused-3']);
-  assert.equal(await p.getByTestId('live-pause').getAttribute('aria-checked'), 'true', 'show leaves the switch paused');
+  assert.equal(await p.getByTestId('live-pause').getAttribute('aria-checked'), 'false', 'show leaves the switch paused');
 
   await send([{ type: 'track', userId: 'paused-4', event: 'While Paused' }]);
   await p.locator('[data-testid="new-while-paused"][data-count="1"]').waitFor({ timeout: 15_000 });
@@ -152,6 +154,11 @@ test('j/k move the cursor, Enter opens the detail, r replays, / goes to the sear
   assert.equal(await cursorId(), ids[2]);
   await p.keyboard.press('k');
   assert.equal(await cursorId(), ids[1]);
+  // The arrow keys do the same as j and k.
+  await p.keyboard.press('ArrowDown');
+  assert.equal(await cursorId(), ids[2]);
+  await p.keyboard.press('ArrowUp');
+  assert.equal(await cursorId(), ids[1]);
   assert.equal(await p.getByTestId('delivery-detail').count(), 0, 'moving does not open the detail');
 
   await p.keyboard.press('Enter');
@@ -174,6 +181,17 @@ test('j/k move the cursor, Enter opens the detail, r replays, / goes to the sear
   assert.equal(await cursorId(), replayId, 'the cursor follows the replay the key made');
   await p.keyboard.press('Escape');
   await p.getByTestId('delivery-detail').waitFor({ state: 'detached' });
+
+  // ? lists the shortcuts; Esc closes the list only.
+  await p.keyboard.press('?');
+  const help = p.getByTestId('shortcuts');
+  await help.waitFor();
+  assert.match((await help.textContent()) ?? '', /j \/ ↓next delivery/);
+  await p.screenshot({ path: screenshotPath('shortcuts') });
+  await p.keyboard.press('Escape');
+  await help.waitFor({ state: 'detached' });
+  // A status says what it means on hover.
+  assert.match((await rows(p).first().getByTestId('delivery-status').getAttribute('title')) ?? '', /^(Succeeded|Retrying|Pending|In flight|Failed|Discarded): /);
 });
 
 test('a receiver answering 500 fails the deliveries; once fixed, "Replay failed in this filter" replays each with progress, and they succeed', async () => {

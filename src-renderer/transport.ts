@@ -9,7 +9,11 @@ import { bridgeFrom, ipcTransport } from './transport-ipc';
 
 export { ApiCallError };
 
-/** stopped: the engine said it stopped; the stream is not reopened (a new start has a new token). */
+/**
+ * stopped: the engine said it stopped. The stream is tried again, slowly and without leaving
+ * `stopped`, since a new start on the same data folder and port keeps the token: the state goes
+ * straight to `connected` when it is back.
+ */
 export type ConnectionState = 'connecting' | 'connected' | 'reconnecting' | 'stopped';
 
 export interface Transport {
@@ -20,6 +24,8 @@ export interface Transport {
 
 const RETRY_MIN_MS = 500;
 const RETRY_MAX_MS = 10_000;
+/** How often a stopped engine is looked for again. */
+const STOPPED_RETRY_MS = 2_000;
 
 /** Headless mode: same origin as the page, the per-launch token from `?token=`. */
 export function httpTransport(token: string, base = ''): Transport {
@@ -49,6 +55,7 @@ export function httpTransport(token: string, base = ''): Transport {
         source = new EventSource(`${base}/api/live?token=${encodeURIComponent(token)}`);
         source.onopen = () => {
           delay = RETRY_MIN_MS;
+          engineStopped = false;
           onState('connected');
         };
         source.onmessage = (message: MessageEvent<string>) => {
@@ -64,11 +71,17 @@ export function httpTransport(token: string, base = ''): Transport {
             engineStopped = true;
             source?.close();
             onState('stopped');
+            if (!stopped) timer = setTimeout(open, STOPPED_RETRY_MS);
           }
           onEvent(event);
         };
         source.onerror = () => {
-          if (engineStopped) return;
+          if (engineStopped) {
+            // Not back yet: stay "stopped" and look again later rather than hammering a closed port.
+            source?.close();
+            if (!stopped) timer = setTimeout(open, STOPPED_RETRY_MS);
+            return;
+          }
           onState('reconnecting');
           // EventSource retries by itself unless the server refused the stream; then we retry, slower each time.
           if (source?.readyState === EventSource.CLOSED && !stopped) {

@@ -15,6 +15,7 @@ import type {
   SyncSummary,
 } from './personas';
 import type { IngestWarning } from './events';
+import type { AttemptFailure } from './delivery-outcomes';
 import type { DeliverySettings, Destination, DestinationInput, RetentionSettings, RETRY_PRESETS, Source, SourceInput } from './settings';
 
 export type DeliveryStatus = 'pending' | 'in_flight' | 'succeeded' | 'retrying' | 'failed' | 'discarded';
@@ -89,6 +90,25 @@ export interface DeliverySummary {
   replays: number[];
   /** Time-warp factor it was created with: 1 is real time; above 1 its retry times are compressed that many times. */
   warp: number;
+  /** The destination's current name; null once it is removed. */
+  destinationName: string | null;
+  /** The source the message came in on (or a delete notice was made for); null when unknown. */
+  sourceName: string | null;
+  /** The name of a page or screen call; null for other types. */
+  name: string | null;
+  /** The latest attempt at each URL tried so far, in the order they were first tried. */
+  urls: UrlOutcome[];
+}
+
+/** The latest attempt at one URL of a delivery: what a list row shows per URL. */
+export interface UrlOutcome {
+  url: string;
+  round: number;
+  state: 'in_flight' | 'done' | 'interrupted';
+  httpStatus: number | null;
+  /** Why it did not succeed; null for a success and while in flight. */
+  failure: AttemptFailure | null;
+  startedAt: string;
 }
 
 export interface AttemptTimingsView {
@@ -136,7 +156,6 @@ export interface DeliveryDetail extends DeliverySummary {
   nextStep: string;
   /** The original body when this is an edited replay (the edit is kept beside it). */
   originalBody: string | null;
-  destinationName: string | null;
   /** The whole retry life: rounds sent, the next one, the planned ones, and where the window ends. */
   schedule: DeliverySchedule;
 }
@@ -310,11 +329,15 @@ export interface EngineApi {
   droppedItemsOf(requestId: number): Promise<DroppedItemView[]>;
   messagesOf(requestId: number): Promise<InboundMessageView[]>;
   listSources(): Promise<Source[]>;
-  /** Creates the source, or updates the write key of the one with that name. */
+  /** Creates the source; refused when a source of that name has another write key (see rotateWriteKey). */
   saveSource(input: SourceInput): Promise<Source>;
+  /** Replaces the write key of an existing source: calls with the old key are refused from then on. */
+  rotateWriteKey(input: SourceInput): Promise<Source>;
   listDestinations(): Promise<Destination[]>;
   /** Creates or replaces, whole, the destination with that name. */
   saveDestination(input: DestinationInput): Promise<Destination>;
+  /** Gives a destination a new name; its deliveries, which keep pointing at it, show the new name. */
+  renameDestination(input: { from: string; to: string }): Promise<Destination>;
   getDeliverySettings(): Promise<DeliverySettings>;
   /** Replaces the settings: preset first, then explicit fields, over the defaults. */
   saveDeliverySettings(input: DeliverySettingsInput): Promise<DeliverySettings>;
@@ -465,8 +488,10 @@ export const API_METHODS = [
   'messagesOf',
   'listSources',
   'saveSource',
+  'rotateWriteKey',
   'listDestinations',
   'saveDestination',
+  'renameDestination',
   'getDeliverySettings',
   'saveDeliverySettings',
   'replayDelivery',

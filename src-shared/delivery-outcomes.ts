@@ -34,7 +34,7 @@ export interface AttemptOutcome {
 }
 
 /** Why a due delivery was discarded without a request going out. */
-export type NotSentReason = 'destination_removed' | 'destination_off' | 'message_gone' | 'no_urls' | 'unmappable';
+export type NotSentReason = 'destination_removed' | 'destination_off' | 'message_gone' | 'no_urls' | 'urls_off' | 'unmappable';
 
 /** What the engine decided for a delivery after a round (or instead of one). */
 export type DeliveryDecision =
@@ -134,6 +134,7 @@ const NOT_SENT: Record<Exclude<NotSentReason, 'unmappable'>, string> = {
   destination_off: 'its destination is switched off',
   message_gone: 'its message is gone from the log',
   no_urls: 'its destination has no webhook URLs',
+  urls_off: 'every webhook URL of its destination is switched off',
 };
 
 /** Why a delivery was not sent, e.g. "its destination is switched off". */
@@ -189,5 +190,49 @@ export function parseRecord<T extends { kind: string } | { code: string }>(text:
     return typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>)[key] === 'string' ? (value as T) : null;
   } catch {
     return null;
+  }
+}
+
+const RECORDED_KIND_LABELS: Record<string, string> = {
+  timeout: 'timeout',
+  connect: 'no connection',
+  dns: 'DNS',
+  reset: 'reset',
+  tls: 'TLS',
+  protocol: 'bad HTTP',
+  interrupted: 'interrupted',
+};
+
+/**
+ * An attempt's outcome in a word or two, for a row with no room for sentences: "200", "503",
+ * "timeout", "refused", "TLS". The whole sentence is failureText's.
+ */
+export function outcomeLabel(status: number | null, f: AttemptFailure | null): string {
+  if (f === null) return status === null ? 'no response' : String(status);
+  switch (f.kind) {
+    case 'http':
+      return String(f.status);
+    case 'redirect':
+      return `${f.status} redirect`;
+    case 'timeout':
+      return 'timeout';
+    case 'connect':
+      return f.code === 'ECONNREFUSED' ? 'refused' : 'no connection';
+    case 'dns':
+      return 'DNS';
+    case 'reset':
+      return 'reset';
+    case 'tls':
+      return 'TLS';
+    case 'protocol':
+      return 'bad HTTP';
+    case 'interrupted':
+      return 'interrupted';
+    case 'other':
+      return 'error';
+    case 'recorded':
+      if (f.errorKind === 'connect' && f.text?.includes('refused')) return 'refused';
+      if (f.errorKind !== null && RECORDED_KIND_LABELS[f.errorKind]) return RECORDED_KIND_LABELS[f.errorKind] as string;
+      return f.status === null ? 'error' : String(f.status);
   }
 }

@@ -63,6 +63,8 @@ export interface Source extends SourceInput {
 export interface WebhookEntry {
   url: string;
   headers: Record<string, string>;
+  /** Off: kept with its headers but not sent to. Absent means on. */
+  enabled?: boolean;
 }
 
 export interface DestinationInput {
@@ -208,8 +210,13 @@ export const webhookEntrySchema = z.object(
   {
     url: webhookUrlSchema.meta({ description: 'A full http:// or https:// URL, without credentials.' }),
     headers: headersSchema.optional().transform((h) => h ?? {}),
+    enabled: z
+      .boolean({ error: 'must be true or false' })
+      .optional()
+      .transform((v) => v ?? true)
+      .meta({ description: 'false keeps the URL and its headers but sends nothing to it. Default true.' }),
   },
-  { error: 'must be an object { url, headers }' },
+  { error: 'must be an object { url, headers, enabled? }' },
 );
 
 /** What a destination is saved from, by the config file or the API; absent fields take the same defaults either way. */

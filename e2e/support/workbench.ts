@@ -69,6 +69,8 @@ export interface Workbench {
   url: string;
   token: string;
   dir: string;
+  /** The built UI this workbench serves, for a test that starts a serve of its own. */
+  uiDir: string;
   /** The engine's own answer over the control API the page uses, to check the page against; asserts it is ok. */
   call<M extends ApiMethod>(method: M, params?: ApiParams<M>): Promise<ApiResult<M>>;
   /** The raw control API answer, for calls the engine is meant to refuse. */
@@ -137,6 +139,7 @@ export async function startWorkbench(options: WorkbenchOptions): Promise<Workben
     url,
     token,
     dir,
+    uiDir,
     callRaw,
     async call<M extends ApiMethod>(method: M, params?: ApiParams<M>): Promise<ApiResult<M>> {
       const answer = (await (await callRaw(method, params)).json()) as ApiResponse<ApiResult<M>>;

@@ -86,6 +86,31 @@ test('deleteSource is refused, with the reason, while a destination is attached;
   }
 });
 
+test('saveSource never changes an existing source\'s key; rotateWriteKey does, and the old key is refused from then on', async () => {
+  const h = await startHarness(configWith('http://127.0.0.1:9/hook'));
+  const { api, told } = apiOf(h);
+  try {
+    assert.deepEqual(await refusal(api.saveSource({ name: 'backend', writeKey: 'wk_other' })), [
+      'source.name: is already the name of a source; rotate its write key with rotateWriteKey instead',
+    ]);
+    assert.equal((await api.saveSource({ name: 'backend', writeKey: WRITE_KEY })).writeKey, WRITE_KEY, 'saving it unchanged is harmless');
+    assert.equal((await h.post('/v1/track', { userId: 'u', event: 'E' }, { writeKey: WRITE_KEY })).body.success, true, 'the key still works');
+
+    assert.deepEqual(await refusal(api.rotateWriteKey({ name: 'nope', writeKey: 'wk_new' })), ['rotation.name: no source named "nope"']);
+    assert.deepEqual(await refusal(api.rotateWriteKey({ name: 'backend', writeKey: WRITE_KEY })), ['rotation.writeKey: is the current write key; a rotation needs a new one']);
+    told.length = 0;
+    const rotated = await api.rotateWriteKey({ name: 'backend', writeKey: 'wk_rotated' });
+    assert.equal(rotated.writeKey, 'wk_rotated');
+    assert.deepEqual(told, ['sources']);
+    const old = await h.post('/v1/track', { userId: 'u', event: 'E' }, { writeKey: WRITE_KEY });
+    assert.equal(old.body.code, 'unknown_write_key', 'the old key is refused');
+    const fresh = await h.post('/v1/track', { userId: 'u', event: 'E' }, { writeKey: 'wk_rotated' });
+    assert.equal(fresh.body.success, true, 'the new key is taken');
+  } finally {
+    await h.close();
+  }
+});
+
 test('deleteSource is refused while an audience lives in it, since its identify calls go to that source\'s destinations', async () => {
   const h = await startHarness({ sources: [{ name: 'engage', writeKey: 'wk_engage' }], destinations: [] });
   const { api } = apiOf(h);
@@ -177,6 +202,67 @@ test('a delivery in flight when its destination is removed ends discarded instea
     assert.equal(ended.next_attempt_at, null);
     const [attempt] = (await api.getDelivery(ended.id))!.attempts;
     assert.equal(attempt?.httpStatus, 503, 'the attempt that was out is recorded as it ended');
+  } finally {
+    await h.close();
+    await receiver.close();
+  }
+});
+
+test('a webhook URL switched off keeps its place and headers but is not sent to; switched on again it is', async () => {
+  const on = await new Receiver().start('/on');
+  const off = await new Receiver().start('/off');
+  const h = await startHarness(configWith([on.url, off.url]));
+  const { api } = apiOf(h);
+  try {
+    const [d] = await api.listDestinations();
+    assert.ok(d);
+    assert.deepEqual(d.webhooks.map((w) => w.enabled), [true, true], 'entries are on unless said otherwise');
+    const saved = await api.saveDestination({ ...d, webhooks: [d.webhooks[0]!, { ...d.webhooks[1]!, headers: { 'X-Kept': '1' }, enabled: false }] });
+    assert.deepEqual(saved.webhooks.map((w) => [w.url, w.enabled, w.headers]), [
+      [on.url, true, {}],
+      [off.url, false, { 'X-Kept': '1' }],
+    ]);
+    await h.post('/v1/track', { userId: 'u', event: 'E', messageId: 'sw-1' });
+    await waitUntil(() => deliveryOf(h, 'sw-1')?.status === 'succeeded', 'delivered to the URL that is on');
+    assert.equal(on.received.length, 1);
+    assert.equal(off.received.length, 0, 'nothing reaches the URL switched off');
+
+    await api.saveDestination({ ...saved, webhooks: saved.webhooks.map((w) => ({ ...w, enabled: false })) });
+    await h.post('/v1/track', { userId: 'u', event: 'E', messageId: 'sw-2' });
+    const none = await waitUntil(() => (deliveryOf(h, 'sw-2')?.status === 'discarded' ? deliveryOf(h, 'sw-2') : undefined), 'discarded');
+    assert.equal(none.last_error, 'not sent: every webhook URL of its destination is switched off');
+
+    await api.saveDestination({ ...saved, webhooks: saved.webhooks.map((w) => ({ ...w, enabled: true })) });
+    await h.post('/v1/track', { userId: 'u', event: 'E', messageId: 'sw-3' });
+    await waitUntil(() => deliveryOf(h, 'sw-3')?.status === 'succeeded', 'delivered to both');
+    assert.equal(off.received.length, 1);
+    assert.equal(off.received[0]?.headers['x-kept'], '1', 'the kept header goes with it');
+  } finally {
+    await h.close();
+    await on.close();
+    await off.close();
+  }
+});
+
+test('renameDestination keeps the id, so its deliveries show the new name; refusals name the field', async () => {
+  const receiver = await new Receiver().start();
+  const h = await startHarness(configWith(receiver.url));
+  const { api, told } = apiOf(h);
+  try {
+    await h.post('/v1/track', { userId: 'u', event: 'E', messageId: 'rn-1' });
+    await waitUntil(() => deliveryOf(h, 'rn-1')?.status === 'succeeded', 'delivered');
+    const [before] = await api.listDestinations();
+    await api.saveDestination({ name: 'Other', enabled: false, sources: [], sharedSecret: null, webhooks: [] });
+    assert.deepEqual(await refusal(api.renameDestination({ from: 'Local receiver', to: 'Other' })), ['rename.to: is already the name of another destination']);
+    assert.deepEqual(await refusal(api.renameDestination({ from: 'nope', to: 'x' })), ['rename.from: no destination named "nope"']);
+    told.length = 0;
+    const renamed = await api.renameDestination({ from: 'Local receiver', to: 'Staging receiver' });
+    assert.equal(renamed.id, before?.id);
+    assert.deepEqual(told, ['destinations']);
+    const detail = await api.getDelivery(deliveryOf(h, 'rn-1')!.id);
+    assert.equal(detail?.destinationName, 'Staging receiver', 'the delivery names the destination as it is called now');
+    await h.post('/v1/track', { userId: 'u', event: 'E', messageId: 'rn-2' });
+    await waitUntil(() => deliveryOf(h, 'rn-2')?.status === 'succeeded', 'still routed after the rename');
   } finally {
     await h.close();
     await receiver.close();

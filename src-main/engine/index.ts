@@ -94,6 +94,8 @@ export interface Engine {
   deleteSource(name: string): { removed: boolean; attachedTo: string[]; computations: string[] };
   /** Removes a destination by name; its deliveries stay in the log and the queued ones are discarded. False when there is none. */
   deleteDestination(name: string): boolean;
+  /** Renames a destination, keeping its id and so its deliveries. */
+  renameDestination(from: string, to: string): 'renamed' | 'missing' | 'taken';
   /** Handles one Tracking API request; `path` from ingestPath(). */
   handleIngest(req: IncomingMessage, res: ServerResponse, path: string): void;
   /** Answers an SDK's settings request for writeKey, pointing it back at `host` (how it reached us). */
@@ -409,6 +411,11 @@ export function createEngine(options: EngineOptions): Engine {
         scheduler.wake();
       }
       return removed;
+    },
+    renameDestination(from, to) {
+      const outcome = config.renameDestination(from, to);
+      if (outcome === 'renamed') reload();
+      return outcome;
     },
     replay(deliveryId, replay = {}) {
       const original = log.getDelivery(deliveryId);

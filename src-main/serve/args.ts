@@ -9,15 +9,18 @@ export interface ServeArgs {
   dataDir?: string;
   port: number;
   host: string;
+  /** Replace the launch token kept in the data folder (every open tab must be opened anew). */
+  newToken: boolean;
 }
 
-export const USAGE = `usage: hookbench serve [--config FILE] [--data-dir DIR] [--port N] [--host H]
+export const USAGE = `usage: hookbench serve [--config FILE] [--data-dir DIR] [--port N] [--host H] [--new-token]
        hookbench clear [--data-dir DIR] [--yes]
 serve:
   --config FILE    apply sources, destinations, delivery and retention settings from a JSON file at start
   --data-dir DIR   where the SQLite log lives (default: the user's data folder)
   --port N         port for the Tracking API and the UI (default 4545; 0 picks a free port)
   --host H         address to listen on (default 127.0.0.1)
+  --new-token      make a new launch token for this data folder (tabs opened with the old one stop working)
 clear (the folder must not be in use; a running Hookbench has Clear log in its Configure view):
   --data-dir DIR   the folder whose log to clear (default: the user's data folder)
   --yes            clear it; without it, only say what would go`;
@@ -78,8 +81,9 @@ export function parseServeArgs(argv: string[]): ServeArgs {
     'data-dir': { type: 'string' },
     port: { type: 'string' },
     host: { type: 'string' },
+    'new-token': { type: 'boolean' },
   });
-  const args: ServeArgs = { port: 4545, host: values.host ?? '127.0.0.1' };
+  const args: ServeArgs = { port: 4545, host: values.host ?? '127.0.0.1', newToken: values['new-token'] ?? false };
   if (values.config !== undefined) args.config = values.config;
   if (values['data-dir'] !== undefined) args.dataDir = values['data-dir'];
   if (values.port !== undefined) {

@@ -13,13 +13,15 @@ import { ValidationError } from '../../src-shared/settings';
 const root = new URL('../../', import.meta.url).pathname;
 
 test('serve flags: defaults, forms, and refusals that name the flag', () => {
-  assert.deepEqual(parseServeArgs([]), { port: 4545, host: '127.0.0.1' });
-  assert.deepEqual(parseServeArgs(['--port=0', '--host', '::1', '--data-dir', '/d', '--config=c.json']), {
+  assert.deepEqual(parseServeArgs([]), { port: 4545, host: '127.0.0.1', newToken: false });
+  assert.deepEqual(parseServeArgs(['--port=0', '--host', '::1', '--data-dir', '/d', '--config=c.json', '--new-token']), {
     port: 0,
     host: '::1',
     dataDir: '/d',
     config: 'c.json',
+    newToken: true,
   });
+  assert.throws(() => parseServeArgs(['--new-token=yes']), /--new-token takes no value/);
   assert.throws(() => parseServeArgs(['--port', 'abc']), /--port must be a whole number/);
   assert.throws(() => parseServeArgs(['--port', '70000']), /--port/);
   assert.throws(() => parseServeArgs(['--config']), /--config needs a value/);

@@ -10,7 +10,8 @@ import { parseServeArgs, USAGE } from './args';
 import { defaultDataDir } from './data-dir';
 import { listen } from './server';
 import { clearCommand } from './clear';
-import { generateToken, tokenFromEnv } from './auth';
+import { tokenFromEnv } from './auth';
+import { launchToken } from './launch-token';
 
 function oneLine(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).replace(/\s*\n\s*/g, ' ');
@@ -60,9 +61,9 @@ export async function serve(argv: string[]): Promise<void> {
     fail((err as Error).message);
   }
   const config = args.config ? loadConfig(args.config) : undefined;
-  let token: string;
+  let envToken: string | undefined;
   try {
-    token = tokenFromEnv(process.env.HOOKBENCH_TOKEN) ?? generateToken();
+    envToken = tokenFromEnv(process.env.HOOKBENCH_TOKEN);
   } catch (err) {
     fail((err as Error).message);
   }
@@ -91,6 +92,14 @@ export async function serve(argv: string[]): Promise<void> {
       await engine.stop();
       fail(applyFault ? `${applyFault.message}; ${applyFault.advice}` : `cannot apply config file ${args.config ?? ''}: ${oneLine(err)}`);
     }
+  }
+  // After the engine holds the folder's lock, so two starts never race on the token file.
+  let token: string;
+  try {
+    token = launchToken(dataDir, envToken, args.newToken).token;
+  } catch (err) {
+    await engine.stop();
+    fail(`cannot keep the launch token in ${dataDir}: ${oneLine(err)}`);
   }
   const recovered = engine.start();
   if (recovered.deliveries > 0) {

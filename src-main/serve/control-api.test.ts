@@ -151,7 +151,7 @@ describe('control API over HTTP', () => {
     assert.ok(!unknownSource.body.ok && unknownSource.body.error.fields?.[0]?.field === 'destination.sources[0]');
 
     const saved = await result<Destination>(h, 'saveDestination', { name: 'Second', enabled: false, sources: ['backend'], webhooks: [{ url: 'http://127.0.0.1:9/x' }] });
-    assert.deepEqual(saved.webhooks, [{ url: 'http://127.0.0.1:9/x', headers: {} }]);
+    assert.deepEqual(saved.webhooks, [{ url: 'http://127.0.0.1:9/x', headers: {}, enabled: true }]);
     const all = await result<Destination[]>(h, 'listDestinations');
     assert.deepEqual(all.map((d) => d.name), ['Local receiver', 'Second']);
   });

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { ComposeView } from '../views/compose/ComposeView';
 import { ConfigureView } from '../views/configure/ConfigureView';
 import { ConnectionBadge } from './ConnectionBadge';
@@ -8,6 +8,9 @@ import { InboundView } from '../views/inbound/InboundView';
 import { AudiencesView } from '../views/audiences/AudiencesView';
 import { DeletionsView } from '../views/deletions/DeletionsView';
 import { BannerArea } from './BannerArea';
+import { ShortcutsHelp } from './ShortcutsHelp';
+import { SplitHandle, useDetailWidth } from './SplitHandle';
+import { useDeliveries } from './view-stores';
 import { ViewStoresContext, type ViewStores } from './view-stores';
 
 export const VIEWS = [
@@ -63,19 +66,29 @@ export function App({ stores }: { stores: ViewStores }) {
             <ConnectionBadge />
           </header>
           <BannerArea view={view} />
-          {view === 'deliveries' && (
-            <div className="panes" data-testid="deliveries-view">
-              <DeliveryList />
-              <DeliveryDetailPanel />
-            </div>
-          )}
+          {view === 'deliveries' && <DeliveriesPanes />}
           {view === 'inbound' && <InboundView />}
           {view === 'compose' && <ComposeView />}
           {view === 'audiences' && <AudiencesView />}
           {view === 'deletions' && <DeletionsView />}
           {view === 'configure' && <ConfigureView />}
+          <ShortcutsHelp />
         </div>
     </ViewStoresContext.Provider>
+  );
+}
+
+/** The list and, when a delivery is open, the detail beside it, split by a handle that resizes them. */
+function DeliveriesPanes() {
+  const panes = useRef<HTMLDivElement>(null);
+  const [width, setWidth] = useDetailWidth(panes);
+  const open = useDeliveries((s) => s.selectedId !== null);
+  return (
+    <div className="panes" data-testid="deliveries-view" ref={panes} style={{ ['--detail-width' as string]: `${width}px` }}>
+      <DeliveryList />
+      {open && <SplitHandle width={width} onWidth={setWidth} panes={panes} />}
+      <DeliveryDetailPanel />
+    </div>
   );
 }
 

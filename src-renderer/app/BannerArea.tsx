@@ -1,4 +1,4 @@
-import { useViewState, useDeliveries, useHealth, type StoreName } from './view-stores';
+import { useViewState, useDeliveries, useHealth, useRetry, type StoreName } from './view-stores';
 import { bannerWords } from './health-words';
 
 /** The one place above every view where the window says what is wrong, most fundamental first. */
@@ -18,7 +18,8 @@ function StoppedBanner() {
   if (!stopped) return null;
   return (
     <p className="banner" role="alert" data-testid="stopped-banner">
-      Hookbench stopped: nothing here updates any more. Start it again and open the address it prints.
+      Hookbench stopped: nothing here updates any more until it is started again. Started on the same data folder and port, this
+      tab reconnects by itself.
     </p>
   );
 }
@@ -46,25 +47,40 @@ const LOAD_FAILED: Partial<Record<StoreName, string>> = {
 
 /**
  * The Deliveries store follows the engine over every view, so its failure is shown everywhere; the
- * shown view's own failure is added below it.
+ * shown view's own failure is added below it. Each goes away by itself once a read succeeds (the
+ * stores read again when the live stream comes back); Retry reads again at once.
  */
 function ErrorBanner({ view }: { view: StoreName }) {
   const windowError = useDeliveries((s) => s.error);
   const shown = view === 'compose' || view === 'health' ? 'deliveries' : view;
   const viewError = useViewState(shown, (s) => s.error);
+  const retryWindow = useRetry('deliveries');
+  const retryView = useRetry(shown);
   return (
     <>
       {windowError && (
-        <p className="banner" role="alert" data-testid="error-banner">
-          {windowError}
+        <p className="banner banner-with-action" role="alert" data-testid="error-banner">
+          <span>{windowError}</span>
+          <RetryButton onRetry={retryWindow} testId="error-banner-retry" />
         </p>
       )}
       {shown !== 'deliveries' && viewError && (
-        <p className="banner" role="alert" data-testid={`${view}-error`}>
-          {LOAD_FAILED[view] ?? ''}
-          {viewError}
+        <p className="banner banner-with-action" role="alert" data-testid={`${view}-error`}>
+          <span>
+            {LOAD_FAILED[view] ?? ''}
+            {viewError}
+          </span>
+          <RetryButton onRetry={retryView} testId={`${view}-error-retry`} />
         </p>
       )}
     </>
+  );
+}
+
+function RetryButton({ onRetry, testId }: { onRetry: () => void; testId: string }) {
+  return (
+    <button type="button" className="btn small" data-testid={testId} onClick={onRetry}>
+      Retry
+    </button>
   );
 }

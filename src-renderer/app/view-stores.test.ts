@@ -20,7 +20,7 @@ test('a half-edited destination, call, audience and deletion survive a tab switc
     let stop = stores.configure.start();
     await waitUntil(() => configure.getState().loaded, 'Configure loads');
     configure.getState().newDestination();
-    configure.getState().updateDraft((d) => ({ ...d, name: 'Half done', webhooks: [{ url: 'http://127.0.0.1:9/half', headers: [] }] }));
+    configure.getState().updateDraft((d) => ({ ...d, name: 'Half done', webhooks: [{ url: 'http://127.0.0.1:9/half', headers: [], enabled: true }] }));
     const draft = configure.getState().draft;
     stores.compose.store.getState().update({ userId: 'user_half' });
     stores.audiences.store.getState().newAudience();

@@ -62,6 +62,12 @@ export const useAudiences = <T,>(selector: (state: AudiencesState) => T): T => u
 export const useDeletions = <T,>(selector: (state: DeletionsState) => T): T => useViewState('deletions', selector);
 export const useConfigure = <T,>(selector: (state: ConfigureState) => T): T => useViewState('configure', selector);
 
+/** The Retry of a store's failed load (a no-op for a store that has none). */
+export function useRetry(name: StoreName): () => void {
+  const store = useViewStores()[name] as ViewStore<unknown>;
+  return () => store.retry?.();
+}
+
 /** Follows the engine while the calling view is shown; the store and its state outlive it. */
 export function useFollowWhileShown(name: Exclude<StoreName, 'health' | 'deliveries'>): void {
   const store = useViewStores()[name];

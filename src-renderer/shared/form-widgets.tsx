@@ -23,7 +23,20 @@ export function FieldErrors({ errors, fields, label }: { errors: FieldError[]; f
 }
 
 /** A destructive button that asks once more in place instead of a modal dialog. */
-export function ConfirmButton({ label, confirm, onConfirm, testId }: { label: string; confirm: string; onConfirm: () => void; testId: string }) {
+export function ConfirmButton({
+  label,
+  confirm,
+  onConfirm,
+  testId,
+  warning,
+}: {
+  label: string;
+  confirm: string;
+  onConfirm: () => void;
+  testId: string;
+  /** What the action will break, shown while it waits for confirmation. */
+  warning?: string;
+}) {
   const [asking, setAsking] = useState(false);
   if (!asking) {
     return (
@@ -34,6 +47,11 @@ export function ConfirmButton({ label, confirm, onConfirm, testId }: { label: st
   }
   return (
     <span className="confirm">
+      {warning && (
+        <span className="confirm-warning" role="alert" data-testid={`${testId}-warning`}>
+          {warning}
+        </span>
+      )}
       <button
         type="button"
         className="btn small danger"

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bytesOf, measuredMs, megabytesOf, spanOf, untilOf } from './format';
+import { bytesOf, measuredMs, megabytesOf, spanOf, timeOf, untilOf, whenOf } from './format';
 
 test('measured durations keep the precision they are worth', () => {
   const ms: [number | null, string][] = [
@@ -49,4 +49,14 @@ test('sizes in bytes, KB and MB', () => {
   ];
   for (const [n, text] of bytes) assert.equal(bytesOf(n), text);
   assert.equal(megabytesOf(512 * 1024), '0.5 MB');
+});
+
+test('a list time has its date when it is not today', () => {
+  const now = new Date(2026, 10, 23, 15, 0, 0).getTime();
+  const today = new Date(2026, 10, 23, 9, 5, 7, 12).toISOString();
+  assert.equal(whenOf(today, now), '09:05:07.012');
+  assert.equal(whenOf(today, now), timeOf(today));
+  assert.equal(whenOf(new Date(2026, 10, 22, 23, 59, 58).toISOString(), now), '22 Nov 23:59:58');
+  assert.equal(whenOf(new Date(2025, 0, 3, 8, 0, 0).toISOString(), now), '3 Jan 2025 08:00:00');
+  assert.equal(whenOf(null, now), '—');
 });

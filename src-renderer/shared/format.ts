@@ -59,6 +59,22 @@ export function timeOf(iso: string | null): string {
   return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
 }
 
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/**
+ * A list's time: the local time of day with milliseconds when it is today ("14:03:27.512"), the
+ * date first otherwise ("21 Nov 14:03:27", "21 Nov 2025 14:03:27" in another year).
+ */
+export function whenOf(iso: string | null, now: number): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const today = new Date(now);
+  if (d.getFullYear() === today.getFullYear() && d.getMonth() === today.getMonth() && d.getDate() === today.getDate()) return timeOf(iso);
+  const year = d.getFullYear() === today.getFullYear() ? '' : ` ${d.getFullYear()}`;
+  return `${d.getDate()} ${MONTHS[d.getMonth()]}${year} ${timeOf(iso).slice(0, 8)}`;
+}
+
 /** The body as indented JSON when it parses, as sent otherwise. */
 export function prettyJson(text: string): string {
   try {

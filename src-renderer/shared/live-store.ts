@@ -11,6 +11,8 @@ import type { ConnectionState, Transport } from '../transport';
 export interface ViewStore<S> {
   store: StoreApi<S>;
   start(): () => void;
+  /** Reads again what the view shows after a failed load (the banner's Retry); a success clears the error. */
+  retry?(): void;
 }
 
 /** When to run queued work: the next animation frame in a window, a fake frame in tests. */
@@ -21,8 +23,15 @@ export const perFrame: Schedule = (flush) => {
   else setTimeout(flush, 16);
 };
 
-/** A failure in plain words, whatever was thrown. */
+/**
+ * A failure in plain words, whatever was thrown. fetch rejects with a TypeError whose wording
+ * differs per browser ("Failed to fetch", "NetworkError when attempting to fetch resource.", "Load
+ * failed", "fetch failed"): all mean the engine did not answer.
+ */
 export function messageOf(err: unknown): string {
+  if (err instanceof TypeError && /fetch|network|load failed/i.test(err.message)) {
+    return 'Hookbench does not answer (stopped, or restarting). This clears by itself when it is back.';
+  }
   return err instanceof Error ? err.message : String(err);
 }
 
@@ -59,12 +68,17 @@ export interface LiveHandlers {
   onState?(state: ConnectionState): void;
 }
 
-/** Subscribes to the window's live stream; returns the stop function. */
+/**
+ * Subscribes to the window's live stream; returns the stop function. A connection that comes after
+ * a drop, or after a first attempt that failed (the engine was down when the view started, so its
+ * first reads failed too), counts as a reconnect.
+ */
 export function followLive(transport: Transport, handlers: LiveHandlers): () => void {
-  let wasConnected = false;
+  let behind = false;
   return transport.subscribe(handlers.onEvent, (state) => {
     handlers.onState?.(state);
-    if (state === 'connected' && wasConnected) handlers.onReconnect?.();
-    if (state === 'connected') wasConnected = true;
+    if (state === 'connected' && behind) handlers.onReconnect?.();
+    if (state === 'connected') behind = false;
+    if (state === 'reconnecting' || state === 'stopped') behind = true;
   });
 }

@@ -22,6 +22,10 @@ export function summaryFixture(id: number, overrides: Partial<DeliverySummary> =
     latencyMs: null,
     replays: [],
     warp: 1,
+    destinationName: 'Local receiver',
+    sourceName: 'backend',
+    name: null,
+    urls: [],
     ...overrides,
   };
 }

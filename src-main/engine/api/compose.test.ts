@@ -7,6 +7,7 @@ import { Receiver } from '../testing/receiver';
 import { waitUntil } from '../testing/wait';
 import { ValidationError } from '../../../src-shared/settings';
 import type { ComposeInput, ComposeType, EngineApi } from '../../../src-shared/api';
+import { clientBatchBody } from '../../../src-shared/compose-preview';
 
 interface StoredMessage {
   message_id: string;
@@ -225,4 +226,41 @@ test('validateComposeShape: defaults copies to 1 and names every unknown key', (
     { field: 'c.message.evnt', message: `is not a field of a page call (fields: ${COMPOSE_FIELDS.page.join(', ')})` },
   ]);
   assert.deepEqual(validateComposeShape('track', 'c').errors, [{ field: 'c', message: 'must be an object { source, type, message, copies? }' }]);
+});
+
+test('the preview of a composed call is, byte for byte, the body the client library posts', async () => {
+  const ingest = await new Receiver().start('/');
+  ingest.respond((_req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end('{"success":true}');
+  });
+  const h = await startHarness(configWith('http://127.0.0.1:9/unused'));
+  const api = createEngineApi(h.engine, { ingestUrl: () => ingest.url.replace(/\/$/, '') });
+  try {
+    const withEverything: { type: ComposeType; message: Record<string, unknown> } = {
+      type: 'page',
+      message: {
+        anonymousId: 'anon-1',
+        name: 'Pricing',
+        category: 'Docs',
+        properties: { path: '/pricing' },
+        context: { locale: 'de-DE' },
+        integrations: { All: false, Webhooks: true },
+        timestamp: '2026-11-01T10:00:00.000Z',
+        messageId: 'given-id',
+      },
+    };
+    for (const [i, call] of [...CALLS, withEverything].entries()) {
+      await api.composeEvents({ source: 'backend', type: call.type, message: call.message });
+      await ingest.waitFor(i + 1);
+      const sent = ingest.received[i]!.body.toString('utf8');
+      const parsed = JSON.parse(sent) as { batch: { messageId: string; timestamp: string }[]; sentAt: string };
+      const made = { messageId: parsed.batch[0]!.messageId, timestamp: parsed.batch[0]!.timestamp, sentAt: parsed.sentAt };
+      assert.equal(clientBatchBody(call.type, call.message, made), sent, call.type);
+    }
+    assert.equal(JSON.parse(ingest.received.at(-1)!.body.toString('utf8')).batch[0].messageId, 'given-id');
+  } finally {
+    await h.close();
+    await ingest.close();
+  }
 });

@@ -14,7 +14,7 @@ export interface ConfigDeps {
 
 const quoted = (names: string[]): string => names.map((n) => `"${n}"`).join(', ');
 
-export function createConfigApi(engine: Engine, deps: ConfigDeps): Pick<EngineApi, 'deleteSource' | 'deleteDestination' | 'getEnvironment'> {
+export function createConfigApi(engine: Engine, deps: ConfigDeps): Pick<EngineApi, 'deleteSource' | 'deleteDestination' | 'renameDestination' | 'getEnvironment'> {
   return {
     async deleteSource(name) {
       const source = name;
@@ -45,6 +45,15 @@ export function createConfigApi(engine: Engine, deps: ConfigDeps): Pick<EngineAp
         throw new ValidationError([{ field: 'destination.name', message: `no destination named "${destination}"` }]);
       }
       deps.onConfig('destinations');
+    },
+    async renameDestination({ from, to }) {
+      const outcome = engine.renameDestination(from, to);
+      if (outcome === 'missing') throw new ValidationError([{ field: 'rename.from', message: `no destination named "${from}"` }]);
+      if (outcome === 'taken') throw new ValidationError([{ field: 'rename.to', message: `is already the name of another destination` }]);
+      deps.onConfig('destinations');
+      const renamed = engine.stores.config.listDestinations().find((d) => d.name === to);
+      if (!renamed) throw new Error(`destination "${to}" vanished while being renamed`);
+      return renamed;
     },
     async getEnvironment() {
       return { ingestUrl: deps.ingestUrl(), dataDir: engine.dataDir, secrets: engine.secretsAtRest };

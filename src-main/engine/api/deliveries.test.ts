@@ -13,7 +13,7 @@ import { startHarness, WRITE_KEY, type Harness } from '../testing/harness';
 import { Receiver, status } from '../testing/receiver';
 import { waitUntil } from '../testing/wait';
 import { createEngineApi } from './index';
-import { parseDeliveryPage } from './deliveries';
+import { createDeliveryQueries, parseDeliveryPage } from './deliveries';
 
 const T0 = Date.parse('2026-11-22T12:00:00.000Z');
 
@@ -244,6 +244,34 @@ describe('delivery list queries over a real log', () => {
     assert.deepEqual([detail?.entries, detail?.replays, detail?.latencyMs], [2, [ids.asWas, ids.toLocal], flaky.latencyMs]);
   });
 
+  test('summaries name the destination, the source and a page call, and give each URL its latest outcome', async () => {
+    const byId = new Map((await api.listDeliveries()).items.map((d) => [d.id, d]));
+    const good = byId.get(ids.good.get('m-1')!)!;
+    const flaky = byId.get(ids.flaky.get('m-1')!)!;
+    assert.deepEqual([good.destinationName, good.sourceName], ['Good', 'backend']);
+    assert.deepEqual([flaky.destinationName, flaky.sourceName], ['Flaky', 'backend']);
+    assert.equal(byId.get(ids.good.get('MSG-Four')!)!.name, 'Home', 'a page shows its name');
+    assert.equal(good.name, null, 'a track has no name');
+    // One outcome per URL, in the order first tried, from its latest attempt (not the first round's).
+    assert.deepEqual(
+      good.urls.map((u) => [u.url, u.state, u.httpStatus, u.failure]),
+      [[ok.url, 'done', 200, null]],
+    );
+    const lastRound = (h.inspect.get('SELECT MAX(round) AS r FROM attempts WHERE delivery_id = ?', flaky.id) as { r: number }).r;
+    assert.ok(lastRound > 1, 'the Flaky delivery was retried');
+    assert.deepEqual(
+      flaky.urls.map((u) => [u.url, u.round, u.httpStatus, u.failure?.kind]),
+      [
+        [broken.url, lastRound, 500, 'http'],
+        [`${broken.url}?second=1`, lastRound, 500, 'http'],
+      ],
+    );
+    assert.deepEqual(byId.get(ids.pending)!.urls, [], 'nothing tried yet');
+    assert.deepEqual(byId.get(ids.toLocal)!.urls.map((u) => u.url), [local.url]);
+    const [detail] = await api.getDeliverySummaries([flaky.id]);
+    assert.deepEqual(detail, flaky, 'a refetched row carries the same');
+  });
+
   test('every param is checked, and the refusal names the field', async () => {
     const page = (p: unknown) => () => api.listDeliveries(p as never);
     assert.deepEqual(await fieldsOf(page('first')), ['page']);
@@ -311,5 +339,65 @@ test('at 3,000 rows a page is one statement whose every lookup uses an index, an
   } finally {
     await engine.stop();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a round waiting on one URL already shows what the others answered: 200, refused, then timeout', async () => {
+  const clock = new ManualClock(T0);
+  const fast = await new Receiver().start('/fast');
+  const slow = await new Receiver().start('/slow');
+  slow.respond(() => {
+    // Never answers: the round waits for the deadline on the injected clock.
+  });
+  const closed = await new Receiver().start('/closed');
+  const refusedUrl = closed.url;
+  await closed.close();
+  const config: HookbenchConfig = {
+    sources: [{ name: 'backend', writeKey: WRITE_KEY }],
+    destinations: [
+      {
+        name: 'Split',
+        enabled: true,
+        sources: ['backend'],
+        sharedSecret: null,
+        webhooks: [fast.url, refusedUrl, slow.url].map((url) => ({ url, headers: {} })),
+      },
+    ],
+    delivery: { timeoutMs: 2_000 },
+  };
+  const h = await startHarness(config, { clock });
+  try {
+    const queries = createDeliveryQueries(h.engine.stores.deliveryViews);
+    assert.equal((await h.post('/v1/track', { userId: 'u1', event: 'Split', messageId: 'split-1' })).status, 200);
+    await slow.waitFor(1);
+    const row = (): DeliverySummary => queries.list({}).items[0]!;
+    const answered = await waitUntil(() => {
+      const r = row();
+      return r.urls.filter((u) => u.state === 'done').length === 2 ? r : false;
+    }, 'the fast and the refused URL to be written while the slow one is out');
+    assert.equal(answered.status, 'in_flight');
+    assert.deepEqual(
+      answered.urls.map((u) => [u.url, u.state, u.httpStatus, u.failure?.kind ?? null]),
+      [
+        [fast.url, 'done', 200, null],
+        [refusedUrl, 'done', null, 'connect'],
+        [slow.url, 'in_flight', null, null],
+      ],
+    );
+    assert.equal(answered.urls[2]!.startedAt, new Date(T0).toISOString());
+
+    clock.advance(2_000);
+    const done = await waitUntil(() => (row().status === 'succeeded' ? row() : false), 'the round to end');
+    assert.deepEqual(
+      done.urls.map((u) => [u.state, u.failure?.kind ?? null]),
+      [
+        ['done', null],
+        ['done', 'connect'],
+        ['done', 'timeout'],
+      ],
+    );
+  } finally {
+    await h.close();
+    await Promise.all([fast.close(), slow.close()]);
   }
 });

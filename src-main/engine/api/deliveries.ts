@@ -12,7 +12,7 @@ import {
 } from '../../../src-shared/api';
 import { parseOrThrow } from '../../../src-shared/settings';
 import { deliveryFilterSchema, deliveryPageSchema, idsSchema } from './params';
-import type { DeliveryQueryFilter, DeliveryQueryPage, DeliveryViewStore } from '../store/delivery-views';
+import type { DeliveryQueryFilter, DeliveryQueryPage, DeliveryViewStore, SummaryRow } from '../store/delivery-views';
 import { toSummary } from './views';
 
 export { MAX_NEEDLE_LENGTH } from './params';
@@ -49,18 +49,24 @@ export interface DeliveryQueries {
   count(filter: unknown): DeliveryCounts;
 }
 
+/** Summaries of listed rows, with the outcome per URL read for all of them at once. */
+function withOutcomes(views: DeliveryViewStore, rows: SummaryRow[]): DeliverySummary[] {
+  const outcomes = views.urlOutcomes(rows.map((r) => r.id));
+  return rows.map((r) => toSummary(r, outcomes.get(r.id)));
+}
+
 export function createDeliveryQueries(views: DeliveryViewStore): DeliveryQueries {
   return {
     list(input) {
       const p = parseDeliveryPage(input);
       const rows = views.page(p);
       const last = rows[rows.length - 1];
-      return { items: rows.map(toSummary), nextBeforeId: rows.length === p.limit && last ? last.id : null };
+      return { items: withOutcomes(views, rows), nextBeforeId: rows.length === p.limit && last ? last.id : null };
     },
     summaries(input) {
       const ids = parseIds(input);
       if (ids.length === 0) return [];
-      return views.byIds(ids).map(toSummary);
+      return withOutcomes(views, views.byIds(ids));
     },
     count(input) {
       return views.count(parseDeliveryFilter(input));

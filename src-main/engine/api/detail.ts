@@ -15,14 +15,13 @@ import {
   notSentText,
   parseRecord,
   permanentReason as permanentWords,
-  type AttemptFailure,
   type DeliveryDecision,
 } from '../../../src-shared/delivery-outcomes';
 import { signerFor } from '../delivery/signers';
 import { realDelayMs, warpFactor } from '../delivery/retry-policy';
 import { planSchedule } from '../delivery/schedule-plan';
 import type { AttemptRow, DeliveryRow } from '../store/log-store';
-import { isoOrNull, parseOr, toAttempt, toSummary } from './views';
+import { isoOrNull, parseOr, recordedFailure, toAttempt, toSummary } from './views';
 
 export { checkSignature, headerValue } from '../delivery/signature';
 
@@ -81,13 +80,6 @@ function lastRound(attempts: NextStepAttempt[]): NextStepAttempt[] {
   return done.filter((a) => a.round === round);
 }
 
-/** The attempt's recorded failure; a row written before failures were kept is known by its words. */
-function recordedFailure(a: NextStepAttempt): AttemptFailure | null {
-  const kept = parseRecord<AttemptFailure>(a.failure, 'kind');
-  if (kept) return kept;
-  if (a.error_kind === null && a.error_text === null) return null;
-  return { kind: 'recorded', errorKind: a.error_kind, status: a.http_status, text: a.error_text };
-}
 
 /** One failed attempt in a few words, e.g. "HTTP 500 Internal Server Error", "timeout: no complete response within 300 ms". */
 function failureOf(a: NextStepAttempt): string {
@@ -192,7 +184,7 @@ export function createDetailQuery(engine: Engine): (id: number) => DeliveryDetai
     const original = row.edited === 1 && row.replay_of !== null ? deliveryViews.bodyOf(row.replay_of) : null;
     const settings = engine.deliverySettings();
     return {
-      ...toSummary(row),
+      ...toSummary(row, deliveryViews.urlOutcomes([row.id]).get(row.id)),
       body: row.body === null ? null : row.body.toString('utf8'),
       targetUrl: row.target_url,
       edited: row.edited === 1,

@@ -14,7 +14,7 @@ import { createDeletionApi } from './deletion';
 import { createRetentionApi } from './retention';
 import { createDetailQuery } from './detail';
 import { createDoctorApi } from './doctor';
-import { ValidationError, type FieldError, type SourceInput } from '../../../src-shared/settings';
+import { ValidationError, type FieldError, type Source, type SourceInput } from '../../../src-shared/settings';
 import { toRequest } from './views';
 import { checkingParams } from './dispatch';
 
@@ -42,6 +42,16 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
   const deliveries = createDeliveryQueries(engine.stores.deliveryViews);
   const detailOf = createDetailQuery(engine);
 
+  function putSource(s: SourceInput): Source {
+    const holder = engine.stores.config.listSources().find((o) => o.writeKey === s.writeKey && o.name !== s.name);
+    if (holder) throw new ValidationError([{ field: 'source.writeKey', message: `is already the write key of source "${holder.name}"` }]);
+    // Through applyConfig, not the store, so the engine's routing caches are rebuilt.
+    engine.applyConfig({ sources: [s], destinations: [] });
+    onConfig('sources');
+    const saved = engine.stores.config.listSources().find((o) => o.name === s.name);
+    if (!saved) throw new Error(`source "${s.name}" vanished while being saved`);
+    return saved;
+  }
   const api: EngineApi = {
     async listDeliveries(page?: DeliveryPage) {
       return deliveries.list(page);
@@ -80,14 +90,19 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
     },
     async saveSource(input) {
       const s: SourceInput = { name: input.name, writeKey: input.writeKey };
-      const holder = engine.stores.config.listSources().find((o) => o.writeKey === s.writeKey && o.name !== s.name);
-      if (holder) throw new ValidationError([{ field: 'source.writeKey', message: `is already the write key of source "${holder.name}"` }]);
-      // Through applyConfig, not the store, so the engine's routing caches are rebuilt.
-      engine.applyConfig({ sources: [s], destinations: [] });
-      onConfig('sources');
-      const saved = engine.stores.config.listSources().find((o) => o.name === s.name);
-      if (!saved) throw new Error(`source "${s.name}" vanished while being saved`);
-      return saved;
+      const existing = engine.stores.config.listSources().find((o) => o.name === s.name);
+      // A key change cuts off every SDK still sending the old key, so it is never a side effect of "create".
+      if (existing && existing.writeKey !== s.writeKey) {
+        throw new ValidationError([{ field: 'source.name', message: `is already the name of a source; rotate its write key with rotateWriteKey instead` }]);
+      }
+      return putSource(s);
+    },
+    async rotateWriteKey(input) {
+      const s: SourceInput = { name: input.name, writeKey: input.writeKey };
+      const existing = engine.stores.config.listSources().find((o) => o.name === s.name);
+      if (!existing) throw new ValidationError([{ field: 'rotation.name', message: `no source named "${s.name}"` }]);
+      if (existing.writeKey === s.writeKey) throw new ValidationError([{ field: 'rotation.writeKey', message: 'is the current write key; a rotation needs a new one' }]);
+      return putSource(s);
     },
     async listDestinations() {
       return engine.stores.config.listDestinations();

@@ -203,6 +203,12 @@ const previewSchema = z
     }
   });
 
+const destinationName = z
+  .string({ error: 'is required: a destination name' })
+  .refine((s) => s.trim() !== '', { error: 'is required: a destination name' })
+  .refine((s) => s.length <= 200, { error: 'is longer than 200 characters' });
+const renameSchema = strictParams({ from: destinationName, to: destinationName }, '{ from, to }', 'rename');
+
 interface ParamSpec {
   /** The name a refusal's fields start with. */
   root: string;
@@ -222,8 +228,10 @@ export const API_PARAMS: Record<ApiMethod, ParamSpec> = {
   messagesOf: spec('requestId', idSchema),
   listSources: spec('params', nothing),
   saveSource: spec('source', sourceInputSchema),
+  rotateWriteKey: spec('rotation', sourceInputSchema),
   listDestinations: spec('params', nothing),
   saveDestination: spec('destination', destinationInputSchema),
+  renameDestination: spec('rename', renameSchema),
   getDeliverySettings: spec('params', nothing),
   saveDeliverySettings: spec('delivery', deliverySettingsInputSchema),
   replayDelivery: spec('replay', replayInputSchema),

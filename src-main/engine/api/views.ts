@@ -3,10 +3,12 @@ import {
   type AttemptView,
   type DeliverySummary,
   type InboundRequest,
+  type UrlOutcome,
 } from '../../../src-shared/api';
+import { parseRecord, type AttemptFailure } from '../../../src-shared/delivery-outcomes';
 import { toIso as iso } from '../ingest/timestamps';
 import type { AttemptRow } from '../store/log-store';
-import type { SummaryRow } from '../store/delivery-views';
+import type { SummaryRow, UrlOutcomeRow } from '../store/delivery-views';
 import type { RequestRow } from '../store/requests';
 
 export const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
@@ -22,7 +24,27 @@ export function replayIdsOf(text: string | null | undefined): number[] {
     .sort((a, b) => b - a);
 }
 
-export function toSummary(r: SummaryRow): DeliverySummary {
+/** An attempt's recorded failure; a row written before failures were kept is known by its words. */
+export function recordedFailure(a: Pick<AttemptRow, 'failure' | 'error_kind' | 'error_text' | 'http_status'>): AttemptFailure | null {
+  const kept = parseRecord<AttemptFailure>(a.failure, 'kind');
+  if (kept) return kept;
+  if (a.error_kind === null && a.error_text === null) return null;
+  return { kind: 'recorded', errorKind: a.error_kind, status: a.http_status, text: a.error_text };
+}
+
+export function toUrlOutcome(a: UrlOutcomeRow): UrlOutcome {
+  return {
+    url: a.url,
+    round: a.round,
+    state: a.state,
+    httpStatus: a.http_status,
+    failure: a.state === 'in_flight' ? null : recordedFailure(a),
+    startedAt: iso(a.started_at),
+  };
+}
+
+/** A list row; urls are the latest attempt per URL (DeliveryViewStore.urlOutcomes), none when not asked. */
+export function toSummary(r: SummaryRow, urls: UrlOutcomeRow[] = []): DeliverySummary {
   return {
     id: r.id,
     messageRowId: r.message_row_id,
@@ -43,6 +65,10 @@ export function toSummary(r: SummaryRow): DeliverySummary {
     latencyMs: typeof r.latency_ms === 'number' ? r.latency_ms : null,
     replays: replayIdsOf(r.replay_ids),
     warp: r.warp >= 1 ? r.warp : 1,
+    destinationName: r.destination_name ?? null,
+    sourceName: r.source_name ?? null,
+    name: typeof r.name === 'string' ? r.name : null,
+    urls: urls.map(toUrlOutcome),
   };
 }
 

@@ -7,7 +7,7 @@ import { buildRequestHeaders } from './request';
 import { signatureHeaders, signerFor } from './signers';
 import { classifyAttempt, decideAfterRound, failureOf } from './retry-policy';
 import { decisionText, type DeliveryDecision, type NotSentReason } from '../../../src-shared/delivery-outcomes';
-import type { Sender } from './types';
+import type { AttemptResult, Sender } from './types';
 
 export type { Sender } from './types';
 
@@ -59,7 +59,8 @@ export class Scheduler {
   private timer: ClockTimer | null = null;
   private timerAt: number | null = null;
   private readonly rounds = new Set<Promise<void>>();
-  private finished: { attempts: FinishedAttempt[]; deliveries: DeliveryUpdate[] } = { attempts: [], deliveries: [] };
+  /** Written at the next flush; touched = the deliveries whose rows or attempts change, for onChange. */
+  private finished: { attempts: FinishedAttempt[]; deliveries: DeliveryUpdate[]; touched: Set<number> } = { attempts: [], deliveries: [], touched: new Set() };
   private flushQueued = false;
   /** recoverInterrupted() could not be written at start: done before the first claim. */
   private recoveryPending = false;
@@ -265,8 +266,19 @@ export class Scheduler {
   }
 
   private async sendRound(job: RoundJob, body: Uint8Array, attempts: NewAttempt[], settings: DeliverySettings): Promise<void> {
+    // Each attempt is written as soon as its answer is in, so a round waiting on one slow URL
+    // already shows what the others answered; the decision waits for the whole round.
     const results = await Promise.all(
-      attempts.map((a) => this.deps.sender.send({ url: a.url, headers: a.requestHeaders, body, timeoutMs: settings.timeoutMs })),
+      attempts.map(async (a, k) => {
+        const r = await this.deps.sender.send({ url: a.url, headers: a.requestHeaders, body, timeoutMs: settings.timeoutMs });
+        const attempt = job.attempts[k];
+        if (attempt) {
+          this.finished.attempts.push(finishedAttempt(attempt.id, r));
+          this.finished.touched.add(job.delivery.id);
+          this.queueFlush();
+        }
+        return r;
+      }),
     );
     const now = this.deps.clock.now();
     const decision = decideAfterRound({
@@ -277,24 +289,6 @@ export class Scheduler {
       schedule: settings,
       random: this.random,
       warp: job.delivery.warp,
-    });
-    results.forEach((r, k) => {
-      const attempt = job.attempts[k];
-      if (!attempt) return;
-      this.finished.attempts.push({
-        attemptId: attempt.id,
-        verdict: classifyAttempt(r),
-        httpStatus: r.status,
-        timings: r.timings,
-        responseHeaders: r.responseHeaders,
-        responseBody: r.responseBody,
-        responseBytes: r.responseBytes,
-        responseTruncated: r.responseTruncated,
-        errorKind: r.errorKind,
-        errorText: r.errorText,
-        failure: failureOf(r),
-        retryAfterMs: r.retryAfterMs,
-      });
     });
     const last = results[results.length - 1];
     const lastError = results.map((r) => r.errorText).filter((t): t is string => t !== null).join('; ') || null;
@@ -339,20 +333,38 @@ export class Scheduler {
     if (!this.writable()) return;
     const written = this.guard(() => this.deps.log.finishRounds(batch.attempts, batch.deliveries));
     if (!written) return;
-    this.finished = { attempts: [], deliveries: [] };
+    this.finished = { attempts: [], deliveries: [], touched: new Set() };
     this.deps.storage?.succeeded();
     this.guard(() => {
-      this.deps.onChange?.(batch.deliveries.map((d) => d.deliveryId));
+      this.deps.onChange?.([...new Set([...batch.touched, ...batch.deliveries.map((d) => d.deliveryId)])]);
       this.armTimer();
     });
   }
 }
 
-/** A replay aimed at one URL goes there; otherwise the URLs still pending, else every entry. */
-function targetsOf(row: DeliveryRow, destination: Destination | undefined): string[] {
+function finishedAttempt(attemptId: number, r: AttemptResult): FinishedAttempt {
+  return {
+    attemptId,
+    verdict: classifyAttempt(r),
+    httpStatus: r.status,
+    timings: r.timings,
+    responseHeaders: r.responseHeaders,
+    responseBody: r.responseBody,
+    responseBytes: r.responseBytes,
+    responseTruncated: r.responseTruncated,
+    errorKind: r.errorKind,
+    errorText: r.errorText,
+    failure: failureOf(r),
+    retryAfterMs: r.retryAfterMs,
+  };
+}
+
+/** A replay aimed at one URL goes there; otherwise the URLs still pending, else every entry switched on. */
+export function targetsOf(row: Pick<DeliveryRow, 'target_url' | 'pending_urls'>, destination: Destination | undefined): string[] {
   if (row.target_url) return [row.target_url];
   if (!destination) return [];
-  const all = destination.webhooks.map((w) => w.url);
+  // An entry switched off, even between two rounds of a delivery, is not sent to.
+  const all = destination.webhooks.filter((w) => w.enabled !== false).map((w) => w.url);
   if (row.pending_urls === null) return all;
   const pending = JSON.parse(row.pending_urls) as string[];
   // An entry removed from the destination since the last round is no longer tried.
@@ -368,7 +380,7 @@ function whyNotSent(destination: Destination | undefined, body: Uint8Array | nul
   // A replay aimed at one URL was asked for explicitly; the switch governs the live traffic.
   if (!destination.enabled && row.target_url === null) return because('destination_off');
   if (body === null) return because('message_gone');
-  if (targets.length === 0) return because('no_urls');
+  if (targets.length === 0) return because(destination.webhooks.length === 0 ? 'no_urls' : 'urls_off');
   return null;
 }
 

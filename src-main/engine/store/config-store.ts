@@ -95,7 +95,7 @@ export class ConfigStore {
 
   listDestinations(): Destination[] {
     const rows = statement(this.db, 'SELECT * FROM destinations ORDER BY id').all() as DestinationRow[];
-    const entries = statement(this.db, 'SELECT url, headers FROM webhook_entries WHERE destination_id = ? ORDER BY position');
+    const entries = statement(this.db, 'SELECT url, headers, enabled FROM webhook_entries WHERE destination_id = ? ORDER BY position');
     const sources = statement(
       this.db,
       'SELECT s.name FROM destination_sources ds JOIN sources s ON s.id = ds.source_id WHERE ds.destination_id = ? ORDER BY s.id',
@@ -110,8 +110,8 @@ export class ConfigStore {
       warp: r.warp >= 1 ? r.warp : 1,
       createdAt: iso(r.created_at),
       sources: (sources.all(r.id) as { name: string }[]).map((s) => s.name),
-      webhooks: (entries.all(r.id) as { url: string; headers: string }[]).map(
-        (e): WebhookEntry => ({ url: e.url, headers: JSON.parse(e.headers) as Record<string, string> }),
+      webhooks: (entries.all(r.id) as { url: string; headers: string; enabled: number }[]).map(
+        (e): WebhookEntry => ({ url: e.url, headers: JSON.parse(e.headers) as Record<string, string>, enabled: e.enabled === 1 }),
       ),
     }));
   }
@@ -138,8 +138,8 @@ export class ConfigStore {
       );
       const { id } = statement(this.db, 'SELECT id FROM destinations WHERE name = ?').get(input.name) as { id: number };
       statement(this.db, 'DELETE FROM webhook_entries WHERE destination_id = ?').run(id);
-      const addEntry = statement(this.db, 'INSERT INTO webhook_entries (destination_id, position, url, headers) VALUES (?, ?, ?, ?)');
-      input.webhooks.forEach((w, i) => addEntry.run(id, i, w.url, JSON.stringify(w.headers)));
+      const addEntry = statement(this.db, 'INSERT INTO webhook_entries (destination_id, position, url, headers, enabled) VALUES (?, ?, ?, ?, ?)');
+      input.webhooks.forEach((w, i) => addEntry.run(id, i, w.url, JSON.stringify(w.headers), w.enabled === false ? 0 : 1));
       statement(this.db, 'DELETE FROM destination_sources WHERE destination_id = ?').run(id);
       const attach = statement(
         this.db,
@@ -184,6 +184,21 @@ export class ConfigStore {
         statement(this.db, `UPDATE deliveries SET next_attempt_at = ? WHERE destination_id = ? AND status IN ('pending', 'retrying')`).run(now, id);
       }
       return id;
+    })();
+  }
+
+  /**
+   * Gives a destination a new name, keeping its id, so its deliveries (which point at the id) now
+   * show the new name. 'missing' when there is no destination `from`, 'taken' when `to` is in use.
+   */
+  renameDestination(from: string, to: string): 'renamed' | 'missing' | 'taken' {
+    return this.db.transaction((): 'renamed' | 'missing' | 'taken' => {
+      const row = statement(this.db, 'SELECT id FROM destinations WHERE name = ?').get(from) as { id: number } | undefined;
+      if (!row) return 'missing';
+      if (from === to) return 'renamed';
+      if (statement(this.db, 'SELECT 1 FROM destinations WHERE name = ?').get(to)) return 'taken';
+      statement(this.db, 'UPDATE destinations SET name = ? WHERE id = ?').run(to, row.id);
+      return 'renamed';
     })();
   }
 

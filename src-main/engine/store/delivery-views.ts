@@ -47,6 +47,23 @@ export interface SummaryRow {
   latency_ms?: number | null;
   /** Comma-separated ids of the replays made of this delivery, in no particular order. */
   replay_ids?: string | null;
+  destination_name?: string | null;
+  source_name?: string | null;
+  /** A page or screen call's name (any JSON value SQLite extracted; the reader keeps text only). */
+  name?: unknown;
+}
+
+/** The latest attempt at one URL of a delivery (UrlOutcomeRow.first_id orders the URLs as first tried). */
+export interface UrlOutcomeRow {
+  delivery_id: number;
+  url: string;
+  round: number;
+  state: 'in_flight' | 'done' | 'interrupted';
+  http_status: number | null;
+  error_kind: string | null;
+  error_text: string | null;
+  failure: string | null;
+  started_at: number;
 }
 
 export interface DetailRow extends SummaryRow {
@@ -76,17 +93,23 @@ export const BASE_SUMMARY_COLUMNS = `d.id, d.message_id AS message_row_id, d.des
   COALESCE(m.event, ${fromBody('event')}) AS event, COALESCE(m.message_id, ${fromBody('messageId')}) AS message_uid`;
 
 /**
- * Entries, latency and replays as correlated subqueries: each is one index seek per row
- * (webhook_entries_destination, attempts_delivery, deliveries_replay_of), so a statement that
- * selects them must bound its rows first (a page's LIMIT, a list of ids), never compute them
- * for rows a sort or a filter will throw away.
+ * Entries, latency, replays and names as correlated subqueries: each is one index seek per row
+ * (webhook_entries_destination, attempts_delivery, deliveries_replay_of, the names' primary
+ * keys), so a statement that selects them must bound its rows first (a page's LIMIT, a list of
+ * ids), never compute them for rows a sort or a filter will throw away. A delete notice has no
+ * message; its source is the one named when the notice was made. The name of a page or screen
+ * is read from that row's own message only.
  */
 export const COMPUTED_SUMMARY_COLUMNS = `
   CASE WHEN d.target_url IS NOT NULL THEN 1
        ELSE (SELECT COUNT(*) FROM webhook_entries w WHERE w.destination_id = d.destination_id) END AS entries,
   (SELECT json_extract(a.timings, '$.totalMs') FROM attempts a
      WHERE a.delivery_id = d.id AND a.state = 'done' ORDER BY a.id DESC LIMIT 1) AS latency_ms,
-  (SELECT group_concat(r.id) FROM deliveries r WHERE r.replay_of = d.id) AS replay_ids`;
+  (SELECT group_concat(r.id) FROM deliveries r WHERE r.replay_of = d.id) AS replay_ids,
+  (SELECT t.name FROM destinations t WHERE t.id = d.destination_id) AS destination_name,
+  COALESCE((SELECT s.name FROM sources s WHERE s.id = m.source_id),
+           (SELECT n.source_name FROM deletion_notices n WHERE n.delivery_id = d.id)) AS source_name,
+  CASE WHEN m.type IN ('page', 'screen') THEN json_extract(m.json, '$.name') END AS name`;
 
 export const SUMMARY_COLUMNS = `${BASE_SUMMARY_COLUMNS},${COMPUTED_SUMMARY_COLUMNS}`;
 
@@ -168,6 +191,14 @@ export class DeliveryViewStore {
       detail: `SELECT ${SUMMARY_COLUMNS}, d.body, d.target_url, d.edited, d.first_attempt_at, d.finished_at, d.pending_urls, d.decision
         FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id WHERE d.id = ?`,
       bodyOf: 'SELECT body FROM deliveries WHERE id = ?',
+      // The latest attempt per URL of each listed delivery, through attempts_delivery: one
+      // lookup for a whole page, bounded by the attempts of those deliveries.
+      urlOutcomes: `SELECT delivery_id, url, round, state, http_status, error_kind, error_text, failure, started_at FROM (
+          SELECT a.delivery_id, a.url, a.round, a.state, a.http_status, a.error_kind, a.error_text, a.failure, a.started_at,
+            ROW_NUMBER() OVER (PARTITION BY a.delivery_id, a.url ORDER BY a.id DESC) AS latest,
+            MIN(a.id) OVER (PARTITION BY a.delivery_id, a.url) AS first_id
+          FROM attempts a WHERE a.delivery_id IN (SELECT value FROM json_each(?))
+        ) WHERE latest = 1 ORDER BY delivery_id DESC, first_id`,
     });
   }
 
@@ -185,6 +216,18 @@ export class DeliveryViewStore {
   /** Newest first; ids that are not in the log are left out. */
   byIds(ids: number[]): SummaryRow[] {
     return this.s.byIds.all(JSON.stringify(ids)) as SummaryRow[];
+  }
+
+  /** The latest attempt at each URL of these deliveries, by delivery, URLs in the order first tried. */
+  urlOutcomes(ids: number[]): Map<number, UrlOutcomeRow[]> {
+    const out = new Map<number, UrlOutcomeRow[]>();
+    if (ids.length === 0) return out;
+    for (const row of this.s.urlOutcomes.all(JSON.stringify(ids)) as UrlOutcomeRow[]) {
+      const list = out.get(row.delivery_id);
+      if (list) list.push(row);
+      else out.set(row.delivery_id, [row]);
+    }
+    return out;
   }
 
   count(f: DeliveryQueryFilter): { total: number; matching: number } {

@@ -4,7 +4,7 @@
  * version (or a hand-made folder) left them looser. chmod by path only, never open-and-close: closing
  * any descriptor of a file drops the fcntl locks this process holds on it.
  */
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
@@ -36,3 +36,24 @@ export function preparePrivateDatabase(path: string): void {
   for (const file of [path, `${path}-wal`, `${path}-shm`, `${path}-journal`]) tighten(file);
 }
 
+
+/**
+ * Writes a small file readable by its owner only, whole or not at all: a reader never sees it
+ * half-written, and a crash leaves the old one in place.
+ */
+export function writePrivateFile(path: string, text: string): void {
+  const temp = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temp, text, { mode: PRIVATE_FILE_MODE, flag: 'w' });
+    chmodSync(temp, PRIVATE_FILE_MODE);
+    renameSync(temp, path);
+  } catch (err) {
+    rmSync(temp, { force: true });
+    throw err;
+  }
+}
+
+/** Makes an existing file private again (a copy or an older version may have left it looser). */
+export function tightenPrivateFile(path: string): void {
+  tighten(path);
+}

@@ -243,10 +243,13 @@ export const MIGRATIONS: readonly string[] = [
      signs with X-Signature). */ `
   ALTER TABLE destinations ADD COLUMN signing TEXT NOT NULL DEFAULT 'x-signature';
   `,
-  /* 12: time-warp. A destination's factor (1 = real time) and the factor each delivery was created
+  /* 9: time-warp. A destination's factor (1 = real time) and the factor each delivery was created
      with: the delivery keeps it, so switching the destination's warp off later does not rewrite the
      times of deliveries already under way. */ `
   ALTER TABLE destinations ADD COLUMN warp INTEGER NOT NULL DEFAULT 1;
   ALTER TABLE deliveries ADD COLUMN warp INTEGER NOT NULL DEFAULT 1;
+  `,
+  /* 10: a webhook URL can be switched off without being removed: kept with its headers, not sent to. */ `
+  ALTER TABLE webhook_entries ADD COLUMN enabled INTEGER NOT NULL DEFAULT 1;
   `,
 ];

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useNow } from '../../shared/use-now';
 import type { Computation } from '../../../src-shared/personas';
 import { timeOf } from '../../shared/format';
 import { ComputationDetail } from './ComputationDetail';
@@ -24,16 +24,6 @@ export function AudiencesView() {
       </div>
     </section>
   );
-}
-
-/** The current time, refreshed every `everyMs`, for "next sync in 4 min". */
-export function useNow(everyMs: number): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), everyMs);
-    return () => clearInterval(timer);
-  }, [everyMs]);
-  return now;
 }
 
 function ComputationList() {

@@ -313,6 +313,7 @@ export function createAudiencesStore(transport: Transport, timing: Partial<Audie
       store.setState({
         computations,
         loaded: true,
+        error: null,
         ...(gone ? { selectedId: null, syncs: [], syncsOf: null, saved: null } : {}),
       });
     } catch (err) {
@@ -440,6 +441,11 @@ export function createAudiencesStore(transport: Transport, timing: Partial<Audie
 
   return {
     store,
+    retry() {
+      void loadComputations();
+      void loadSources();
+      void loadProfiles();
+    },
     start() {
       void loadComputations();
       void loadSources();

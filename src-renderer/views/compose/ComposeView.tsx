@@ -1,6 +1,7 @@
 import { COMPOSE_TYPES, MAX_COMPOSE_COPIES, type ComposeType } from '../../../src-shared/api';
 import { FieldError } from './FieldError';
-import { parseJsonObject, TYPE_FIELDS, type TextField } from './form';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { errorFieldsInOrder, FIELD_LABELS, parseJsonObject, previewOf, TYPE_FIELDS, type TextField } from './form';
 import { IntegrationSwitches } from './IntegrationSwitches';
 import { JsonEditor } from './JsonEditor';
 import { TemplatesPanel } from './TemplatesPanel';
@@ -77,9 +78,11 @@ export function ComposeView() {
           </div>
           <SendBar />
         </form>
-        <SendOutcome />
       </div>
-      <TemplatesPanel />
+      <div className="compose-side">
+        <Preview />
+        <TemplatesPanel />
+      </div>
     </section>
   );
 }
@@ -152,6 +155,8 @@ function TextInput({ field, required = false, extra }: { field: TextField; requi
 function CallFields() {
   const type = useCompose((s) => s.form.type);
   const generate = useCompose((s) => s.generateAnonymousId);
+  // The error under userId says the same words; the hint steps aside for it.
+  const identityError = useCompose((s) => s.fieldErrors.userId !== undefined && s.form.userId === '');
   const fields = TYPE_FIELDS[type];
   return (
     <>
@@ -168,7 +173,7 @@ function CallFields() {
           />
         </div>
       )}
-      {fields.identity && <p className="muted hint compose-identity-hint">Give a userId, an anonymousId, or both.</p>}
+      {fields.identity && !identityError && <p className="muted hint compose-identity-hint">Give a userId, an anonymousId, or both.</p>}
       {fields.text.length > 0 && (
         <div className="compose-row">
           {fields.text.map((f) => (
@@ -227,13 +232,49 @@ function Timestamp() {
   );
 }
 
+/** The request body the client library will post, as it will post it (indented, or byte for byte). */
+function Preview() {
+  const form = useCompose((s) => s.form);
+  const [raw, setRaw] = useState(false);
+  const text = useMemo(() => previewOf(form), [form]);
+  const shown = raw ? JSON.stringify(JSON.parse(text)) : text;
+  const copies = Number(form.copies);
+  return (
+    <details className="card compose-preview" open data-testid="compose-preview">
+      <summary>What will be sent</summary>
+      <div className="compose-preview-head">
+        <span className="muted hint">
+          POST <span className="mono">/v1/batch</span> with the source’s write key, from the client library.
+          {Number.isInteger(copies) && copies > 1 ? ` ${copies} copies: the same message ${copies} times, each with its own messageId.` : ''} Values in
+          angle brackets are made at the moment of sending.
+        </span>
+        <span className="compose-preview-modes" role="group" aria-label="Preview format">
+          <button type="button" className="btn small" aria-pressed={!raw} data-testid="compose-preview-pretty" onClick={() => setRaw(false)}>
+            Indented
+          </button>
+          <button type="button" className="btn small" aria-pressed={raw} data-testid="compose-preview-raw" onClick={() => setRaw(true)}>
+            As sent
+          </button>
+        </span>
+      </div>
+      <pre className="code compose-preview-body" data-testid="compose-preview-body">
+        {shown}
+      </pre>
+    </details>
+  );
+}
+
+/** Sticky at the bottom of the view: the Send button, and right beside it what became of the last send. */
 function SendBar() {
   const copies = useCompose((s) => s.form.copies);
+  const type = useCompose((s) => s.form.type);
   const sending = useCompose((s) => s.sending);
   const update = useCompose((s) => s.update);
   const error = useCompose((s) => s.error);
+  const fieldErrors = useCompose((s) => s.fieldErrors);
+  const invalid = errorFieldsInOrder(fieldErrors, type);
   return (
-    <div className="compose-send">
+    <div className="compose-send" data-testid="compose-send-bar">
       <div className="compose-send-row">
         <label htmlFor="compose-copies">Send</label>
         <input
@@ -243,12 +284,26 @@ function SendBar() {
           max={MAX_COMPOSE_COPIES}
           data-testid="compose-copies"
           value={copies}
+          aria-invalid={fieldErrors.copies !== undefined}
           onChange={(e) => update({ copies: e.target.value })}
         />
         <span>{copies === '1' ? 'copy' : 'copies'}</span>
         <button type="submit" className="btn primary" data-testid="compose-send" disabled={sending}>
           {sending ? 'Sending…' : 'Send'}
         </button>
+        {invalid.length > 0 && (
+          <p className="compose-invalid" role="alert" data-testid="compose-invalid">
+            Nothing sent: {invalid.length === 1 ? '1 field needs' : `${invalid.length} fields need`} fixing:{' '}
+            {invalid.map((f, i) => (
+              <span key={f}>
+                {i > 0 && ', '}
+                <button type="button" className="link" data-testid={`compose-invalid-${f}`} onClick={() => document.getElementById(`compose-${f}`)?.focus()}>
+                  {FIELD_LABELS[f]}
+                </button>
+              </span>
+            ))}
+          </p>
+        )}
       </div>
       <FieldError field="copies" />
       <FieldError field="message" />
@@ -257,45 +312,61 @@ function SendBar() {
           {error}
         </p>
       )}
+      <SendOutcome />
     </div>
   );
 }
 
 function SendOutcome() {
   const result = useCompose((s) => s.result);
+  const reach = useCompose((s) => s.resultReach);
+  const ref = useRef<HTMLDivElement | null>(null);
+  useEffect(() => {
+    if (result) ref.current?.scrollIntoView({ block: 'nearest' });
+  }, [result]);
   if (!result) return null;
   const shown = result.messageIds.slice(0, 10);
   const more = result.messageIds.length - shown.length;
+  const delivers = reach === null || reach.delivers;
   return (
-    <div className="compose-result" role="status" data-testid="compose-result">
+    <div ref={ref} className={`compose-result ${delivers ? '' : 'compose-result-quiet'}`} role="status" data-testid="compose-result">
       <p>
         Sent{' '}
         {/* The count alone: the readiness marker of a finished send. */}
         <strong data-testid="compose-sent">{result.sent}</strong> {result.sent === 1 ? 'message' : 'messages'} to{' '}
-        <span className="mono">{result.endpoint}</span>
+        <span className="mono">{result.endpoint}</span>.
       </p>
+      {reach && !reach.delivers && (
+        <p className="notice warn" data-testid="compose-no-delivery">
+          Nothing will be delivered: {reach.why}. The call is stored and shown in Inbound.
+        </p>
+      )}
       {result.notice && (
         <p className="notice warn" data-testid="compose-notice">
           {result.notice}
         </p>
       )}
-      <p className="muted">messageIds:</p>
-      <ul className="compose-ids" data-testid="compose-sent-ids">
-        {shown.map((id, i) => (
-          <li key={`${id}-${i}`} className="mono">
-            {id}
-          </li>
-        ))}
-        {more > 0 && <li className="muted">… and {more} more</li>}
-      </ul>
       <p className="compose-links">
-        <a href="#/deliveries" data-testid="compose-goto-deliveries">
-          Watch them in Deliveries
-        </a>
+        {delivers && (
+          <a href="#/deliveries" data-testid="compose-goto-deliveries">
+            Watch {result.sent === 1 ? 'it' : 'them'} in Deliveries{reach?.delivers ? ` (${reach.to.join(', ')})` : ''}
+          </a>
+        )}
         <a href="#/inbound" data-testid="compose-goto-inbound">
-          See the raw calls in Inbound
+          See the raw {result.sent === 1 ? 'call' : 'calls'} in Inbound
         </a>
       </p>
+      <details className="compose-ids-box">
+        <summary className="muted">messageIds</summary>
+        <ul className="compose-ids" data-testid="compose-sent-ids">
+          {shown.map((id, i) => (
+            <li key={`${id}-${i}`} className="mono">
+              {id}
+            </li>
+          ))}
+          {more > 0 && <li className="muted">… and {more} more</li>}
+        </ul>
+      </details>
     </div>
   );
 }

@@ -55,7 +55,8 @@ export function JsonEditor({ field, placeholder, hint }: { field: JsonField; pla
         </p>
       )}
       {hint}
-      <FieldError field={field} />
+      {/* A parse error is already said above; the field error then repeats it. */}
+      {parsed.ok && <FieldError field={field} />}
     </div>
   );
 }

@@ -2,6 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   buildComposeInput,
+  errorFieldsInOrder,
+  MADE_WHEN_SENT,
+  previewOf,
+  reachOf,
   emptyForm,
   fieldErrorsOf,
   formatJson,
@@ -20,6 +24,7 @@ import {
   WEBHOOKS,
   type ComposeForm,
 } from './form';
+import type { Destination } from '../../../src-shared/settings';
 import type { ComposeInput } from '../../../src-shared/api';
 
 const form = (patch: Partial<ComposeForm>): ComposeForm => ({ ...emptyForm('track', 'backend'), ...patch });
@@ -132,23 +137,36 @@ test('buildComposeInput: only the type’s fields, empty ones left out, JSON par
         message: { userId: 'u', event: 'E', integrations: { All: false, Webhooks: true }, timestamp: localToIso('2026-11-22T12:30:00'), messageId: 'm-1' },
       },
     ],
-    ['a missing event is the server’s to refuse', form({ userId: 'u' }), { source: 'backend', type: 'track', message: { userId: 'u' } }],
   ];
   for (const [what, f, expected] of cases) assert.deepEqual(buildComposeInput(f), { ok: true, input: expected }, what);
 });
 
-test('buildComposeInput refuses only what cannot be sent, by field', () => {
+test('buildComposeInput refuses every problem at once, by field', () => {
+  const ok = { userId: 'u', event: 'E' };
   const cases: [ComposeForm, Record<string, string>][] = [
-    [form({ properties: '{"a":' }), { properties: 'Not valid JSON: it ends too early at line 1, column 6 (a missing closing brace, bracket or quote?).' }],
-    [form({ context: '[]' }), { context: 'This is a list; it must be an object in braces, like {"plan": "pro"}.' }],
-    [form({ copies: '0' }), { copies: 'Send from 1 to 1000 copies.' }],
-    [form({ copies: '1001' }), { copies: 'Send from 1 to 1000 copies.' }],
-    [form({ copies: '2.5' }), { copies: 'Send from 1 to 1000 copies.' }],
-    [form({ copies: '' }), { copies: 'Send from 1 to 1000 copies.' }],
-    [form({ timestamp: 'tomorrow' }), { timestamp: 'Pick a date and time, or clear it to use the time of sending.' }],
-    [form({ source: '' }), { source: 'Pick the source whose write key sends this call.' }],
+    [form({ ...ok, properties: '{"a":' }), { properties: 'Not valid JSON: it ends too early at line 1, column 6 (a missing closing brace, bracket or quote?).' }],
+    [form({ ...ok, context: '[]' }), { context: 'This is a list; it must be an object in braces, like {"plan": "pro"}.' }],
+    [form({ ...ok, copies: '0' }), { copies: 'Send from 1 to 1000 copies.' }],
+    [form({ ...ok, copies: '1001' }), { copies: 'Send from 1 to 1000 copies.' }],
+    [form({ ...ok, copies: '2.5' }), { copies: 'Send from 1 to 1000 copies.' }],
+    [form({ ...ok, copies: '' }), { copies: 'Send from 1 to 1000 copies.' }],
+    [form({ ...ok, timestamp: 'tomorrow' }), { timestamp: 'Pick a date and time, or clear it to use the time of sending.' }],
+    [form({ ...ok, source: '' }), { source: 'Pick the source whose write key sends this call.' }],
     // Traits are not a track field: broken JSON there does not block a track call.
-    [form({ traits: '{', event: 'E' }), {}],
+    [form({ ...ok, traits: '{' }), {}],
+    // The client library would refuse these one at a time; the form names them all.
+    [
+      form({ properties: '{', copies: '0' }),
+      {
+        userId: 'Give a userId, an anonymousId, or both.',
+        event: 'Event is required.',
+        properties: 'Not valid JSON: it ends too early at line 1, column 2 (a missing closing brace, bracket or quote?).',
+        copies: 'Send from 1 to 1000 copies.',
+      },
+    ],
+    [form({ type: 'alias' }), { previousId: 'previousId is required.', userId: 'userId is required.' }],
+    [form({ type: 'group', anonymousId: 'a' }), { groupId: 'groupId is required.' }],
+    [form({ type: 'identify', anonymousId: 'a' }), {}],
   ];
   for (const [f, expected] of cases) {
     const built = buildComposeInput(f);
@@ -218,4 +236,56 @@ test('fieldErrorsOf: the transport’s fields when given, else read back from a 
 test('uuidFromBytes makes version-4 UUIDs', () => {
   assert.equal(uuidFromBytes(new Uint8Array(16).fill(0xff)), 'ffffffff-ffff-4fff-bfff-ffffffffffff');
   assert.equal(uuidFromBytes(new Uint8Array(16)), '00000000-0000-4000-8000-000000000000');
+});
+
+test('previewOf: the body the client library will post, with what it makes at sending marked', () => {
+  const preview = JSON.parse(previewOf(form({ userId: 'u', event: 'E', properties: '{"total": 42}', all: false }))) as Record<string, unknown>;
+  assert.deepEqual(preview, {
+    batch: [
+      {
+        type: 'track',
+        event: 'E',
+        userId: 'u',
+        properties: { total: 42 },
+        integrations: { All: false, Webhooks: true },
+        timestamp: MADE_WHEN_SENT.timestamp,
+        messageId: MADE_WHEN_SENT.messageId,
+      },
+    ],
+    sentAt: MADE_WHEN_SENT.sentAt,
+    context: { library: { name: 'hookbench-client', version: '0.1.0' } },
+  });
+  const given = JSON.parse(previewOf(form({ userId: 'u', event: 'E', messageId: 'm-1', timestamp: '2026-11-22T12:30:00' }))) as { batch: Record<string, unknown>[] };
+  assert.deepEqual([given.batch[0]?.messageId, given.batch[0]?.timestamp], ['m-1', localToIso('2026-11-22T12:30:00')]);
+  // Keys in the library's order: the preview is the text that will be posted, indented.
+  assert.match(previewOf(form({ userId: 'u', event: 'E' })), /^{\n {2}"batch": \[\n {4}{\n {6}"type": "track",\n {6}"event": "E",\n {6}"userId": "u",/);
+});
+
+test('errorFieldsInOrder: the fields in error as they are on screen', () => {
+  assert.deepEqual(errorFieldsInOrder({ copies: 'x', event: 'y', userId: 'z', properties: 'w' }, 'track'), ['userId', 'event', 'properties', 'copies']);
+});
+
+test('reachOf: a call becomes a delivery only through an enabled destination of its source with a URL on', () => {
+  const d = (o: Partial<Destination>): Destination => ({
+    id: 1,
+    name: 'Hook',
+    enabled: true,
+    sources: ['backend'],
+    sharedSecret: null,
+    webhooks: [{ url: 'http://x', headers: {}, enabled: true }],
+    createdAt: '',
+    signing: 'x-signature',
+    warp: 1,
+    ...o,
+  });
+  assert.deepEqual(reachOf(undefined, 'backend', [d({})]), { delivers: true, to: ['Hook'] });
+  assert.deepEqual(reachOf({ All: false }, 'backend', [d({})]), { delivers: false, why: '“All” is off and the Webhooks switch is not on (its integrations leave Webhooks out)' });
+  assert.deepEqual(reachOf({ All: false, Webhooks: true }, 'backend', [d({})]), { delivers: true, to: ['Hook'] });
+  assert.deepEqual(reachOf(undefined, 'web', [d({})]), { delivers: false, why: 'no Webhooks destination is attached to source “web”' });
+  assert.deepEqual(reachOf(undefined, 'backend', [d({ enabled: false })]), { delivers: false, why: '“Hook” attached to “backend” is switched off' });
+  assert.deepEqual(reachOf(undefined, 'backend', [d({ webhooks: [] })]), { delivers: false, why: '“Hook” has no webhook URL' });
+  assert.deepEqual(reachOf(undefined, 'backend', [d({ webhooks: [{ url: 'http://x', headers: {}, enabled: false }] })]), {
+    delivers: false,
+    why: 'every webhook URL of “Hook” is switched off',
+  });
 });

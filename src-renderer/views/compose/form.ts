@@ -4,6 +4,8 @@
  * template → the form again, and the server's field paths → the form's fields.
  */
 import { COMPOSE_TYPES, MAX_COMPOSE_COPIES, type ApiFieldError, type ComposeInput, type ComposeType } from '../../../src-shared/api';
+import { clientBatchBody } from '../../../src-shared/compose-preview';
+import type { Destination } from '../../../src-shared/settings';
 
 export type TextField = 'userId' | 'anonymousId' | 'event' | 'name' | 'category' | 'groupId' | 'previousId' | 'messageId';
 export type JsonField = 'properties' | 'traits' | 'context';
@@ -192,13 +194,28 @@ export type FieldErrors = Partial<Record<FormField, string>>;
 export type Built = { ok: true; input: ComposeInput } | { ok: false; errors: FieldErrors };
 
 /**
- * The form as the engine's compose input: only the current type's fields, empty ones left out.
- * Refuses here only what cannot be sent at all (JSON that does not parse, a bad copy count or time);
- * the rest (a missing event, the 32 KB limit) is the client library's to judge, and comes back by field.
+ * The form as the engine's compose input: only the current type's fields, empty ones left out, or
+ * every problem draftOf finds. What needs the whole call (the 32 KB limit) is the client library's
+ * to judge, and comes back by field.
  */
 export function buildComposeInput(form: ComposeForm): Built {
+  const { message, errors } = draftOf(form);
+  const copies = Number(form.copies);
+  if (Object.keys(errors).length > 0) return { ok: false, errors };
+  return { ok: true, input: { source: form.source, type: form.type, message, ...(copies !== 1 ? { copies } : {}) } };
+}
+
+/**
+ * The call as far as the form makes one, and every problem with it at once (in the order the
+ * fields are on screen): the missing required fields the client library would refuse one at a
+ * time, JSON that does not parse, a bad copy count or time. A field in error is left out.
+ */
+export function draftOf(form: ComposeForm): { message: Record<string, unknown>; errors: FieldErrors } {
   const errors: FieldErrors = {};
   const fields = TYPE_FIELDS[form.type];
+  if (form.source === '') errors.source = 'Pick the source whose write key sends this call.';
+  if (fields.identity && form.userId === '' && form.anonymousId === '') errors.userId = 'Give a userId, an anonymousId, or both.';
+  for (const f of fields.text) if (fields.required.includes(f) && form[f] === '') errors[f] = `${FIELD_LABELS[f]} is required.`;
   const message: Record<string, unknown> = {};
   if (fields.identity) {
     if (form.userId !== '') message.userId = form.userId;
@@ -222,10 +239,53 @@ export function buildComposeInput(form: ComposeForm): Built {
   if (!/^\s*\d+\s*$/.test(form.copies) || copies < 1 || copies > MAX_COMPOSE_COPIES) {
     errors.copies = `Send from 1 to ${MAX_COMPOSE_COPIES} copies.`;
   }
-  if (form.source === '') errors.source = 'Pick the source whose write key sends this call.';
-  if (Object.keys(errors).length > 0) return { ok: false, errors };
-  return { ok: true, input: { source: form.source, type: form.type, message, ...(copies !== 1 ? { copies } : {}) } };
+  return { message, errors };
 }
+
+/** What the preview shows for what the client library makes at the moment of sending. */
+export const MADE_WHEN_SENT = {
+  messageId: '<made when sent, one per copy>',
+  timestamp: '<the time of sending>',
+  sentAt: '<the time of sending>',
+} as const;
+
+/** The request body the client library will post for this form, indented; the values made at sending marked. */
+export function previewOf(form: ComposeForm): string {
+  const { message } = draftOf(form);
+  return JSON.stringify(JSON.parse(clientBatchBody(form.type, message, MADE_WHEN_SENT)), null, 2);
+}
+
+/** The fields in error, in the order they are on screen, for the summary beside Send. */
+export function errorFieldsInOrder(errors: FieldErrors, type: ComposeType): FormField[] {
+  const order: FormField[] = ['source', 'userId', 'anonymousId', ...TYPE_FIELDS[type].text, ...TYPE_FIELDS[type].json, 'context', 'integrations', 'timestamp', 'messageId', 'copies', 'message'];
+  return [...new Set(order)].filter((f) => errors[f] !== undefined);
+}
+
+/** Whether a call sent now would become a webhook delivery, and if not, why. */
+export type Reach = { delivers: true; to: string[] } | { delivers: false; why: string };
+
+/**
+ * The ingest's routing seen from Compose: the call's integrations, then the enabled Webhooks
+ * destinations attached to the source with at least one URL switched on.
+ */
+export function reachOf(integrations: Record<string, unknown> | undefined, source: string, destinations: readonly Destination[]): Reach {
+  if (!reachesWebhooks(integrations)) {
+    const why = integrations?.[WEBHOOKS] === false ? 'the Webhooks switch is off for this call' : '“All” is off and the Webhooks switch is not on';
+    return { delivers: false, why: `${why} (its integrations leave Webhooks out)` };
+  }
+  const attached = destinations.filter((d) => d.sources.includes(source));
+  if (attached.length === 0) return { delivers: false, why: `no Webhooks destination is attached to source “${source}”` };
+  const on = attached.filter((d) => d.enabled);
+  if (on.length === 0) return { delivers: false, why: `${names(attached)} attached to “${source}” ${attached.length === 1 ? 'is' : 'are'} switched off` };
+  const live = on.filter((d) => d.webhooks.some((w) => w.enabled !== false));
+  if (live.length === 0) {
+    const none = on.every((d) => d.webhooks.length === 0);
+    return { delivers: false, why: none ? `${names(on)} ${on.length === 1 ? 'has' : 'have'} no webhook URL` : `every webhook URL of ${names(on)} is switched off` };
+  }
+  return { delivers: true, to: live.map((d) => d.name) };
+}
+
+const names = (ds: readonly Destination[]): string => ds.map((d) => `“${d.name}”`).join(', ');
 
 const asText = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
 const asJson = (v: unknown): string => (typeof v === 'object' && v !== null ? JSON.stringify(v, null, 2) : '');

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApiMethod, ComposeTemplate, LiveEvent } from '../../../src-shared/api';
-import type { Source } from '../../../src-shared/settings';
+import type { Destination, Source } from '../../../src-shared/settings';
 import { ApiCallError, type Transport } from '../../transport';
 import { createComposeStore } from './store';
 
@@ -67,6 +67,8 @@ test('compose store: the server’s field errors land next to their fields; othe
   const { store, start } = createComposeStore(t.transport);
   start();
   await settle();
+  // Filled in, so only the server can refuse it (as it would a call over 32 KB).
+  store.getState().update({ userId: 'u', event: 'E' });
   fail = new ApiCallError('validation_failed', 'compose.message.event: is required; compose.message.traits: nope');
   await store.getState().send();
   assert.deepEqual(store.getState().fieldErrors, { event: 'Event is required.' });
@@ -127,4 +129,51 @@ test('compose store: templates save the built input, reload on live config event
   await store.getState().deleteTemplate('link');
   assert.deepEqual(store.getState().templates.map((x) => x.name), ['other']);
   assert.equal(store.getState().currentTemplate, null);
+});
+
+test('compose store: every missing field at once, nothing sent; after a send, whether it becomes a delivery and why not', async () => {
+  const destination = (o: Partial<Destination>): Destination => ({
+    id: 1,
+    name: 'Local receiver',
+    enabled: true,
+    sources: ['backend'],
+    sharedSecret: null,
+    webhooks: [{ url: 'http://127.0.0.1:9/hook', headers: {}, enabled: true }],
+    createdAt: '',
+    signing: 'x-signature',
+    warp: 1,
+    ...o,
+  });
+  let destinations = [destination({})];
+  const t = scripted({
+    listSources: () => SOURCES,
+    listTemplates: () => [],
+    listDestinations: () => destinations,
+    composeEvents: () => ({ sent: 1, messageIds: ['a'], endpoint: 'http://127.0.0.1:1/v1/batch' }),
+  });
+  const { store, start } = createComposeStore(t.transport);
+  start();
+  await settle();
+  store.getState().setType('group');
+  store.getState().update({ traits: '{' });
+  await store.getState().send();
+  assert.deepEqual(Object.keys(store.getState().fieldErrors).sort(), ['groupId', 'traits', 'userId']);
+  assert.equal(store.getState().fieldErrors.groupId, 'groupId is required.');
+  assert.ok(!t.calls.some((c) => c.method === 'composeEvents'));
+
+  store.getState().setType('track');
+  store.getState().update({ userId: 'u', event: 'E' });
+  await store.getState().send();
+  assert.deepEqual(store.getState().resultReach, { delivers: true, to: ['Local receiver'] });
+
+  store.getState().setIntegration(0, false);
+  await store.getState().send();
+  assert.deepEqual(store.getState().resultReach, { delivers: false, why: 'the Webhooks switch is off for this call (its integrations leave Webhooks out)' });
+
+  store.getState().setIntegration(0, true);
+  destinations = [destination({ webhooks: [{ url: 'http://127.0.0.1:9/hook', headers: {}, enabled: false }] })];
+  t.emit({ type: 'config', what: 'destinations' });
+  await settle();
+  await store.getState().send();
+  assert.deepEqual(store.getState().resultReach, { delivers: false, why: 'every webhook URL of “Local receiver” is switched off' });
 });

@@ -5,7 +5,7 @@
  */
 import { createStore } from 'zustand/vanilla';
 import type { ComposeResult, ComposeTemplate, ComposeType } from '../../../src-shared/api';
-import type { Source } from '../../../src-shared/settings';
+import type { Destination, Source } from '../../../src-shared/settings';
 import type { Transport } from '../../transport';
 import { followLive, messageOf, type ViewStore } from '../../shared/live-store';
 import {
@@ -14,11 +14,14 @@ import {
   fieldErrorsOf,
   formFromInput,
   integrationKeyProblem,
+  integrationsOf,
   placeServerErrors,
+  reachOf,
   uuidFromBytes,
   type ComposeForm,
   type FieldErrors,
   type FormField,
+  type Reach,
 } from './form';
 
 export interface ComposeState {
@@ -27,8 +30,12 @@ export interface ComposeState {
   /** False until the first answer, so the empty state does not flash before the sources arrive. */
   sourcesLoaded: boolean;
   templates: ComposeTemplate[];
+  /** The destinations, to say before and after a send whether the call becomes a delivery. */
+  destinations: Destination[];
   sending: boolean;
   result: ComposeResult | null;
+  /** Whether the last sent call was to become a webhook delivery, as things stood when it was sent. */
+  resultReach: Reach | null;
   fieldErrors: FieldErrors;
   /** What names no field on screen, or a failure that is not about the input (the ingest is down…). */
   error: string | null;
@@ -70,8 +77,10 @@ export function createComposeStore(transport: Transport, randomId: () => string 
     sources: [],
     sourcesLoaded: false,
     templates: [],
+    destinations: [],
     sending: false,
     result: null,
+    resultReach: null,
     fieldErrors: {},
     error: null,
     templateName: '',
@@ -114,9 +123,10 @@ export function createComposeStore(transport: Transport, randomId: () => string 
         return;
       }
       set({ sending: true, result: null, error: null, fieldErrors: {} });
+      const reach = reachOf(integrationsOf(form.all, form.integrations), form.source, get().destinations);
       try {
         const result = await transport.call('composeEvents', built.input);
-        set({ sending: false, result });
+        set({ sending: false, result, resultReach: reach });
       } catch (err) {
         const placed = placeServerErrors(fieldErrorsOf(err), form.type);
         const hasFields = Object.keys(placed.fields).length > 0;
@@ -173,6 +183,14 @@ export function createComposeStore(transport: Transport, randomId: () => string 
     }
   }
 
+  async function loadDestinations(): Promise<void> {
+    try {
+      store.setState({ destinations: await transport.call('listDestinations') });
+    } catch {
+      // Only the words after a send depend on them; the send itself does not.
+    }
+  }
+
   async function loadTemplates(): Promise<void> {
     try {
       store.setState({ templates: await transport.call('listTemplates') });
@@ -186,15 +204,18 @@ export function createComposeStore(transport: Transport, randomId: () => string 
     start() {
       void loadSources();
       void loadTemplates();
+      void loadDestinations();
       return followLive(transport, {
         onEvent(event) {
           if (event.type !== 'config') return;
           if (event.what === 'sources') void loadSources();
           if (event.what === 'templates') void loadTemplates();
+          if (event.what === 'destinations' || event.what === 'sources') void loadDestinations();
         },
         onReconnect() {
           void loadSources();
           void loadTemplates();
+          void loadDestinations();
         },
       });
     },

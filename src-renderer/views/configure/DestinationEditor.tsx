@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { WarpSwitch } from './WarpSwitch';
 import { MAX_WEBHOOKS_PER_DESTINATION } from '../../../src-shared/settings';
 import { SigningChoice } from './SigningChoice';
@@ -18,6 +18,10 @@ export function DestinationEditor() {
   const save = useConfigure((s) => s.saveDestination);
   const close = useConfigure((s) => s.closeEditor);
   const [reveal, setReveal] = useState(false);
+  // A secret shown to check it is hidden again once saved, as a password field would be.
+  useEffect(() => {
+    if (saved) setReveal(false);
+  }, [saved]);
   if (!draft) return null;
   const placed = placedFields(draft);
   const unplaced = errors.filter((e) => !placed.has(e.field));
@@ -40,13 +44,16 @@ export function DestinationEditor() {
           <span className="field-label">Name</span>
           <input
             value={draft.name}
-            readOnly={draft.saved !== null}
-            title={draft.saved !== null ? 'A destination is saved by its name; to rename it, create a new one and delete this one.' : undefined}
             onChange={(e) => update((d) => ({ ...d, name: e.target.value }))}
             placeholder="My receiver"
             data-testid="destination-name"
             aria-invalid={invalid(field.name)}
           />
+          {draft.saved !== null && draft.name.trim() !== '' && draft.name.trim() !== draft.saved && (
+            <span className="muted hint" data-testid="destination-rename-note">
+              Saving renames “{draft.saved}”; its deliveries keep their history and show the new name.
+            </span>
+          )}
           <FieldErrors errors={errors} fields={[field.name]} label="Name" />
         </label>
         <label className="cfg-switch">
@@ -166,12 +173,19 @@ function WebhookEntry({ entry, i }: { entry: WebhookDraft; i: number }) {
   const draft = useConfigure((s) => s.draft);
   const errors = useConfigure((s) => s.draftErrors);
   const update = useConfigure((s) => s.updateDraft);
+  const urlId = useId();
   if (!draft) return null;
   return (
-    <div className="webhook" data-testid="webhook-entry">
+    <div className={entry.enabled ? 'webhook' : 'webhook webhook-off'} data-testid="webhook-entry" data-enabled={entry.enabled}>
       <div className="inline">
-        <span className="webhook-index">{i + 1}</span>
+        <span className="webhook-index" aria-hidden="true">
+          {i + 1}
+        </span>
+        <label className="sr-only" htmlFor={urlId}>
+          Webhook URL {i + 1}
+        </label>
         <input
+          id={urlId}
           className="mono grow"
           type="url"
           value={entry.url}
@@ -181,10 +195,26 @@ function WebhookEntry({ entry, i }: { entry: WebhookDraft; i: number }) {
           data-testid={`webhook-url-${i}`}
           aria-invalid={errors.some((e) => e.field === field.url(i))}
         />
+        <label className="cfg-switch small" title="Switched off, the URL and its headers are kept but nothing is sent to it.">
+          <input
+            type="checkbox"
+            role="switch"
+            checked={entry.enabled}
+            aria-checked={entry.enabled}
+            onChange={(e) => update((d) => edit.setWebhookEnabled(d, i, e.target.checked))}
+            data-testid={`webhook-enabled-${i}`}
+          />
+          <span>{entry.enabled ? 'On' : 'Off'}</span>
+        </label>
         <button type="button" className="btn small" disabled={draft.webhooks.length === 1} onClick={() => update((d) => edit.removeWebhook(d, i))} data-testid={`webhook-remove-${i}`}>
           Remove URL
         </button>
       </div>
+      {!entry.enabled && (
+        <p className="muted hint" data-testid={`webhook-off-note-${i}`}>
+          Switched off: kept with its headers, but nothing is sent to it until it is switched on again.
+        </p>
+      )}
       <FieldErrors errors={errors} fields={[field.url(i), field.webhook(i)]} label="The URL" />
       <div className="headers-editor">
         {entry.headers.map((h, j) => (

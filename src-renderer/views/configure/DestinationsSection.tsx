@@ -48,6 +48,12 @@ export function DestinationsSection() {
   );
 }
 
+/** "2", or "1 of 2 on" when some URLs are switched off. */
+function urlCount(d: Destination): string {
+  const on = d.webhooks.filter((w) => w.enabled !== false).length;
+  return on === d.webhooks.length ? String(on) : `${on} of ${d.webhooks.length} on`;
+}
+
 function DestinationRow({ destination: d }: { destination: Destination }) {
   const editingThis = useConfigure((s) => s.draft?.saved === d.name);
   const edit = useConfigure((s) => s.editDestination);
@@ -68,8 +74,8 @@ function DestinationRow({ destination: d }: { destination: Destination }) {
           )}
         </td>
         <td>{d.sources.length > 0 ? d.sources.join(', ') : <span className="muted">none — nothing reaches it</span>}</td>
-        <td title={d.webhooks.map((w) => w.url).join('\n')} data-testid="destination-row-urls">
-          {d.webhooks.length}
+        <td title={d.webhooks.map((w) => `${w.url}${w.enabled === false ? ' (switched off)' : ''}`).join('\n')} data-testid="destination-row-urls">
+          {urlCount(d)}
         </td>
         <td>{d.sharedSecret ? 'X-Signature' : <span className="muted">no secret</span>}</td>
         <td className="cfg-actions">

@@ -43,6 +43,9 @@ function SourceRow({ source }: { source: Source }) {
   const select = useConfigure((s) => s.selectSource);
   const remove = useConfigure((s) => s.deleteSource);
   const refusal = useConfigure((s) => s.removeErrors[source.name]);
+  const rotate = useConfigure((s) => s.rotateWriteKey);
+  const rotateRefusal = useConfigure((s) => s.rotateErrors[source.name]);
+  const rotated = useConfigure((s) => (s.rotated?.name === source.name ? s.rotated : null));
   return (
     <>
       <tr className={selected ? 'selected' : undefined} data-testid="source-row" data-name={source.name}>
@@ -57,9 +60,34 @@ function SourceRow({ source }: { source: Source }) {
           <button type="button" className="btn small" aria-pressed={selected} data-testid="source-snippets" onClick={() => select(source.name)}>
             {selected ? 'Snippets shown' : 'Show snippets'}
           </button>
+          <ConfirmButton
+            label="Rotate write key"
+            confirm="Rotate now"
+            warning={`Every SDK, app or script still sending ${source.writeKey} is refused from then on, until it is given the new key.`}
+            testId="source-rotate"
+            onConfirm={() => void rotate(source.name)}
+          />
           <ConfirmButton label="Delete" confirm={`Delete “${source.name}”`} testId="source-delete" onConfirm={() => void remove(source.name)} />
         </td>
       </tr>
+      {rotated && (
+        <tr>
+          <td colSpan={3}>
+            <p className="status status-succeeded" role="status" data-testid="source-rotated">
+              New write key saved. Calls with {rotated.oldKey} are now refused: give the new key to every client of “{source.name}”.
+            </p>
+          </td>
+        </tr>
+      )}
+      {rotateRefusal && (
+        <tr>
+          <td colSpan={3}>
+            <p className="field-error" role="alert" data-testid="source-rotate-error">
+              Not rotated: {rotateRefusal}
+            </p>
+          </td>
+        </tr>
+      )}
       {refusal && (
         <tr>
           <td colSpan={3}>
@@ -77,7 +105,6 @@ function SourceForm() {
   const draft = useConfigure((s) => s.sourceDraft);
   const errors = useConfigure((s) => s.sourceErrors);
   const saved = useConfigure((s) => s.sourceSaved);
-  const exists = useConfigure((s) => s.sources.some((o) => o.name === draft.name.trim()));
   const set = useConfigure((s) => s.setSourceDraft);
   const newKey = useConfigure((s) => s.newWriteKey);
   const save = useConfigure((s) => s.saveSource);
@@ -91,7 +118,7 @@ function SourceForm() {
         void save();
       }}
     >
-      <h3>{exists ? `Change the write key of “${draft.name.trim()}”` : 'New source'}</h3>
+      <h3>New source</h3>
       <div className="cfg-row">
         <label className="field">
           <span className="field-label">Name</span>
@@ -120,7 +147,7 @@ function SourceForm() {
       <FieldErrors errors={unplaced} fields={unplaced.map((e) => e.field)} />
       <div className="buttons">
         <button type="submit" className="btn primary" data-testid="source-save">
-          {exists ? 'Save write key' : 'Create source'}
+          Create source
         </button>
         {saved && (
           <span className="status status-succeeded" role="status" data-testid="source-saved">

@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Destination } from '../../../src-shared/settings';
-import { draftOf, edit, emptyDraft, headerRowFields, placedFields, toDestinationInput, type DestinationDraft } from './destination-form';
+import { draftOf, edit, emptyDraft, headerRowFields, nameClash, placedFields, toDestinationInput, type DestinationDraft } from './destination-form';
 
 const draft = (over: Partial<DestinationDraft> = {}): DestinationDraft => ({
   ...emptyDraft(['backend']),
   name: 'Receiver',
-  webhooks: [{ url: 'http://127.0.0.1:3000/hook', headers: [] }],
+  webhooks: [{ url: 'http://127.0.0.1:3000/hook', headers: [], enabled: true }],
   ...over,
 });
 
@@ -18,8 +18,8 @@ test('a draft maps to the DestinationInput the engine takes: trimmed, blank head
       name: ' Receiver ',
       sharedSecret: '',
       webhooks: [
-        { url: ' http://a.test/1 ', headers: [{ name: ' X-Env ', value: 'dev' }, { name: '', value: '' }] },
-        { url: 'https://b.test/2', headers: [] },
+        { url: ' http://a.test/1 ', headers: [{ name: ' X-Env ', value: 'dev' }, { name: '', value: '' }], enabled: true },
+        { url: 'https://b.test/2', headers: [], enabled: true },
       ],
     }),
   );
@@ -31,8 +31,8 @@ test('a draft maps to the DestinationInput the engine takes: trimmed, blank head
     sharedSecret: null,
     signing: 'x-signature',
     webhooks: [
-      { url: 'http://a.test/1', headers: { 'X-Env': 'dev' } },
-      { url: 'https://b.test/2', headers: {} },
+      { url: 'http://a.test/1', headers: { 'X-Env': 'dev' }, enabled: true },
+      { url: 'https://b.test/2', headers: {}, enabled: true },
     ],
     warp: 1,
   });
@@ -47,27 +47,27 @@ test('refusals by the engine\'s field paths: 6th URL, bad URL, bad and reserved 
 
   const table: [Partial<DestinationDraft>, string[]][] = [
     [{ name: '  ' }, ['destination.name: is required']],
-    [{ webhooks: [{ url: 'not a url', headers: [] }] }, ['destination.webhooks[0].url: "not a url" is not a valid URL']],
-    [{ webhooks: [{ url: 'ftp://x/', headers: [] }] }, ['destination.webhooks[0].url: must use http or https, not ftp']],
-    [{ webhooks: [{ url: '', headers: [] }] }, ['destination.webhooks[0].url: is required: a full http:// or https:// URL']],
+    [{ webhooks: [{ url: 'not a url', headers: [], enabled: true }] }, ['destination.webhooks[0].url: "not a url" is not a valid URL']],
+    [{ webhooks: [{ url: 'ftp://x/', headers: [], enabled: true }] }, ['destination.webhooks[0].url: must use http or https, not ftp']],
+    [{ webhooks: [{ url: '', headers: [], enabled: true }] }, ['destination.webhooks[0].url: is required: a full http:// or https:// URL']],
     [
-      { webhooks: [{ url: 'http://x/', headers: [{ name: 'Bad Header', value: 'v' }] }] },
+      { webhooks: [{ url: 'http://x/', headers: [{ name: 'Bad Header', value: 'v' }], enabled: true }] },
       ["destination.webhooks[0].headers.Bad Header: header name must be a token (letters, digits, !#$%&'*+-.^_`|~; no spaces, CR or LF)"],
     ],
     [
-      { webhooks: [{ url: 'http://x/', headers: [{ name: 'X-Signature', value: 'v' }] }] },
+      { webhooks: [{ url: 'http://x/', headers: [{ name: 'X-Signature', value: 'v' }], enabled: true }] },
       ['destination.webhooks[0].headers.X-Signature: X-Signature is set by Hookbench and cannot be overridden'],
     ],
     [
-      { webhooks: [{ url: 'http://x/', headers: [{ name: 'X-A', value: 'a\r\nInjected: 1' }] }] },
+      { webhooks: [{ url: 'http://x/', headers: [{ name: 'X-A', value: 'a\r\nInjected: 1' }], enabled: true }] },
       ['destination.webhooks[0].headers.X-A: header value must not contain CR, LF or NUL'],
     ],
     [
-      { webhooks: [{ url: 'http://x/', headers: [{ name: '', value: 'orphan' }] }] },
+      { webhooks: [{ url: 'http://x/', headers: [{ name: '', value: 'orphan' }], enabled: true }] },
       ['destination.webhooks[0].headers[0]: header name is required (or clear the value to drop the row)'],
     ],
     [
-      { webhooks: [{ url: 'http://x/', headers: [{ name: 'X-A', value: '1' }, { name: 'x-a', value: '2' }] }] },
+      { webhooks: [{ url: 'http://x/', headers: [{ name: 'X-A', value: '1' }, { name: 'x-a', value: '2' }], enabled: true }] },
       ['destination.webhooks[0].headers[1]: header names are case-insensitive; this one is given twice'],
     ],
     [{ webhooks: [] }, []],
@@ -76,7 +76,7 @@ test('refusals by the engine\'s field paths: 6th URL, bad URL, bad and reserved 
 });
 
 test('each header row claims its own index path and, for the first row with a name, the engine\'s by-name path', () => {
-  const d = draft({ webhooks: [{ url: 'http://x/', headers: [{ name: 'X-A', value: '1' }, { name: 'x-a', value: '2' }, { name: '', value: '' }] }] });
+  const d = draft({ webhooks: [{ url: 'http://x/', headers: [{ name: 'X-A', value: '1' }, { name: 'x-a', value: '2' }, { name: '', value: '' }], enabled: true }] });
   assert.deepEqual(headerRowFields(d, 0, 0), ['destination.webhooks[0].headers[0]', 'destination.webhooks[0].headers.X-A']);
   assert.deepEqual(headerRowFields(d, 0, 1), ['destination.webhooks[0].headers[1]']);
   assert.deepEqual(headerRowFields(d, 0, 2), ['destination.webhooks[0].headers[2]']);
@@ -96,8 +96,8 @@ test('a saved destination round-trips through the draft unchanged', () => {
     signing: 'x-signature+standard-webhooks',
     warp: 240,
     webhooks: [
-      { url: 'http://a.test/1', headers: { 'X-Env': 'dev', Authorization: 'Bearer t' } },
-      { url: 'http://b.test/2', headers: {} },
+      { url: 'http://a.test/1', headers: { 'X-Env': 'dev', Authorization: 'Bearer t' }, enabled: true },
+      { url: 'http://b.test/2', headers: {}, enabled: false },
     ],
   };
   const d = draftOf(saved);
@@ -118,4 +118,12 @@ test('edits: add and remove URLs and header rows, toggle sources, without touchi
   assert.deepEqual(edit.toggleSource(d0, 'web', true).sources, ['backend', 'web']);
   assert.deepEqual(edit.toggleSource(d0, 'backend', false).sources, []);
   assert.deepEqual(edit.toggleSource(edit.toggleSource(d0, 'web', true), 'web', true).sources, ['backend', 'web'], 'no duplicate');
+});
+
+test('a URL switched off is sent as enabled: false; a new or renamed destination under another one\'s name is refused before sending', () => {
+  const off = edit.setWebhookEnabled(draft({}), 0, false);
+  assert.equal(toDestinationInput(off).input.webhooks[0]?.enabled, false);
+  assert.deepEqual(nameClash(draft({ name: 'Other' }), ['Receiver', 'Other']).map((e) => e.field), ['destination.name']);
+  assert.deepEqual(nameClash({ ...draft({ name: 'Receiver' }), saved: 'Receiver' }, ['Receiver']), [], 'its own name is fine');
+  assert.deepEqual(nameClash({ ...draft({ name: 'Renamed' }), saved: 'Receiver' }, ['Receiver']), [], 'a free name is fine');
 });

@@ -22,9 +22,11 @@ export interface HeaderRow {
 export interface WebhookDraft {
   url: string;
   headers: HeaderRow[];
+  /** Off: kept, with its headers, but not sent to. */
+  enabled: boolean;
 }
 export interface DestinationDraft {
-  /** The name it is saved under; null while it is new. Saving is by name, so a saved one is not renamed. */
+  /** The name it is saved under; null while it is new. A different `name` renames it on save. */
   saved: string | null;
   name: string;
   enabled: boolean;
@@ -56,7 +58,7 @@ export const field = {
 export const ADD_URL_LIMIT_REASON = `A destination has at most ${MAX_WEBHOOKS_PER_DESTINATION} webhook URLs; remove one to add another.`;
 
 export function emptyDraft(sources: string[] = []): DestinationDraft {
-  return { saved: null, name: '', enabled: true, sources, sharedSecret: '', signing: DEFAULT_SIGNING, webhooks: [{ url: '', headers: [] }], warp: NO_WARP };
+  return { saved: null, name: '', enabled: true, sources, sharedSecret: '', signing: DEFAULT_SIGNING, webhooks: [{ url: '', headers: [], enabled: true }], warp: NO_WARP };
 }
 
 export function draftOf(d: Destination): DestinationDraft {
@@ -67,7 +69,11 @@ export function draftOf(d: Destination): DestinationDraft {
     sources: [...d.sources],
     sharedSecret: d.sharedSecret ?? '',
     signing: d.signing,
-    webhooks: d.webhooks.map((w) => ({ url: w.url, headers: Object.entries(w.headers).map(([name, value]) => ({ name, value })) })),
+    webhooks: d.webhooks.map((w) => ({
+      url: w.url,
+      headers: Object.entries(w.headers).map(([name, value]) => ({ name, value })),
+      enabled: w.enabled !== false,
+    })),
     warp: d.warp,
   };
 }
@@ -97,7 +103,7 @@ export function toDestinationInput(draft: DestinationDraft): { input: Destinatio
       seen.add(name.toLowerCase());
       headers[name] = row.value;
     });
-    return { url: w.url.trim(), headers };
+    return { url: w.url.trim(), headers, enabled: w.enabled };
   });
   const input: DestinationInput = {
     name: draft.name.trim(),
@@ -109,6 +115,16 @@ export function toDestinationInput(draft: DestinationDraft): { input: Destinatio
     warp: draft.warp,
   };
   return { input, errors: [...validateDestinationInput(input, ROOT), ...errors] };
+}
+
+/**
+ * Pure: the name refused before sending, because saving is by name: a new destination, or a
+ * rename, under the name of another one would replace that other one whole.
+ */
+export function nameClash(draft: DestinationDraft, existing: readonly string[]): FieldError[] {
+  const name = draft.name.trim();
+  if (name === '' || name === draft.saved || !existing.includes(name)) return [];
+  return [{ field: field.name, message: 'is already the name of another destination (open it from its row to change it)' }];
 }
 
 /**
@@ -140,7 +156,11 @@ export function placedFields(draft: DestinationDraft): Set<string> {
 
 /** Shallow edits that keep the draft immutable (the store replaces it whole). */
 export const edit = {
-  addWebhook: (d: DestinationDraft): DestinationDraft => ({ ...d, webhooks: [...d.webhooks, { url: '', headers: [] }] }),
+  addWebhook: (d: DestinationDraft): DestinationDraft => ({ ...d, webhooks: [...d.webhooks, { url: '', headers: [], enabled: true }] }),
+  setWebhookEnabled: (d: DestinationDraft, i: number, enabled: boolean): DestinationDraft => ({
+    ...d,
+    webhooks: d.webhooks.map((w, k) => (k === i ? { ...w, enabled } : w)),
+  }),
   removeWebhook: (d: DestinationDraft, i: number): DestinationDraft => ({ ...d, webhooks: d.webhooks.filter((_w, k) => k !== i) }),
   setUrl: (d: DestinationDraft, i: number, url: string): DestinationDraft => ({
     ...d,

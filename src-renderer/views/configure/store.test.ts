@@ -77,6 +77,49 @@ test('sources: our refusal before sending, the engine\'s (a write key already in
   }
 });
 
+test('sources: an existing name is refused in the form (no silent key change); Rotate write key replaces it and says which key stops working', async () => {
+  const { s, api, close } = await setUp();
+  try {
+    s.getState().setSourceDraft({ name: 'backend', writeKey: 'wk_typed' });
+    assert.equal(await s.getState().saveSource(), false);
+    assert.deepEqual(s.getState().sourceErrors.map((e) => e.field), ['source.name']);
+    assert.equal((await api.listSources())[0]?.writeKey, WRITE_KEY, 'the key is unchanged');
+
+    assert.equal(await s.getState().rotateWriteKey('backend'), true);
+    const [backend] = await api.listSources();
+    assert.match(backend?.writeKey ?? '', /^wk_generated_/);
+    assert.notEqual(backend?.writeKey, WRITE_KEY);
+    assert.deepEqual(s.getState().rotated, { name: 'backend', oldKey: WRITE_KEY });
+    assert.equal(s.getState().sources[0]?.writeKey, backend?.writeKey, 'the row shows the new key');
+  } finally {
+    await close();
+  }
+});
+
+test('destinations: a rename keeps the id and the place in the list; a URL switched off is saved so', async () => {
+  const { s, api, close } = await setUp();
+  try {
+    const [before] = await api.listDestinations();
+    s.getState().editDestination('Local receiver');
+    s.getState().updateDraft((d) => edit.setWebhookEnabled({ ...d, name: 'Renamed receiver' }, 0, false));
+    assert.equal(await s.getState().saveDestination(), true);
+    const [after] = await api.listDestinations();
+    assert.equal(after?.id, before?.id);
+    assert.equal(after?.name, 'Renamed receiver');
+    assert.equal(after?.webhooks[0]?.enabled, false);
+    assert.deepEqual(s.getState().destinations.map((d) => d.name), ['Renamed receiver']);
+    assert.equal(s.getState().draft?.saved, 'Renamed receiver');
+
+    // A new destination under an existing name would replace it: refused before sending.
+    s.getState().newDestination();
+    s.getState().updateDraft((d) => edit.setUrl({ ...d, name: 'Renamed receiver' }, 0, 'http://127.0.0.1:9/x'));
+    assert.equal(await s.getState().saveDestination(), false);
+    assert.deepEqual(s.getState().draftErrors.map((e) => e.field), ['destination.name']);
+  } finally {
+    await close();
+  }
+});
+
 test('destinations: a 6th URL is refused before sending; the engine\'s refusal lands by field; nothing is half-saved', async () => {
   const { s, api, close } = await setUp();
   try {
@@ -105,7 +148,7 @@ test('destinations: a 6th URL is refused before sending; the engine\'s refusal l
     assert.equal(s.getState().destinationSaved, 'Six');
     assert.equal(s.getState().draft?.saved, 'Six', 'the editor now edits the saved destination');
     const six = (await api.listDestinations()).find((d) => d.name === 'Six');
-    assert.deepEqual(six?.webhooks[0], { url: 'http://127.0.0.1:9/0', headers: { 'X-Env': 'dev' } });
+    assert.deepEqual(six?.webhooks[0], { url: 'http://127.0.0.1:9/0', headers: { 'X-Env': 'dev' }, enabled: true });
     assert.equal(six?.webhooks.length, 5);
     assert.deepEqual(six?.sources, ['backend']);
     assert.equal(six?.sharedSecret, 'sek');

@@ -18,7 +18,7 @@ import type { Transport } from '../../transport';
 import { refusalOf } from '../../api-error';
 import { followLive, messageOf, type ViewStore } from '../../shared/live-store';
 import type { PresetName } from './preset-words';
-import { draftOf, emptyDraft, toDestinationInput, type DestinationDraft } from './destination-form';
+import { draftOf, emptyDraft, field, nameClash, toDestinationInput, type DestinationDraft } from './destination-form';
 import { generateWriteKey } from './write-key';
 
 export interface SourceDraft {
@@ -62,6 +62,10 @@ export interface ConfigureState {
 
   /** Refusals of a removal, by the source or destination name they concern. */
   removeErrors: Record<string, string>;
+  /** Refusals of a write-key rotation, by source name. */
+  rotateErrors: Record<string, string>;
+  /** The source whose write key was just rotated, with the key it no longer accepts. */
+  rotated: { name: string; oldKey: string } | null;
   presetError: string | null;
 
   selectSource(name: string): void;
@@ -69,6 +73,8 @@ export interface ConfigureState {
   newWriteKey(): void;
   saveSource(): Promise<boolean>;
   deleteSource(name: string): Promise<void>;
+  /** Gives the source a new write key; SDKs still sending the old one are refused from then on. */
+  rotateWriteKey(name: string): Promise<boolean>;
 
   newDestination(): void;
   editDestination(name: string): void;
@@ -109,6 +115,8 @@ export function createConfigureStore(transport: Transport, newKey: () => string 
     saving: false,
     destinationSaved: null,
     removeErrors: {},
+    rotateErrors: {},
+    rotated: null,
     presetError: null,
     storage: null,
     retentionDraft: { days: '', megabytes: '' },
@@ -129,7 +137,10 @@ export function createConfigureStore(transport: Transport, newKey: () => string 
     },
     async saveSource() {
       const input = { name: get().sourceDraft.name.trim(), writeKey: get().sourceDraft.writeKey.trim() };
-      const errors = validateSourceInput(input, 'source');
+      const taken = get().sources.some((o) => o.name === input.name)
+        ? [{ field: 'source.name', message: 'is already the name of a source (its write key changes only through “Rotate write key” on its row)' }]
+        : [];
+      const errors = [...validateSourceInput(input, 'source'), ...taken];
       if (errors.length > 0) {
         set({ sourceErrors: errors, sourceSaved: null });
         return false;
@@ -160,6 +171,20 @@ export function createConfigureStore(transport: Transport, newKey: () => string 
       }
     },
 
+    async rotateWriteKey(name) {
+      const current = get().sources.find((o) => o.name === name);
+      if (!current) return false;
+      try {
+        const saved = await transport.call('rotateWriteKey', { name, writeKey: newKey() });
+        const { [name]: _done, ...rest } = get().rotateErrors;
+        set({ sources: upsertByName(get().sources, saved), rotateErrors: rest, rotated: { name, oldKey: current.writeKey } });
+        return true;
+      } catch (err) {
+        set({ rotateErrors: { ...get().rotateErrors, [name]: refusalOf(err, 'rotation').map((e) => e.message).join('; ') }, rotated: null });
+        return false;
+      }
+    },
+
     newDestination() {
       const sources = get().sources;
       // With a single source there is nothing to choose: attach it from the start.
@@ -184,16 +209,29 @@ export function createConfigureStore(transport: Transport, newKey: () => string 
     async saveDestination() {
       const draft = get().draft;
       if (!draft || get().saving) return false;
-      const { input, errors } = toDestinationInput(draft);
+      const { input, errors: formErrors } = toDestinationInput(draft);
+      const errors = [...formErrors, ...nameClash(draft, get().destinations.map((d) => d.name))];
       if (errors.length > 0) {
         set({ draftErrors: errors, destinationSaved: null });
         return false;
       }
       set({ saving: true, draftErrors: [] });
       try {
+        const renaming = draft.saved !== null && draft.saved !== input.name ? draft.saved : null;
+        if (renaming !== null) {
+          try {
+            await transport.call('renameDestination', { from: renaming, to: input.name });
+          } catch (err) {
+            // The rename's refusals concern the name field.
+            set({ draftErrors: refusalOf(err, 'destination.name').map((e) => ({ ...e, field: field.name })), saving: false, destinationSaved: null });
+            return false;
+          }
+        }
         const saved = await transport.call('saveDestination', input);
+        const list = get().destinations;
         set({
-          destinations: upsertByName(get().destinations, saved),
+          // By id: a renamed destination keeps its place in the list.
+          destinations: list.some((d) => d.id === saved.id) ? list.map((d) => (d.id === saved.id ? saved : d)) : [...list, saved],
           // Only if the user has not moved on to another destination meanwhile.
           ...(get().draft === draft ? { draft: draftOf(saved), destinationSaved: saved.name } : {}),
           saving: false,
@@ -319,6 +357,7 @@ export function createConfigureStore(transport: Transport, newKey: () => string 
 
   return {
     store,
+    retry: () => void loadAll(),
     start() {
       void loadAll();
       return followLive(transport, { onEvent, onReconnect: () => void loadAll() });

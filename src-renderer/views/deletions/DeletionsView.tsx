@@ -1,7 +1,8 @@
 import type { DeletionNotice, DeletionRequest } from '../../../src-shared/personas';
 import { Badge } from '../../shared/Badge';
 import { sentence } from '../../shared/form-widgets';
-import { purgeInWords, purgeState, statusExplanation } from './deletion-status';
+import { purgeInWords, purgeState, statusExplanation, STATUS_WORDS } from './deletion-status';
+import { deliveryStatusMeaning } from '../../shared/status-words';
 import { useDeletions, useDeliveries, useFollowWhileShown } from '../../app/view-stores';
 
 export function DeletionsView() {
@@ -74,10 +75,12 @@ function RequestForm() {
         <label className="dl-check">
           <input type="checkbox" data-testid="deletion-purge" checked={draft.purge} onChange={(e) => setDraft({ purge: e.target.checked })} />
           <span>
-            Also purge this user’s stored messages and profile here, once every notice is forwarded
-            <span className="muted hint">
-              Hookbench keeps every message it received, and a profile per user, for the Inbound and Audiences views. With this box ticked they
-              are removed once the receivers have the notices; the deliveries already made stay in the log. Unticked, only the notices are sent.
+            Also purge this user’s messages, deliveries and profile here, once every notice is forwarded
+            <span className="muted hint" data-testid="deletion-purge-hint">
+              Hookbench keeps every message it received, the deliveries made from them (with their attempts), and a profile per user. With
+              this box ticked all of them are removed from the log once the receivers have the notices, and so are the dropped items naming
+              the user; only this request and its delete notices stay, as the record that the deletion was asked for and forwarded. Unticked,
+              only the notices are sent.
             </span>
           </span>
         </label>
@@ -89,7 +92,8 @@ function RequestForm() {
           <div className="dl-confirm" role="alertdialog" aria-labelledby="dl-confirm-text">
             <p id="dl-confirm-text" data-testid="deletion-confirm-text">
               Send delete notices for <strong className="mono">{userId}</strong>
-              {draft.purge ? ' and purge their stored messages and profile once forwarded' : ''}? This cannot be taken back.
+              {draft.purge ? ' and purge their messages, the deliveries made from them and their profile once forwarded' : ''}? This cannot be
+              taken back.
             </p>
             <div className="buttons">
               <button type="submit" className="btn danger" data-testid="deletion-submit-confirm" disabled={submitting}>
@@ -141,7 +145,7 @@ function RequestRow({ r }: { r: DeletionRequest }) {
     <li className={`entry ${STRIPE[r.status]}`} data-testid="deletion-row" data-user={r.userId} data-status={r.status} data-id={r.id}>
       <div className="dl-request-head">
         <strong className="mono dl-user">{r.userId}</strong>
-        <Badge tone={STATUS_TONE[r.status]} testId="deletion-status">
+        <Badge tone={STATUS_TONE[r.status]} testId="deletion-status" title={STATUS_WORDS[r.status]}>
           {r.status}
         </Badge>
         <span className="muted">
@@ -197,7 +201,7 @@ function Notice({ n }: { n: DeletionNotice }) {
         >
           #{n.deliveryId}
         </a>{' '}
-        <Badge tone={n.status} testId="deletion-notice-status">
+        <Badge tone={n.status} testId="deletion-notice-status" title={deliveryStatusMeaning(n.status)}>
           {n.status}
         </Badge>
       </td>

@@ -27,13 +27,13 @@ export function purgeState(r: Pick<DeletionRequest, 'purge' | 'purgedAt' | 'stat
 export function purgeInWords(r: Pick<DeletionRequest, 'purge' | 'purgedAt' | 'status'>): string {
   switch (purgeState(r)) {
     case 'not_asked':
-      return 'Not asked: the user’s stored messages and profile stay here.';
+      return 'Not asked: the user’s messages, their deliveries and profile stay here.';
     case 'purged':
-      return `Purged ${new Date(r.purgedAt ?? '').toLocaleString()}: no stored message or profile of this user is left here.`;
+      return `Purged ${new Date(r.purgedAt ?? '').toLocaleString()}: no message, delivery made from one, or profile of this user is left here; only this request and its notices.`;
     case 'held':
       return 'Not purged: a notice failed, so the data stays until every notice is forwarded.';
     case 'waiting':
-      return 'Will purge the user’s stored messages and profile once every notice is forwarded.';
+      return 'Will purge the user’s messages, the deliveries made from them and the profile once every notice is forwarded.';
   }
 }
 

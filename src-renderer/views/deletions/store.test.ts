@@ -148,4 +148,7 @@ test('words: the engine\'s explanation wins; purge states', () => {
     assert.equal(purgeState(request(1, patch)), state);
     assert.ok(purgeInWords(request(1, patch)).length > 10);
   }
+  // The purge removes the deliveries made from the user's messages too, and says so.
+  assert.match(purgeInWords(request(1, { purge: true, status: 'pending' })), /the deliveries made from them/);
+  assert.match(purgeInWords(request(1, { purge: true, status: 'forwarded', purgedAt: '2026-01-01T00:00:00.000Z' })), /no message, delivery made from one, or profile/);
 });

@@ -110,6 +110,7 @@ export function createDeletionsStore(transport: Transport, schedule: Schedule = 
 
   return {
     store,
+    retry: () => reload.kick(),
     start() {
       void load();
       return followLive(transport, { onEvent: queue, onReconnect: () => reload.kick() });

@@ -10,14 +10,16 @@ export function BulkReplayBar() {
   const dismissBulk = useDeliveries((s) => s.dismissBulk);
   const asking = useDeliveries((s) => s.bulkConfirm !== null);
   const running = bulk?.state === 'running' || bulk?.state === 'cancelling';
+  // Nothing to replay in an empty log, or when the filter lets nothing through.
+  const nothing = useDeliveries((s) => s.loaded && s.rows.length === 0);
   return (
     <div className="wbulk">
       <button
         type="button"
         data-testid="replay-failed"
         onClick={replayFailed}
-        disabled={running || asking}
-        title="Replays the failed deliveries the filter lets through, as they were; asks first, with the count"
+        disabled={running || asking || nothing}
+        title={nothing ? 'Nothing to replay: no delivery matches.' : 'Replays the failed deliveries the filter lets through, as they were; asks first, with the count'}
       >
         Replay failed in this filter…
       </button>

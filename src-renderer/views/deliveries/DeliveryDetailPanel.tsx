@@ -20,7 +20,7 @@ export function DeliveryDetailPanel() {
   const select = useDeliveries((s) => s.select);
   if (selectedId === null) return null;
   return (
-    <aside className="detail ins-panel" data-testid="delivery-detail" aria-label="Delivery detail">
+    <aside className="detail ins-panel" id="delivery-detail" data-testid="delivery-detail" aria-label="Delivery detail">
       <div className="detail-head">
         <h2>Delivery #{selectedId}</h2>
         <button type="button" onClick={() => select(null)} aria-label="Close detail">
@@ -47,10 +47,12 @@ function DetailBody({ detail }: { detail: DeliveryDetail }) {
         <dt>Type</dt>
         <dd>
           {detail.type}
-          {detail.event ? <span className="muted"> · {detail.event}</span> : null}
+          {(detail.event ?? detail.name) ? <span className="muted"> · {detail.event ?? detail.name}</span> : null}
         </dd>
         <dt>User</dt>
         <dd className="mono">{detail.userId ?? detail.anonymousId ?? '—'}</dd>
+        <dt>Source</dt>
+        <dd data-testid="detail-source">{detail.sourceName ?? <span className="muted">unknown</span>}</dd>
         <dt>Destination</dt>
         <dd data-testid="detail-destination">
           {detail.destinationName ?? <span className="muted">removed (id {detail.destinationId})</span>}

@@ -1,18 +1,20 @@
 import { memo, type ReactNode } from 'react';
 import { DeliveryStatusBadge } from '../../shared/Badge';
 import type { DeliverySummary } from '../../../src-shared/api';
-import { measuredMs, timeOf } from '../../shared/format';
-import { lastStatusWords, nextAttemptWords } from './list-words';
+import { measuredMs, whenOf } from '../../shared/format';
+import { useNow } from '../../shared/use-now';
+import { eventWords, lastStatusWords, nextAttemptWords, routeWords, shortUrl, urlOutcomeWords, waitingWords } from './list-words';
 import { WarpMark } from './WarpMark';
 
-export const ROW_HEIGHT = 34;
+/** Two lines: the columns, then where the delivery goes and what each URL answered. */
+export const ROW_HEIGHT = 50;
 export const HEADER_HEIGHT = 30;
 
-export const COLUMNS = ['Status', 'Type', 'User', 'Event', 'Entries', 'Rounds', 'Last', 'Latency', 'Time'] as const;
+export const COLUMNS = ['Status', 'Type', 'User', 'Event', 'URLs', 'Rounds', 'Last', 'Latency', 'Time'] as const;
 const TITLES: Partial<Record<(typeof COLUMNS)[number], string>> = {
-  Entries: 'Webhook URLs this delivery goes to',
+  URLs: 'Webhook URLs this delivery goes to',
   Rounds: 'Attempt rounds so far',
-  Last: 'Last HTTP status',
+  Last: 'Last HTTP status, or what went wrong (timeout, refused, TLS…)',
   Latency: 'Total time of the last finished attempt',
 };
 
@@ -20,7 +22,7 @@ export function HeaderCells() {
   return (
     <>
       {COLUMNS.map((c) => (
-        <span key={c} className={`wcell wcell-head ${['Entries', 'Rounds', 'Last', 'Latency'].includes(c) ? 'wnum' : ''}`} role="columnheader" title={TITLES[c]}>
+        <span key={c} className={`wcell wcell-head ${['URLs', 'Rounds', 'Last', 'Latency'].includes(c) ? 'wnum' : ''}`} role="columnheader" title={TITLES[c]}>
           {c}
         </span>
       ))}
@@ -89,8 +91,8 @@ export const DeliveryListRow = memo(function DeliveryListRow({ row, index, top, 
       <span className="wcell wevent" role="gridcell">
         {/* First in the cell and never shrunk: a warped row's times must not pass for real ones. */}
         <WarpMark warp={row.warp} />
-        <span className="wevent-name" data-testid="delivery-event" title={row.event ?? undefined}>
-          {row.event ?? '—'}
+        <span className="wevent-name" data-testid="delivery-event" title={row.event ?? row.name ?? undefined}>
+          {eventWords(row)}
         </span>
         {row.replayOf !== null && (
           <span className="wreplay" data-testid="delivery-replay-of" data-of={row.replayOf} title={`A replay of delivery #${row.replayOf}`}>
@@ -115,15 +117,66 @@ export const DeliveryListRow = memo(function DeliveryListRow({ row, index, top, 
       <span className="wcell wnum" role="gridcell" data-testid="delivery-rounds">
         {row.rounds}
       </span>
-      <span className="wcell wnum" role="gridcell" data-testid="delivery-http" title={row.lastError ?? undefined}>
+      <span className={`wcell wnum ${row.lastHttpStatus === null && row.lastError ? 'wbad' : ''}`} role="gridcell" data-testid="delivery-http" title={row.lastError ?? undefined}>
         {lastStatusWords(row)}
       </span>
       <span className="wcell wnum" role="gridcell" data-testid="delivery-latency">
         {measuredMs(row.latencyMs)}
       </span>
       <span className="wcell" role="gridcell" data-testid="delivery-time">
-        <time dateTime={row.createdAt}>{timeOf(row.createdAt)}</time>
+        <time dateTime={row.createdAt} title={new Date(row.createdAt).toString()}>
+          {whenOf(row.createdAt, Date.now())}
+        </time>
       </span>
+      <RowOutcomes row={row} />
     </div>
   );
 });
+
+/** The second line: source → destination, a dot and a word per URL, and what an in-flight round waits for. */
+function RowOutcomes({ row }: { row: DeliverySummary }) {
+  const flying = row.status === 'in_flight';
+  return (
+    <span className={flying ? 'wline2 wline2-flying' : 'wline2'} role="gridcell" data-testid="delivery-outcomes">
+      <span className="wroute" data-testid="delivery-route" title={routeWords(row)}>
+        {routeWords(row)}
+      </span>
+      {flying ? <Waiting row={row} /> : <UrlChips row={row} now={0} />}
+    </span>
+  );
+}
+
+/** Ticks once a second, only while its row is in flight. */
+function Waiting({ row }: { row: DeliverySummary }) {
+  const now = useNow(1000);
+  const words = waitingWords(row, now);
+  return (
+    <>
+      <UrlChips row={row} now={now} />
+      {words && (
+        <span className="wwaiting" data-testid="delivery-waiting" title={words}>
+          {words}
+        </span>
+      )}
+    </>
+  );
+}
+
+function UrlChips({ row, now }: { row: DeliverySummary; now: number }) {
+  return (
+    <>
+      {row.urls.map((u) => {
+        const w = urlOutcomeWords(u, now);
+        return (
+          <span key={u.url} className={`wurl wurl-${w.tone}`} data-testid="delivery-url" data-tone={w.tone} title={w.title}>
+            <span className="wdot" aria-hidden="true" />
+            <span className="wurl-label" data-testid="delivery-url-label">
+              {w.label}
+            </span>
+            <span className="wurl-target">{shortUrl(u.url)}</span>
+          </span>
+        );
+      })}
+    </>
+  );
+}

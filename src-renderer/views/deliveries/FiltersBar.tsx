@@ -107,7 +107,7 @@ export function FiltersBar({ searchRef }: { searchRef: Ref<HTMLInputElement> }) 
         />
       </label>
       <div className="wlive">
-        <button type="button" role="switch" aria-checked={paused} className="wswitch" data-testid="live-pause" disabled={engineStopped} onClick={() => setPaused(!paused)}>
+        <button type="button" role="switch" aria-checked={!paused && !engineStopped} aria-label="Live" className="wswitch" data-testid="live-pause" disabled={engineStopped} onClick={() => setPaused(!paused)}>
           <span className="wswitch-knob" aria-hidden="true" />
           {engineStopped ? 'Hookbench stopped' : paused ? 'Paused' : 'Live'}
         </button>

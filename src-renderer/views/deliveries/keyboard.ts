@@ -1,7 +1,8 @@
 /**
- * The list's keys: j/k move the cursor, Enter opens the detail, r replays, n retries a waiting delivery now, /
+ * The list's keys: j/k (or ↓/↑) move the cursor, Enter opens the detail, r replays, n retries a waiting delivery now, /
  * goes to the search box, Escape closes the detail. Pure, so the table test covers every case.
  */
+import { isTypingTarget } from '../../shared/keys';
 
 export type KeyAction = { kind: 'move'; by: 1 | -1 } | { kind: 'open' } | { kind: 'replay' } | { kind: 'retryNow' } | { kind: 'search' } | { kind: 'close' } | null;
 
@@ -15,17 +16,16 @@ export interface KeyInput {
   targetEditable?: boolean;
 }
 
-// Arrow keys are left to the browser: they scroll the list and the detail panel.
-const TYPING_TAGS = new Set(['INPUT', 'TEXTAREA', 'SELECT']);
-
 export function keyAction(e: KeyInput): KeyAction {
   // Typing in a box (search, edit-and-replay body) must never move the list or replay anything.
-  if (e.targetEditable || (e.targetTag !== undefined && TYPING_TAGS.has(e.targetTag))) return null;
+  if (isTypingTarget(e)) return null;
   if (e.ctrlKey || e.metaKey || e.altKey) return null;
   switch (e.key) {
     case 'j':
+    case 'ArrowDown':
       return { kind: 'move', by: 1 };
     case 'k':
+    case 'ArrowUp':
       return { kind: 'move', by: -1 };
     case 'Enter':
       // A focused button or link acts on Enter itself.

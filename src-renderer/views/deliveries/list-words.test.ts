@@ -1,13 +1,28 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { keyAction, moveCursor, type KeyInput } from './keyboard';
-import { bulkSummaryWords, countWords, noMatchWords, hiddenWords, lastStatusWords, nextAttemptWords } from './list-words';
+import type { UrlOutcome } from '../../../src-shared/api';
+import {
+  bulkSummaryWords,
+  countWords,
+  eventWords,
+  noMatchWords,
+  hiddenWords,
+  lastStatusWords,
+  nextAttemptWords,
+  routeWords,
+  shortUrl,
+  urlOutcomeWords,
+  waitingWords,
+} from './list-words';
 
-test('keys: j/k/Enter/r/ / / Escape act, never while typing or with a modifier', () => {
+test('keys: j/k (and ↓/↑)/Enter/r/ / / Escape act, never while typing or with a modifier', () => {
   const cases: [KeyInput, ReturnType<typeof keyAction>][] = [
     [{ key: 'j' }, { kind: 'move', by: 1 }],
     [{ key: 'j', targetTag: 'DIV' }, { kind: 'move', by: 1 }],
-    [{ key: 'ArrowDown' }, null],
+    [{ key: 'ArrowDown' }, { kind: 'move', by: 1 }],
+    [{ key: 'ArrowUp', targetTag: 'DIV' }, { kind: 'move', by: -1 }],
+    [{ key: 'ArrowDown', targetTag: 'SELECT' }, null],
     [{ key: 'Enter', targetTag: 'BUTTON' }, null],
     [{ key: 'Enter', targetTag: 'A' }, null],
     [{ key: 'k' }, { kind: 'move', by: -1 }],
@@ -50,11 +65,13 @@ test('numbers in words', () => {
   assert.equal(noMatchWords({ total: 2001, matching: 0 }), 'All 2,001 deliveries are hidden by it. Loosen the filter, or clear it to see every delivery.');
   assert.equal(noMatchWords({ total: 1, matching: 0 }), 'The only delivery is hidden by it. Loosen the filter, or clear it to see every delivery.');
   assert.equal(noMatchWords(null), 'Loosen the filter, or clear it to see every delivery.');
-  assert.equal(lastStatusWords({ lastHttpStatus: 500, lastError: 'HTTP 500' }), '500');
-  assert.equal(lastStatusWords({ lastHttpStatus: null, lastError: 'connect ECONNREFUSED' }), 'error');
-  assert.equal(lastStatusWords({ lastHttpStatus: null, lastError: null }), '—');
+  assert.equal(lastStatusWords({ lastHttpStatus: 500, lastError: 'HTTP 500', urls: [] }), '500');
+  assert.equal(lastStatusWords({ lastHttpStatus: null, lastError: 'connect ECONNREFUSED', urls: [] }), 'error');
+  assert.equal(lastStatusWords({ lastHttpStatus: null, lastError: null, urls: [] }), '—');
   assert.equal(nextAttemptWords({ status: 'succeeded', nextAttemptAt: null }), null);
-  assert.match(nextAttemptWords({ status: 'retrying', nextAttemptAt: '2026-01-01T10:11:12.345Z' }) ?? '', /^next \d\d:\d\d:\d\d$/);
+  const next = new Date(2026, 0, 1, 10, 11, 12, 345).toISOString();
+  assert.equal(nextAttemptWords({ status: 'retrying', nextAttemptAt: next }, new Date(2026, 0, 1, 9).getTime()), 'next 10:11:12');
+  assert.equal(nextAttemptWords({ status: 'retrying', nextAttemptAt: next }, new Date(2025, 11, 31, 23).getTime()), 'next 1 Jan 2026 10:11:12');
   assert.equal(bulkSummaryWords({ state: 'finished', done: 3, total: 3, replayed: 3, failed: 0, firstError: null }), 'Replayed 3, failed 0.');
   assert.equal(
     bulkSummaryWords({ state: 'finished', done: 3, total: 3, replayed: 2, failed: 1, firstError: '#4: refused' }),
@@ -62,4 +79,60 @@ test('numbers in words', () => {
   );
   assert.equal(bulkSummaryWords({ state: 'cancelled', done: 1, total: 3, replayed: 1, failed: 0, firstError: null }), 'Cancelled after 1 of 3: replayed 1, failed 0.');
   assert.equal(bulkSummaryWords({ state: 'finished', done: 0, total: 0, replayed: 0, failed: 0, firstError: null }), 'No failed delivery in this filter.');
+});
+
+const T = Date.parse('2026-11-23T10:00:00.000Z');
+const at = (ms: number): string => new Date(T + ms).toISOString();
+const outcome = (o: Partial<UrlOutcome> & Pick<UrlOutcome, 'url'>): UrlOutcome => ({
+  round: 1,
+  state: 'done',
+  httpStatus: null,
+  failure: null,
+  startedAt: at(0),
+  ...o,
+});
+
+test('each URL in a word: status, or the kind of failure; the sentence on hover', () => {
+  const words = (u: UrlOutcome) => urlOutcomeWords(u, T + 3_400);
+  assert.deepEqual(words(outcome({ url: 'http://a/ok', httpStatus: 200 })), { label: '200', tone: 'ok', title: 'http://a/ok: HTTP 200 (round 1)' });
+  assert.equal(words(outcome({ url: 'http://a', httpStatus: 503, failure: { kind: 'http', status: 503, statusText: 'Service Unavailable' } })).label, '503');
+  const timeout = words(outcome({ url: 'http://a/slow', round: 2, failure: { kind: 'timeout', timeoutMs: 5000, status: null } }));
+  assert.deepEqual(timeout, { label: 'timeout', tone: 'bad', title: 'http://a/slow: no complete response within 5000 ms (round 2)' });
+  assert.equal(words(outcome({ url: 'http://a', failure: { kind: 'connect', host: '127.0.0.1:9', code: 'ECONNREFUSED' } })).label, 'refused');
+  assert.equal(words(outcome({ url: 'http://a', failure: { kind: 'connect', host: 'h', code: 'EHOSTUNREACH' } })).label, 'no connection');
+  assert.equal(words(outcome({ url: 'https://a', failure: { kind: 'tls', host: 'a', code: 'DEPTH_ZERO_SELF_SIGNED_CERT', certificate: 'self-signed', message: 'x' } })).label, 'TLS');
+  assert.equal(words(outcome({ url: 'http://a', failure: { kind: 'recorded', errorKind: 'timeout', status: null, text: 'timed out' } })).label, 'timeout', 'an older row by its kind');
+  const flying = words(outcome({ url: 'http://a/hang', state: 'in_flight' }));
+  assert.deepEqual(flying, { label: 'waiting', tone: 'flying', title: 'http://a/hang: sent in round 1, no answer after 3 s' });
+  assert.equal(
+    lastStatusWords({ lastHttpStatus: null, lastError: 'x', urls: [outcome({ url: 'http://a', failure: { kind: 'timeout', timeoutMs: 5000, status: null } })] }),
+    'timeout',
+    'the Last column says what kind of error',
+  );
+});
+
+test('an in-flight round says what it waits for and since when', () => {
+  const urls = [
+    outcome({ url: 'http://a/fast', httpStatus: 200 }),
+    outcome({ url: 'http://a/hang', state: 'in_flight', startedAt: at(0) }),
+  ];
+  assert.equal(waitingWords({ status: 'in_flight', urls }, T + 3_900), '1 of 2 URLs answered; waiting for http://a/hang (3 s)');
+  assert.equal(waitingWords({ status: 'in_flight', urls: [urls[1]!] }, T + 12_000), 'waiting for http://a/hang (12 s)');
+  assert.equal(waitingWords({ status: 'in_flight', urls: [urls[1]!] }, T + 125_400), 'waiting for http://a/hang (2 min 5 s)');
+  // A retry round only tries what is pending: the earlier round's answers do not count.
+  const retry = [outcome({ url: 'http://a/fast', httpStatus: 404, round: 1 }), outcome({ url: 'http://a/hang', state: 'in_flight', round: 2 })];
+  assert.equal(waitingWords({ status: 'in_flight', urls: retry }, T + 1_000), 'waiting for http://a/hang (1 s)');
+  assert.equal(waitingWords({ status: 'succeeded', urls }, T), null);
+  assert.equal(waitingWords({ status: 'in_flight', urls: [] }, T), null);
+});
+
+test('route, names and short URLs', () => {
+  assert.equal(routeWords({ sourceName: 'backend', destinationName: 'Local receiver', destinationId: 1 }), 'backend → Local receiver');
+  assert.equal(routeWords({ sourceName: null, destinationName: null, destinationId: 7 }), 'unknown source → removed destination #7');
+  assert.equal(eventWords({ event: null, name: 'Home' }), 'Home');
+  assert.equal(eventWords({ event: 'Signed Up', name: null }), 'Signed Up');
+  assert.equal(eventWords({ event: null, name: null }), '—');
+  assert.equal(shortUrl('http://127.0.0.1:9000/hook?x=1'), '127.0.0.1:9000/hook?x=1');
+  assert.equal(shortUrl('https://example.com/'), 'example.com');
+  assert.equal(shortUrl('not a url'), 'not a url');
 });

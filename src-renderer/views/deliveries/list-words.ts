@@ -1,6 +1,7 @@
 /** The Deliveries list's numbers in plain words. Pure. */
-import type { DeliveryCounts, DeliverySummary } from '../../../src-shared/api';
-import { timeOf } from '../../shared/format';
+import type { DeliveryCounts, DeliverySummary, UrlOutcome } from '../../../src-shared/api';
+import { failureText, formatDuration, outcomeLabel } from '../../../src-shared/delivery-outcomes';
+import { timeOf, whenOf } from '../../shared/format';
 
 const n = (x: number): string => x.toLocaleString('en-US');
 const plural = (x: number, one: string, many: string): string => `${n(x)} ${x === 1 ? one : many}`;
@@ -16,15 +17,81 @@ export function hiddenWords(counts: DeliveryCounts | null): string {
   return `${n(Math.max(0, counts.total - counts.matching))} hidden by the filter`;
 }
 
-export function lastStatusWords(row: Pick<DeliverySummary, 'lastHttpStatus' | 'lastError'>): string {
+/** The Last column: the status the delivery ended on, else what went wrong in a word (timeout, refused, TLS…). */
+export function lastStatusWords(row: Pick<DeliverySummary, 'lastHttpStatus' | 'lastError' | 'urls'>): string {
   if (row.lastHttpStatus !== null) return String(row.lastHttpStatus);
+  const failed = [...row.urls].reverse().find((u) => u.state !== 'in_flight' && u.failure !== null);
+  if (failed) return outcomeLabel(failed.httpStatus, failed.failure);
   return row.lastError ? 'error' : '—';
 }
 
+export type OutcomeTone = 'ok' | 'bad' | 'flying';
+
+/** One URL's latest attempt as a row shows it: a word or two, a tone, and the whole story on hover. */
+export function urlOutcomeWords(u: UrlOutcome, now: number): { label: string; tone: OutcomeTone; title: string } {
+  if (u.state === 'in_flight') {
+    return { label: 'waiting', tone: 'flying', title: `${u.url}: sent in round ${u.round}, no answer after ${secondsSince(u.startedAt, now)} s` };
+  }
+  const label = outcomeLabel(u.httpStatus, u.failure);
+  const ok = u.failure === null && u.httpStatus !== null && u.httpStatus >= 200 && u.httpStatus < 300;
+  const story = u.failure ? failureText(u.failure) : u.httpStatus === null ? 'no response' : `HTTP ${u.httpStatus}`;
+  return { label, tone: ok ? 'ok' : 'bad', title: `${u.url}: ${story} (round ${u.round})` };
+}
+
+/** "127.0.0.1:9000/hook": a URL short enough for a row, scheme dropped. */
+export function shortUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.host}${u.pathname === '/' ? '' : u.pathname}${u.search}`;
+  } catch {
+    return url;
+  }
+}
+
+/** "3 s" under a minute, "2 min 5 s" past it. */
+function waitedFor(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  return s < 60 ? `${s} s` : formatDuration(s * 1000);
+}
+
+function secondsSince(iso: string, now: number): number {
+  const at = Date.parse(iso);
+  return Number.isNaN(at) ? 0 : Math.max(0, Math.floor((now - at) / 1000));
+}
+
+/**
+ * What an in-flight round waits for, e.g. "1 of 2 URLs answered; waiting for http://… (3 s)":
+ * the URLs of the round still out and for how long; null when the delivery is not in flight or
+ * nothing is known to be out.
+ */
+export function waitingWords(row: Pick<DeliverySummary, 'status' | 'urls'>, now: number): string | null {
+  if (row.status !== 'in_flight') return null;
+  const round = Math.max(0, ...row.urls.map((u) => u.round));
+  const current = row.urls.filter((u) => u.round === round);
+  const out = current.filter((u) => u.state === 'in_flight');
+  if (out.length === 0) return null;
+  const since = Math.min(...out.map((u) => Date.parse(u.startedAt)).filter((t) => !Number.isNaN(t)));
+  const wait = `waiting for ${out.map((u) => u.url).join(', ')} (${Number.isFinite(since) ? waitedFor(now - since) : '0 s'})`;
+  if (current.length === 1) return wait;
+  return `${current.length - out.length} of ${current.length} URLs answered; ${wait}`;
+}
+
+/** "backend → Local receiver": where the delivery came from and goes to. */
+export function routeWords(row: Pick<DeliverySummary, 'sourceName' | 'destinationName' | 'destinationId'>): string {
+  return `${row.sourceName ?? 'unknown source'} → ${row.destinationName ?? `removed destination #${row.destinationId}`}`;
+}
+
+/** The Event column: the event of a track, the name of a page or screen. */
+export function eventWords(row: Pick<DeliverySummary, 'event' | 'name'>): string {
+  return row.event ?? row.name ?? '—';
+}
+
 /** Beside a retrying status: when the next round is due. */
-export function nextAttemptWords(row: Pick<DeliverySummary, 'status' | 'nextAttemptAt'>): string | null {
+export function nextAttemptWords(row: Pick<DeliverySummary, 'status' | 'nextAttemptAt'>, now: number = Date.now()): string | null {
   if (row.status !== 'retrying' || !row.nextAttemptAt) return null;
-  return `next ${timeOf(row.nextAttemptAt).slice(0, 8)}`;
+  // A retry window can cross midnight: another day's time comes with its date.
+  const when = whenOf(row.nextAttemptAt, now);
+  return `next ${when === timeOf(row.nextAttemptAt) ? when.slice(0, 8) : when}`;
 }
 
 export function bulkSummaryWords(b: {

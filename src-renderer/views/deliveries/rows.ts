@@ -26,6 +26,10 @@ export function summaryOf(d: DeliveryDetail | DeliverySummary): DeliverySummary 
     latencyMs: d.latencyMs,
     replays: d.replays,
     warp: d.warp,
+    destinationName: d.destinationName,
+    sourceName: d.sourceName,
+    name: d.name,
+    urls: d.urls,
   };
 }
 

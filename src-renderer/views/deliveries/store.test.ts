@@ -71,6 +71,7 @@ function fakeTransport(log: Map<number, DeliverySummary>) {
           return (row ? detail(row) : null) as never;
         }
         case 'listSources':
+        case 'listDestinations':
           return [] as never;
         case 'replayDelivery': {
           await replayGate.wait();

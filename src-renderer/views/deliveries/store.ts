@@ -19,10 +19,11 @@ import {
   type LiveEvent,
   type ReplayInput,
 } from '../../../src-shared/api';
-import type { Source } from '../../../src-shared/settings';
+import type { Destination, Source } from '../../../src-shared/settings';
 import { bulkCounts, replayFailedInFilter, type BulkProgress } from './bulk-replay';
 import { appendOlder, applyUpdates, filterParams, insertRows, isFilterActive, summaryOf, trimRows } from './rows';
 import type { ConnectionState, Transport } from '../../transport';
+import { refusalOf } from '../../api-error';
 import { batcher, followLive, messageOf, perFrame, type Schedule, type ViewStore } from '../../shared/live-store';
 
 export const FIRST_PAGE = 100;
@@ -68,6 +69,9 @@ export interface DeliveriesState {
   error: string | null;
   connection: ConnectionState;
   sources: Source[];
+  destinations: Destination[];
+  /** The first-run test event: on its way, sent (its messageId), or refused (why). */
+  testEvent: { state: 'sending' } | { state: 'sent'; messageId: string } | { state: 'refused'; why: string } | null;
   filter: DeliveryFilter;
   /** Every delivery and those the filter lets through; refreshed at most every COUNTS_EVERY_MS. */
   counts: DeliveryCounts | null;
@@ -108,6 +112,8 @@ export interface DeliveriesState {
   retryNow(): Promise<void>;
   retryNowError: string | null;
   retryingNow: boolean;
+  /** Sends one track call from this source through the client library, as an SDK would. */
+  sendTestEvent(source: string): Promise<void>;
   /** Stops the bulk replay after the call in flight. */
   cancelBulk(): void;
   dismissBulk(): void;
@@ -166,6 +172,8 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
     error: null,
     connection: 'connecting',
     sources: [],
+    destinations: [],
+    testEvent: null,
     filter: {},
     counts: null,
     hasOlder: false,
@@ -248,6 +256,20 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
         if (get().selectedId === id) set({ retryNowError: messageOf(err) });
       } finally {
         set({ retryingNow: false });
+        }
+      },
+    async sendTestEvent(source) {
+      if (get().testEvent?.state === 'sending') return;
+      set({ testEvent: { state: 'sending' } });
+      try {
+        const result = await transport.call('composeEvents', {
+          source,
+          type: 'track',
+          message: { userId: 'hookbench_test_user', event: 'Hookbench Test Event', properties: { sentFrom: 'first run' } },
+        });
+        set({ testEvent: { state: 'sent', messageId: result.messageIds[0] ?? '' } });
+      } catch (err) {
+        set({ testEvent: { state: 'refused', why: refusalOf(err).map((e) => e.message).join('; ') } });
       }
     },
     replayFailed() {
@@ -516,6 +538,16 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
   const batch = batcher(schedule, flush);
   const kick = (): void => batch.kick();
 
+  /** Sources and destinations: the empty state's first-run steps and the write key in its snippet. */
+  async function loadConfig(): Promise<void> {
+    try {
+      const [sources, destinations] = await Promise.all([transport.call('listSources'), transport.call('listDestinations')]);
+      store.setState({ sources, destinations });
+    } catch (err) {
+      fail(err);
+    }
+  }
+
   function queue(event: LiveEvent): void {
     if (event.type === 'deliveries') {
       for (const id of event.ids) changed.add(id);
@@ -523,20 +555,30 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
         countsSoon();
         kick();
       }
-    } else if (event.type === 'config' && event.what === 'sources') {
-      void transport.call('listSources').then((sources) => store.setState({ sources }), fail);
+    } else if (event.type === 'config' && (event.what === 'sources' || event.what === 'destinations')) {
+      void loadConfig();
     }
   }
 
   return {
     store,
+    retry() {
+      void reload();
+      void loadConfig();
+    },
     start() {
       void reload();
-      void transport.call('listSources').then((sources) => store.setState({ sources }), fail);
+      void loadConfig();
       const stop = followLive(transport, {
         onEvent: queue,
         onState: (connection) => store.setState({ connection }),
         onReconnect() {
+          // A failed first read has no rows to catch up from: read the page anew.
+          if (!store.getState().loaded || store.getState().error !== null) {
+            void reload();
+            void loadConfig();
+            return;
+          }
           catchUp = true;
           countsSoon();
           kick();

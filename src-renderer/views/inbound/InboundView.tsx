@@ -1,3 +1,4 @@
+import { useEffect } from 'react';
 import type { InboundMessageView, InboundRequest } from '../../../src-shared/api';
 import type { IngestWarning } from '../../../src-shared/events';
 import { snippetsFor } from '../configure/snippets';
@@ -6,6 +7,7 @@ import { Badge } from '../../shared/Badge';
 import { sourceNameOf } from './source-names';
 import { useDeliveries, useFollowWhileShown, useInbound } from '../../app/view-stores';
 import { EmptyState } from '../../shared/EmptyState';
+import { isTypingTarget } from '../../shared/keys';
 
 export function InboundView() {
   useFollowWhileShown('inbound');
@@ -53,16 +55,22 @@ function RequestList() {
   const loadingMore = useInbound((s) => s.loadingMore);
   const loadMore = useInbound((s) => s.loadMore);
   const move = useInbound((s) => s.move);
+  // On the window, as in Deliveries: the keys work as soon as the view is shown, without a click first.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent): void => {
+      const target = e.target instanceof HTMLElement ? e.target : null;
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      if (isTypingTarget({ targetTag: target?.tagName, targetEditable: target?.isContentEditable })) return;
+      if (e.key === 'j' || e.key === 'ArrowDown') move(1);
+      else if (e.key === 'k' || e.key === 'ArrowUp') move(-1);
+      else return;
+      e.preventDefault();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [move]);
   return (
-    <div
-      className="inbound-list"
-      onKeyDown={(e) => {
-        if (e.key === 'j' || e.key === 'ArrowDown') move(1);
-        else if (e.key === 'k' || e.key === 'ArrowUp') move(-1);
-        else return;
-        e.preventDefault();
-      }}
-    >
+    <div className="inbound-list">
       <table className="data-table selectable nowrap" data-testid="inbound-requests">
         <thead>
           <tr>
@@ -132,7 +140,11 @@ function RequestRow({ row }: { row: InboundRequest }) {
         </td>
         <td data-testid="inbound-source">{source}</td>
         <td>
-          <Badge tone={refused ? 'failed' : 'succeeded'} testId="inbound-status">
+          <Badge
+            tone={refused ? 'failed' : 'succeeded'}
+            testId="inbound-status"
+            title={refused ? 'Refused: nothing of this call was accepted (see the reason in its detail).' : 'Answered with success: its accepted items are in the log.'}
+          >
             {row.httpStatus}
           </Badge>
         </td>
@@ -169,7 +181,7 @@ function RequestDetail() {
   const select = useInbound((s) => s.select);
   if (selectedId === null || !row) {
     return (
-      <aside className="detail" data-testid="inbound-no-selection">
+      <aside className="detail inbound-idle" data-testid="inbound-no-selection">
         <p className="muted">Select a call to see the messages it produced and the items that were dropped, with the reason.</p>
       </aside>
     );

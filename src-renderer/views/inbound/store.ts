@@ -123,11 +123,19 @@ export function createInboundStore(transport: Transport, schedule: Schedule = pe
 
   return {
     store,
+    retry() {
+      void loadFirstPage();
+      void loadSources();
+    },
     start() {
       void loadFirstPage();
       void loadSources();
       transport.call('getEnvironment').then((environment) => store.setState({ environment }), fail);
-      return followLive(transport, { onEvent: queue, onReconnect: () => firstPage.kick() });
+      return followLive(transport, { onEvent: queue, onReconnect: () => {
+          firstPage.kick();
+          void loadSources();
+        },
+      });
     },
   };
 }

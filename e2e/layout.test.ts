@@ -1,0 +1,129 @@
+/**
+ * The window's layout in a real Chromium at 640, 1024 and 1440 px, light and dark: the top bar
+ * never overflows (the tabs wrap under the name, the Live badge stays in view), the list keeps its
+ * key columns beside an open detail, and the split between them is resized by drag and by keys,
+ * and remembered across a reload.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { Receiver } from '../src-main/engine/testing/receiver';
+import { oneReceiverConfig, screenshotPath, startWorkbench, type Workbench } from './support/workbench';
+
+const WRITE_KEY = 'wk_layout';
+let receiver: Receiver | null = null;
+let wb: Workbench | null = null;
+
+before(async () => {
+  receiver = await new Receiver().start();
+  wb = await startWorkbench({ name: 'layout', config: oneReceiverConfig(receiver.url, { writeKey: WRITE_KEY, sharedSecret: 'layout-secret' }) });
+  const batch = ['alice', 'bob', 'carol'].map((userId) => ({ type: 'track', userId, event: 'Order Completed', properties: { total: 1 } }));
+  const res = await wb.ingest('/v1/batch', WRITE_KEY, { batch });
+  assert.equal(res.status, 200);
+  await receiver.waitFor(3);
+});
+
+after(async () => {
+  await wb?.close();
+  await receiver?.close();
+});
+
+/** Whether the element's box lies wholly inside the window horizontally. */
+async function inView(page: Page, testId: string): Promise<boolean> {
+  const box = await page.getByTestId(testId).first().boundingBox();
+  const width = page.viewportSize()?.width ?? 0;
+  return box !== null && box.x >= 0 && box.x + box.width <= width + 0.5;
+}
+
+async function pageOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+}
+
+async function shoot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: screenshotPath(`${name}-light`) });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: screenshotPath(`${name}-dark`) });
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+test('at 640 px the top bar does not overflow: every tab and the Live badge are in view, in every view', async () => {
+  assert.ok(wb);
+  const { page, problems } = await wb.openPage({ viewport: { width: 640, height: 800 } });
+  await page.getByTestId('delivery-row').first().waitFor();
+  for (const view of ['deliveries', 'inbound', 'compose', 'audiences', 'deletions', 'configure']) {
+    await page.getByTestId(`nav-${view}`).click();
+    assert.equal(await pageOverflow(page), 0, `${view}: the page is no wider than the window`);
+    for (const tab of ['nav-deliveries', 'nav-configure', 'connection-state']) assert.ok(await inView(page, tab), `${view}: ${tab} in view`);
+  }
+  await page.getByTestId('nav-deliveries').click();
+  await page.getByTestId('delivery-row').first().waitFor();
+  await shoot(page, 'layout-640');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('at 1024 px with the detail open the list keeps status, user, event and time; the split resizes by drag and keys and is remembered', async () => {
+  assert.ok(wb);
+  const { page, problems } = await wb.openPage({ viewport: { width: 1024, height: 800 } });
+  const first = page.getByTestId('delivery-row').first();
+  await first.waitFor();
+  await first.click();
+  await page.getByTestId('delivery-detail').waitFor();
+  const list = await page.locator('.watch').boundingBox();
+  assert.ok(list);
+  for (const cell of ['delivery-status', 'delivery-user', 'delivery-time']) {
+    const box = await first.getByTestId(cell).boundingBox();
+    assert.ok(box && box.width > 0 && box.x + box.width <= list.x + list.width + 0.5, `${cell} is in view beside the detail`);
+  }
+  await shoot(page, 'layout-1024-detail');
+
+  const handle = page.getByTestId('split-handle');
+  assert.equal(await handle.getAttribute('role'), 'separator');
+  const widthOf = async (): Promise<number> => Number(await handle.getAttribute('data-width'));
+  const start = await widthOf();
+  // Keys: ← widens the detail, → narrows it.
+  await handle.focus();
+  await page.keyboard.press('ArrowLeft');
+  assert.equal(await widthOf(), start + 32);
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await widthOf(), start - 32);
+  // Drag: the detail's edge follows the pointer.
+  const box = await handle.boundingBox();
+  assert.ok(box);
+  await page.mouse.move(box.x + box.width / 2, box.y + 100);
+  await page.mouse.down();
+  await page.mouse.move(1024 - 500, box.y + 100, { steps: 5 });
+  await page.mouse.up();
+  const dragged = await widthOf();
+  assert.ok(Math.abs(dragged - 500) <= 4, `dragged to ${dragged}`);
+  const detailBox = await page.getByTestId('delivery-detail').boundingBox();
+  assert.ok(detailBox && Math.abs(detailBox.width - dragged) <= 2);
+  // Remembered: a reload opens the split where it was left.
+  await page.reload();
+  await page.getByTestId('delivery-row').first().click();
+  await handle.waitFor();
+  assert.equal(await widthOf(), dragged);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('at 1440 px the whole bar sits on one row and the list shows every column beside the detail', async () => {
+  assert.ok(wb);
+  const { page, problems } = await wb.openPage({ viewport: { width: 1440, height: 900 } });
+  await page.getByTestId('delivery-row').first().waitFor();
+  const bar = await page.locator('.topbar').boundingBox();
+  assert.ok(bar && bar.height < 60, `one row: ${bar?.height}`);
+  assert.equal(await pageOverflow(page), 0);
+  await shoot(page, 'layout-1440');
+  await page.getByTestId('delivery-row').first().click();
+  await page.getByTestId('delivery-detail').waitFor();
+  const row = page.getByTestId('delivery-row').first();
+  for (const cell of ['delivery-status', 'delivery-entries', 'delivery-rounds', 'delivery-latency', 'delivery-time']) {
+    const box = await row.getByTestId(cell).boundingBox();
+    assert.ok(box && box.width > 0, `${cell} shown beside the detail`);
+  }
+  await shoot(page, 'layout-1440-detail');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
