@@ -85,6 +85,8 @@ export interface DeliverySummary {
   latencyMs: number | null;
   /** Replays made of this delivery (newest first, ids only). */
   replays: number[];
+  /** A test event: made from a sample in Hookbench, not from a call to the Tracking API. */
+  test: boolean;
 }
 
 export interface AttemptTimingsView {
@@ -104,8 +106,14 @@ export interface AttemptView {
   /** The retry policy's reading of this attempt (e.g. succeeded, retryable, fatal); null while in flight. */
   verdict: string | null;
   httpStatus: number | null;
-  /** Exactly the headers sent, X-Signature included. */
+  /** The headers the engine gave the request, X-Signature included. */
   requestHeaders: Record<string, string>;
+  /**
+   * The headers as written on the wire for this attempt, in order, Host, Connection and
+   * Content-Length included; null when no request was written (refused connection) and on attempts
+   * recorded before they were kept.
+   */
+  sentHeaders: [string, string][] | null;
   timings: AttemptTimingsView | null;
   responseHeaders: Record<string, string | string[]> | null;
   /** The kept prefix of the response body as UTF-8 (invalid sequences replaced). */
@@ -205,6 +213,13 @@ export interface ComposeInput {
   copies?: number;
 }
 export const MAX_COMPOSE_COPIES = 1000;
+export interface TestEventInput {
+  /** The destination's name. */
+  destination: string;
+  /** One of the destination's URLs; absent: all of them, like real traffic. */
+  url?: string;
+  type: ComposeType;
+}
 export interface ComposeResult {
   /** Messages the ingest acknowledged. */
   sent: number;
@@ -252,6 +267,11 @@ export interface EngineApi {
    * exactly as given and signed anew; to the destination's URLs, or to `targetUrl` alone.
    */
   replayDelivery(input: ReplayInput): Promise<DeliveryDetail>;
+  /**
+   * Sends a sample call of `type` to the destination's URLs, or to `url` alone (one of its URLs),
+   * mapped, signed and retried like real traffic and marked as a test. Returns the delivery's id.
+   */
+  sendTestEvent(input: TestEventInput): Promise<number>;
   /** Sends composed calls through the client library to this engine's own ingest, as an SDK would. */
   composeEvents(input: ComposeInput): Promise<ComposeResult>;
   listTemplates(): Promise<ComposeTemplate[]>;
@@ -390,6 +410,7 @@ export const API_METHODS = [
   'getDeliverySettings',
   'saveDeliverySettings',
   'replayDelivery',
+  'sendTestEvent',
   'composeEvents',
   'listTemplates',
   'saveTemplate',

@@ -24,6 +24,10 @@ import { createStorageProbe } from './store/storage-probe';
 import { classifyStorageError, StorageFaultError, type StorageFault } from './store/storage-fault';
 import type { SecretsAtRest } from '../../src-shared/api';
 import { createRetention, type Retention } from './retention/service';
+import { randomUUID } from 'node:crypto';
+import type { MessageType } from '../../src-shared/events';
+import { sampleMessage } from './delivery/samples';
+import { serializePayload, toWebhookPayload } from './delivery/payloads';
 
 export interface EngineOptions {
   dataDir: string;
@@ -106,6 +110,11 @@ export interface Engine {
    * signed anew), to the destination's URLs unless `targetUrl` is given. Returns the new delivery's id.
    */
   replay(deliveryId: number, options?: { body?: Uint8Array; targetUrl?: string }): number;
+  /**
+   * Queues a test event: a sample call of the type, mapped, signed and sent like real traffic, to
+   * the destination's URLs or to `url` alone (one of them), marked as a test. Returns its delivery id.
+   */
+  sendTestEvent(destinationId: number, options: { type: MessageType; url?: string }): number;
   /** Deletion requests and their delete notices (src-main/engine/deletion). */
   readonly deletions: Deletions;
   /**
@@ -416,6 +425,21 @@ export function createEngine(options: EngineOptions): Engine {
       });
       publish([id]);
       deletions.replayed(deliveryId, id);
+      scheduler.wake();
+      return id;
+    },
+    sendTestEvent(destinationId, test) {
+      const random = options.random ?? Math.random;
+      const now = clock.now();
+      const message = sampleMessage({ type: test.type, now, newId: randomUUID, pick: (n) => Math.min(n - 1, Math.floor(random() * n)) });
+      const id = log.createTest({
+        destinationId,
+        payloadType: test.type,
+        body: serializePayload(toWebhookPayload(message)),
+        targetUrl: test.url ?? null,
+        now,
+      });
+      publish([id]);
       scheduler.wake();
       return id;
     },

@@ -16,6 +16,7 @@ import { createDetailQuery } from './detail';
 import { ValidationError, type FieldError, type SourceInput } from '../../../src-shared/settings';
 import { toRequest } from './views';
 import { checkingParams } from './dispatch';
+import { createTestEventApi } from './test-events';
 
 function requireValid(errors: FieldError[]): void {
   if (errors.length > 0) throw new ValidationError(errors);
@@ -60,6 +61,7 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
     ...createPersonasApi(engine),
     ...createDeletionApi(engine),
     ...createRetentionApi(engine, { onConfig }),
+    ...createTestEventApi(engine),
     async countDeliveriesByStatus() {
       return engine.stores.log.countDeliveriesByStatus();
     },

@@ -42,6 +42,7 @@ export function toSummary(r: SummaryRow): DeliverySummary {
     entries: r.entries ?? 0,
     latencyMs: typeof r.latency_ms === 'number' ? r.latency_ms : null,
     replays: replayIdsOf(r.replay_ids),
+    test: r.test === 1,
   };
 }
 
@@ -55,6 +56,7 @@ export function toAttempt(a: AttemptRow): AttemptView {
     verdict: a.verdict,
     httpStatus: a.http_status,
     requestHeaders: parseOr(a.request_headers, {}),
+    sentHeaders: parseOr(a.sent_headers ?? null, null),
     timings: parseOr(a.timings, null),
     responseHeaders: parseOr(a.response_headers, null),
     responseBody: a.response_body === null ? null : a.response_body.toString('utf8'),

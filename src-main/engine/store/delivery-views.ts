@@ -43,6 +43,8 @@ export interface SummaryRow {
   latency_ms?: number | null;
   /** Comma-separated ids of the replays made of this delivery, in no particular order. */
   replay_ids?: string | null;
+  /** 1 for a test event. */
+  test?: number;
 }
 
 export interface DetailRow extends SummaryRow {
@@ -69,7 +71,8 @@ export const fromBody = (key: string): string =>
 export const BASE_SUMMARY_COLUMNS = `d.id, d.message_id AS message_row_id, d.destination_id, d.payload_type, d.status, d.created_at,
   d.next_attempt_at, d.rounds, d.last_http_status, d.last_error, d.replay_of,
   COALESCE(m.user_id, ${fromBody('userId')}) AS user_id, COALESCE(m.anonymous_id, ${fromBody('anonymousId')}) AS anonymous_id,
-  COALESCE(m.event, ${fromBody('event')}) AS event, COALESCE(m.message_id, ${fromBody('messageId')}) AS message_uid`;
+  COALESCE(m.event, ${fromBody('event')}) AS event, COALESCE(m.message_id, ${fromBody('messageId')}) AS message_uid,
+  d.test`;
 
 /**
  * Entries, latency and replays as correlated subqueries: each is one index seek per row

@@ -243,4 +243,10 @@ export const MIGRATIONS: readonly string[] = [
      signs with X-Signature). */ `
   ALTER TABLE destinations ADD COLUMN signing TEXT NOT NULL DEFAULT 'x-signature';
   `,
+  /* 11: each attempt's request as it went on the wire (a JSON list of [name, value] in the order
+     written, Host and Content-Length included; NULL when no request was written, and on attempts
+     made before), and test events (a delivery made from a sample, not from an accepted call). */ `
+  ALTER TABLE attempts ADD COLUMN sent_headers TEXT;
+  ALTER TABLE deliveries ADD COLUMN test INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

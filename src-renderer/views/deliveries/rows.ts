@@ -25,6 +25,7 @@ export function summaryOf(d: DeliveryDetail | DeliverySummary): DeliverySummary 
     entries: d.entries,
     latencyMs: d.latencyMs,
     replays: d.replays,
+    test: d.test,
   };
 }
 
