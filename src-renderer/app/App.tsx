@@ -8,6 +8,7 @@ import { InboundView } from '../views/inbound/InboundView';
 import { AudiencesView } from '../views/audiences/AudiencesView';
 import { DeletionsView } from '../views/deletions/DeletionsView';
 import { BannerArea } from './BannerArea';
+import { CompareDialog } from '../views/deliveries/compare/CompareDialog';
 import { ViewStoresContext, type ViewStores } from './view-stores';
 
 export const VIEWS = [
@@ -67,6 +68,7 @@ export function App({ stores }: { stores: ViewStores }) {
             <div className="panes" data-testid="deliveries-view">
               <DeliveryList />
               <DeliveryDetailPanel />
+              <CompareDialog />
             </div>
           )}
           {view === 'inbound' && <InboundView />}

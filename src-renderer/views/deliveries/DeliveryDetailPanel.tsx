@@ -8,6 +8,8 @@ import { DeliveryLinks } from './DeliveryLinks';
 import { RequestHeaders } from './RequestHeaders';
 import { useDeliveries } from '../../app/view-stores';
 import { DeliveryStatusBadge } from '../../shared/Badge';
+import { CompareActions } from './compare/CompareActions';
+import { TestEventNote } from '../test-events/TestEventNote';
 
 export function DeliveryDetailPanel() {
   const selectedId = useDeliveries((s) => s.selectedId);
@@ -47,7 +49,7 @@ function DetailBody({ detail }: { detail: DeliveryDetail }) {
         <dt>Destination</dt>
         <dd data-testid="detail-destination">
           {detail.destinationName ?? <span className="muted">removed (id {detail.destinationId})</span>}
-          {detail.targetUrl !== null && <span className="muted"> · this replay goes only to {detail.targetUrl}</span>}
+          {detail.targetUrl !== null && <span className="muted"> · this {detail.test ? 'test event' : 'replay'} goes only to {detail.targetUrl}</span>}
         </dd>
         <dt>Message</dt>
         <dd className="mono">{detail.messageId ?? '—'}</dd>
@@ -58,12 +60,14 @@ function DetailBody({ detail }: { detail: DeliveryDetail }) {
           {detail.finishedAt && <span className="muted"> · finished {timeOf(detail.finishedAt)}</span>}
         </dd>
       </dl>
+      <TestEventNote detail={detail} />
       <DeliveryLinks detail={detail} />
+      <CompareActions detail={detail} />
       <ReplayControls detail={detail} />
       <BodyView body={detail.body} originalBody={detail.originalBody} replayOf={detail.replayOf} />
       <RequestHeaders attempt={lastAttempt} signature={detail.signature} />
       {lastAttempt && detail.body !== null && <CurlCommand attempt={lastAttempt} body={detail.body} />}
-      <AttemptTimeline attempts={detail.attempts} />
+      <AttemptTimeline attempts={detail.attempts} context={{ deliveryId: detail.id, body: detail.body, destinationName: detail.destinationName }} />
     </>
   );
 }

@@ -1,9 +1,9 @@
 /**
- * The list's keys: j/k move the cursor, Enter opens the detail, r replays, /
+ * The list's keys: j/k move the cursor, Enter opens the detail, r replays, c compares, /
  * goes to the search box, Escape closes the detail. Pure, so the table test covers every case.
  */
 
-export type KeyAction = { kind: 'move'; by: 1 | -1 } | { kind: 'open' } | { kind: 'replay' } | { kind: 'search' } | { kind: 'close' } | null;
+export type KeyAction = { kind: 'move'; by: 1 | -1 } | { kind: 'open' } | { kind: 'replay' } | { kind: 'search' } | { kind: 'close' } | { kind: 'compare' } | null;
 
 export interface KeyInput {
   key: string;
@@ -34,6 +34,8 @@ export function keyAction(e: KeyInput): KeyAction {
       return { kind: 'replay' };
     case '/':
       return { kind: 'search' };
+    case 'c':
+      return { kind: 'compare' };
     case 'Escape':
       return { kind: 'close' };
     default:
