@@ -152,7 +152,7 @@ test('every attempt shows the headers it sent to its own URL, and its own cURL r
   assert.deepEqual(beta.received[1]!.body, beta.received[0]!.body, 'the same body bytes');
   assert.deepEqual(beta.received[1]!.headers, beta.received[0]!.headers, 'the same headers as that attempt sent');
   await betaAttempt.scrollIntoViewIfNeeded();
-  await shoot(page, 'test-event-attempt-headers');
+  await shoot(page, 'attempt-headers');
 
   // A retry: two attempts of one delivery, each with its own request, compared with each other.
   await openDetail(page, flakyId);

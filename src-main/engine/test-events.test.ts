@@ -145,3 +145,25 @@ test('sendTestEvent refuses what it cannot send, naming the field', async () => 
     await a.close();
   }
 });
+
+test('an attempt that wrote no request keeps no wire headers; an attempt recorded before they were kept reads as null', async () => {
+  const closed = await new Receiver().start();
+  const url = closed.url;
+  await closed.close();
+  const h = await startHarness(configWith(url));
+  const api = createEngineApi(h.engine);
+  try {
+    const id = await api.sendTestEvent({ destination: 'Local receiver', type: 'page' });
+    await waitUntil(() => h.engine.stores.log.attemptsOf(id).some((a) => a.state === 'done'), 'the refused attempt');
+    const [refused] = (await api.getDelivery(id))!.attempts;
+    assert.equal(refused?.errorKind, 'connect');
+    assert.equal(refused?.sentHeaders, null, 'nothing was written on a refused connection');
+    assert.equal(refused?.requestHeaders['X-Signature']?.length, 40, 'the headers it would have sent stay');
+
+    // A row as an older build wrote it: no sent_headers at all.
+    h.inspect.run('UPDATE attempts SET sent_headers = NULL WHERE delivery_id = ?', id);
+    assert.equal((await api.getDelivery(id))!.attempts[0]?.sentHeaders, null);
+  } finally {
+    await h.close();
+  }
+});

@@ -55,7 +55,7 @@ export function CompareDialog() {
               ))}
             </div>
             <h3>
-              Body{' '}
+              Body ·{' '}
               <span className="muted" data-testid="diff-body-summary">
                 {views.body.kind === 'json'
                   ? views.body.changes === 0
@@ -75,7 +75,7 @@ export function CompareDialog() {
               </div>
             )}
             <h3>
-              Request headers{' '}
+              Request headers ·{' '}
               <span className="muted" data-testid="diff-headers-summary">
                 {views.headers.filter((r) => r.kind !== 'same').length} of {views.headers.length} differ
               </span>
