@@ -13,6 +13,8 @@ import './views/deliveries/list.css';
 import './views/deliveries/warp.css';
 import './views/audiences/audiences.css';
 import './views/deletions/deletions.css';
+import './views/test-events/test-events.css';
+import './views/deliveries/compare/compare.css';
 
 const element = document.getElementById('root');
 if (!element) throw new Error('index.html has no #root');

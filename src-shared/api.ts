@@ -98,6 +98,8 @@ export interface DeliverySummary {
   name: string | null;
   /** The latest attempt at each URL tried so far, in the order they were first tried. */
   urls: UrlOutcome[];
+  /** A test event: made from a sample in Hookbench, not from a call to the Tracking API. */
+  test: boolean;
 }
 
 /** The latest attempt at one URL of a delivery: what a list row shows per URL. */
@@ -128,8 +130,14 @@ export interface AttemptView {
   /** The retry policy's reading of this attempt (e.g. succeeded, retryable, fatal); null while in flight. */
   verdict: string | null;
   httpStatus: number | null;
-  /** Exactly the headers sent, X-Signature included. */
+  /** The headers the engine gave the request, X-Signature included. */
   requestHeaders: Record<string, string>;
+  /**
+   * The headers as written on the wire for this attempt, in order, Host, Connection and
+   * Content-Length included; null when no request was written (refused connection) and on attempts
+   * recorded before they were kept.
+   */
+  sentHeaders: [string, string][] | null;
   timings: AttemptTimingsView | null;
   responseHeaders: Record<string, string | string[]> | null;
   /** The kept prefix of the response body as UTF-8 (invalid sequences replaced). */
@@ -295,6 +303,13 @@ export interface ComposeInput {
   copies?: number;
 }
 export const MAX_COMPOSE_COPIES = 1000;
+export interface TestEventInput {
+  /** The destination's name. */
+  destination: string;
+  /** One of the destination's URLs; absent: all of them, like real traffic. */
+  url?: string;
+  type: ComposeType;
+}
 export interface ComposeResult {
   /** Messages the ingest acknowledged. */
   sent: number;
@@ -353,6 +368,11 @@ export interface EngineApi {
    * goes on as the policy says. Refused, naming the status, for a delivery that is not waiting.
    */
   retryNow(input: { id: number }): Promise<DeliveryDetail>;
+  /**
+   * Sends a sample call of `type` to the destination's URLs, or to `url` alone (one of its URLs),
+   * mapped, signed and retried like real traffic and marked as a test. Returns the delivery's id.
+   */
+  sendTestEvent(input: TestEventInput): Promise<number>;
   /** Sends composed calls through the client library to this engine's own ingest, as an SDK would. */
   composeEvents(input: ComposeInput): Promise<ComposeResult>;
   listTemplates(): Promise<ComposeTemplate[]>;
@@ -497,6 +517,7 @@ export const API_METHODS = [
   'replayDelivery',
   'diagnoseSignature',
   'retryNow',
+  'sendTestEvent',
   'composeEvents',
   'listTemplates',
   'saveTemplate',

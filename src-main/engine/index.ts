@@ -24,6 +24,10 @@ import { createStorageProbe } from './store/storage-probe';
 import { classifyStorageError, StorageFaultError, type StorageFault } from './store/storage-fault';
 import type { SecretsAtRest } from '../../src-shared/api';
 import { createRetention, type Retention } from './retention/service';
+import { randomUUID } from 'node:crypto';
+import type { MessageType } from '../../src-shared/events';
+import { sampleMessage } from './delivery/samples';
+import { serializePayload, toWebhookPayload } from './delivery/payloads';
 
 export interface EngineOptions {
   dataDir: string;
@@ -113,6 +117,11 @@ export interface Engine {
    * the retry policy from there. False when the delivery is not waiting.
    */
   retryNow(deliveryId: number): boolean;
+  /**
+   * Queues a test event: a sample call of the type, mapped, signed and sent like real traffic, to
+   * the destination's URLs or to `url` alone (one of them), marked as a test. Returns its delivery id.
+   */
+  sendTestEvent(destinationId: number, options: { type: MessageType; url?: string }): number;
   /** Deletion requests and their delete notices (src-main/engine/deletion). */
   readonly deletions: Deletions;
   /**
@@ -439,6 +448,21 @@ export function createEngine(options: EngineOptions): Engine {
         scheduler.wake();
       }
       return moved;
+    },
+    sendTestEvent(destinationId, test) {
+      const random = options.random ?? Math.random;
+      const now = clock.now();
+      const message = sampleMessage({ type: test.type, now, newId: randomUUID, pick: (n) => Math.min(n - 1, Math.floor(random() * n)) });
+      const id = log.createTest({
+        destinationId,
+        payloadType: test.type,
+        body: serializePayload(toWebhookPayload(message)),
+        targetUrl: test.url ?? null,
+        now,
+      });
+      publish([id]);
+      scheduler.wake();
+      return id;
     },
     deletions,
     onPurge: (hook) => deletions.onPurge(hook),

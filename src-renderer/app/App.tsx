@@ -11,6 +11,7 @@ import { BannerArea } from './BannerArea';
 import { ShortcutsHelp } from './ShortcutsHelp';
 import { SplitHandle, useDetailWidth } from './SplitHandle';
 import { useDeliveries } from './view-stores';
+import { CompareDialog } from '../views/deliveries/compare/CompareDialog';
 import { ViewStoresContext, type ViewStores } from './view-stores';
 
 export const VIEWS = [
@@ -88,6 +89,7 @@ function DeliveriesPanes() {
       <DeliveryList />
       {open && <SplitHandle width={width} onWidth={setWidth} panes={panes} />}
       <DeliveryDetailPanel />
+      <CompareDialog />
     </div>
   );
 }

@@ -16,6 +16,8 @@ import { createComposeStore, type ComposeState } from '../views/compose/store';
 import { createAudiencesStore, type AudiencesState } from '../views/audiences/store';
 import { createDeletionsStore, type DeletionsState } from '../views/deletions/store';
 import { createConfigureStore, type ConfigureState } from '../views/configure/store';
+import { createCompareStore, type CompareState } from '../views/deliveries/compare/store';
+import { createTestEventStore, type TestEventState } from '../views/test-events/store';
 
 export function createViewStores(transport: Transport) {
   return {
@@ -26,6 +28,8 @@ export function createViewStores(transport: Transport) {
     audiences: createAudiencesStore(transport),
     deletions: createDeletionsStore(transport),
     configure: createConfigureStore(transport),
+    compare: createCompareStore(transport),
+    testEvents: createTestEventStore(transport),
   };
 }
 
@@ -61,6 +65,8 @@ export const useCompose = <T,>(selector: (state: ComposeState) => T): T => useVi
 export const useAudiences = <T,>(selector: (state: AudiencesState) => T): T => useViewState('audiences', selector);
 export const useDeletions = <T,>(selector: (state: DeletionsState) => T): T => useViewState('deletions', selector);
 export const useConfigure = <T,>(selector: (state: ConfigureState) => T): T => useViewState('configure', selector);
+export const useCompare = <T,>(selector: (state: CompareState) => T): T => useViewState('compare', selector);
+export const useTestEvents = <T,>(selector: (state: TestEventState) => T): T => useViewState('testEvents', selector);
 
 /** The Retry of a store's failed load (a no-op for a store that has none). */
 export function useRetry(name: StoreName): () => void {

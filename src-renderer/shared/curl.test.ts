@@ -4,6 +4,9 @@ import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Receiver } from '../../src-main/engine/testing/receiver';
 import { curlCommand, shellQuote } from './curl';
+import { configWith, startHarness } from '../../src-main/engine/testing/harness';
+import { waitUntil } from '../../src-main/engine/testing/wait';
+import { createEngineApi } from '../../src-main/engine/api';
 
 test('shellQuote keeps quotes, newlines and unicode intact through a real shell', () => {
   const tricky = `it's "quoted" \\ $HOME \`x\`\nline2 ☕`;
@@ -29,6 +32,33 @@ test('the copied cURL command reproduces the delivery byte for byte, headers inc
     assert.equal(got.headers['x-env'], "it's dev");
     assert.equal(got.headers.accept, undefined, 'curl\'s own Accept header is removed, as the engine sends none');
   } finally {
+    await receiver.close();
+  }
+});
+
+test('an attempt’s wire headers as cURL: the receiver gets the same header lines and body bytes as from the engine', async () => {
+  const receiver = await new Receiver().start('/hook');
+  const config = configWith(receiver.url);
+  config.destinations[0]!.webhooks = [{ url: receiver.url, headers: { 'X-Team': "it's alpha", Authorization: 'Bearer t0k' } }];
+  const h = await startHarness(config);
+  try {
+    // Past 1,024 bytes, where older curl versions would add Expect: 100-continue.
+    const note = 'x'.repeat(3000);
+    await h.post('/v1/track', { userId: 'u', event: 'Café ☕', messageId: 'curl-1', properties: { note } });
+    await receiver.waitFor(1);
+    const id = h.engine.stores.log.listDeliveries({ limit: 1 })[0]!.id;
+    await waitUntil(() => h.engine.stores.log.getDelivery(id)?.status === 'succeeded', 'the delivery');
+    const detail = (await createEngineApi(h.engine).getDelivery(id))!;
+    const attempt = detail.attempts[0]!;
+    assert.ok(attempt.sentHeaders, 'the attempt kept its wire headers');
+    const cmd = curlCommand({ url: attempt.url, headers: attempt.sentHeaders, body: detail.body! });
+    await promisify(execFile)('bash', ['-c', `${cmd} --silent --show-error --max-time 10`]);
+    await receiver.waitFor(2);
+    const [fromEngine, fromCurl] = receiver.received;
+    assert.deepEqual(fromCurl!.body, fromEngine!.body, 'the same body bytes');
+    assert.deepEqual(fromCurl!.headers, fromEngine!.headers, 'the same headers, no more, no fewer');
+  } finally {
+    await h.close();
     await receiver.close();
   }
 });

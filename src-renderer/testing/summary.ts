@@ -26,6 +26,7 @@ export function summaryFixture(id: number, overrides: Partial<DeliverySummary> =
     sourceName: 'backend',
     name: null,
     urls: [],
+    test: false,
     ...overrides,
   };
 }

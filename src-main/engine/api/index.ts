@@ -17,6 +17,7 @@ import { createDoctorApi } from './doctor';
 import { ValidationError, type FieldError, type Source, type SourceInput } from '../../../src-shared/settings';
 import { toRequest } from './views';
 import { checkingParams } from './dispatch';
+import { createTestEventApi } from './test-events';
 
 function requireValid(errors: FieldError[]): void {
   if (errors.length > 0) throw new ValidationError(errors);
@@ -72,6 +73,7 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
     ...createDeletionApi(engine),
     ...createRetentionApi(engine, { onConfig }),
     ...createDoctorApi(engine),
+    ...createTestEventApi(engine),
     async countDeliveriesByStatus() {
       return engine.stores.log.countDeliveriesByStatus();
     },

@@ -135,6 +135,14 @@ export const doctorInputSchema = strictParams(
   'doctor',
 );
 export const retryNowSchema = strictParams({ id: idSchema }, '{ id }', 'retryNow');
+export const testEventInputSchema = z.strictObject(
+  {
+    destination: z.string({ error: 'is required: the name of a destination' }).refine((s) => s.trim() !== '', { error: 'is required: the name of a destination' }),
+    url: z.string({ error: 'must be one of the destination’s URLs' }).max(MAX_NEEDLE_LENGTH * 4, { error: `must be at most ${MAX_NEEDLE_LENGTH * 4} characters` }).optional(),
+    type: z.enum(COMPOSE_TYPES as [ComposeType, ...ComposeType[]], { error: `must be one of ${COMPOSE_TYPES.join(', ')}` }),
+  },
+  { error: (iss) => (iss.code === 'unrecognized_keys' ? 'is not a test event field (expected destination, url?, type)' : 'must be an object { destination, url?, type }') },
+);
 
 const COMMON_FIELDS = ['userId', 'anonymousId', 'context', 'integrations', 'timestamp', 'messageId'] as const;
 /** The fields each call of the client library takes (src-client/types.ts); anything else it would silently ignore. */
@@ -237,6 +245,7 @@ export const API_PARAMS: Record<ApiMethod, ParamSpec> = {
   replayDelivery: spec('replay', replayInputSchema),
   diagnoseSignature: spec('doctor', doctorInputSchema),
   retryNow: spec('retryNow', retryNowSchema),
+  sendTestEvent: spec('testEvent', testEventInputSchema),
   composeEvents: spec('compose', composeShapeSchema),
   listTemplates: spec('params', nothing),
   saveTemplate: spec('template', templateInputSchema),

@@ -69,6 +69,7 @@ export function toSummary(r: SummaryRow, urls: UrlOutcomeRow[] = []): DeliverySu
     sourceName: r.source_name ?? null,
     name: typeof r.name === 'string' ? r.name : null,
     urls: urls.map(toUrlOutcome),
+    test: r.test === 1,
   };
 }
 
@@ -82,6 +83,7 @@ export function toAttempt(a: AttemptRow): AttemptView {
     verdict: a.verdict,
     httpStatus: a.http_status,
     requestHeaders: parseOr(a.request_headers, {}),
+    sentHeaders: parseOr(a.sent_headers ?? null, null),
     timings: parseOr(a.timings, null),
     responseHeaders: parseOr(a.response_headers, null),
     responseBody: a.response_body === null ? null : a.response_body.toString('utf8'),

@@ -356,6 +356,7 @@ function finishedAttempt(attemptId: number, r: AttemptResult): FinishedAttempt {
     errorText: r.errorText,
     failure: failureOf(r),
     retryAfterMs: r.retryAfterMs,
+    sentHeaders: r.sentHeaders ?? null,
   };
 }
 
@@ -377,8 +378,8 @@ type NotSent = { reason: NotSentReason; detail: string | null };
 function whyNotSent(destination: Destination | undefined, body: Uint8Array | null, targets: string[], row: DeliveryRow): NotSent | null {
   const because = (reason: NotSentReason): NotSent => ({ reason, detail: null });
   if (!destination) return because('destination_removed');
-  // A replay aimed at one URL was asked for explicitly; the switch governs the live traffic.
-  if (!destination.enabled && row.target_url === null) return because('destination_off');
+  // A replay aimed at one URL, and a test event, were asked for explicitly; the switch governs the live traffic.
+  if (!destination.enabled && row.target_url === null && row.test !== 1) return because('destination_off');
   if (body === null) return because('message_gone');
   if (targets.length === 0) return because(destination.webhooks.length === 0 ? 'no_urls' : 'urls_off');
   return null;

@@ -44,7 +44,7 @@ export function createSender(opts: SenderOptions): Sender {
   const socketTimings = new WeakMap<object, SocketTimings>();
   // undici keeps the body Buffer it was given as request.body; a fresh Buffer view per attempt is
   // therefore a key that tells which attempt a socket was used for.
-  const attemptsByBody = new WeakMap<object, AttemptTimings>();
+  const attemptsByBody = new WeakMap<object, AttemptTrace>();
 
   const connector = buildConnector(
     // Passing `ca` replaces Node's trust store, so the system roots are passed along with the extra CA.
@@ -88,12 +88,15 @@ export function createSender(opts: SenderOptions): Sender {
     ...(opts.maxConnectionsPerOrigin !== undefined ? { connections: opts.maxConnectionsPerOrigin } : {}),
   });
 
-  // undici announces, synchronously, which socket a request's headers are written to. A socket's
-  // connection phases belong to the first attempt written on it; later ones reused it for free.
+  // undici announces, synchronously, which socket a request's headers are written to, and the header
+  // block it writes. A socket's connection phases belong to the first attempt written on it; later
+  // ones reused it for free.
   const onSendHeaders = (message: unknown): void => {
     if (!isRecord(message) || !isRecord(message.request)) return;
     const body = message.request.body;
-    const attempt = isRecord(body) ? attemptsByBody.get(body) : undefined;
+    const trace = isRecord(body) ? attemptsByBody.get(body) : undefined;
+    if (trace && typeof message.headers === 'string') trace.sent = wireHeaders(message.headers, trace.bodyBytes);
+    const attempt = trace?.timings;
     const socket = message.socket;
     const phases = attempt && isRecord(socket) ? socketTimings.get(socket) : undefined;
     if (!attempt || !phases || phases.claimed) return;
@@ -123,7 +126,8 @@ export function createSender(opts: SenderOptions): Sender {
     }, req.timeoutMs);
     // A view of the caller's bytes (no copy) that is unique to this attempt; see attemptsByBody.
     const body = Buffer.from(req.body.buffer, req.body.byteOffset, req.body.byteLength);
-    attemptsByBody.set(body, timings);
+    const trace: AttemptTrace = { timings, bodyBytes: body.byteLength, sent: null };
+    attemptsByBody.set(body, trace);
 
     try {
       const url = parseTarget(req.url);
@@ -174,6 +178,7 @@ export function createSender(opts: SenderOptions): Sender {
       errorText: failure ? failureText(failure) : null,
       failure,
       retryAfterMs: retryAfter === undefined ? null : parseRetryAfter(retryAfter, clock.now()),
+      sentHeaders: trace.sent,
     };
   }
 
@@ -185,6 +190,32 @@ export function createSender(opts: SenderOptions): Sender {
       else await agent.close();
     },
   };
+}
+
+/** What the sender learns about one attempt while undici sends it. */
+interface AttemptTrace {
+  timings: AttemptTimings;
+  bodyBytes: number;
+  /** The header lines as written on the socket; null until (and unless) they were written. */
+  sent: [string, string][] | null;
+}
+
+/**
+ * The header block undici wrote (request line, then `name: value` lines) as a list of pairs, in
+ * order. undici appends Content-Length when it writes a Buffer body, after announcing the block,
+ * so it is added here with the length it writes. Pure.
+ */
+export function wireHeaders(block: string, bodyBytes: number): [string, string][] {
+  const pairs: [string, string][] = [];
+  const lines = block.split('\r\n');
+  for (const line of lines.slice(1)) {
+    if (line === '') continue;
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    pairs.push([line.slice(0, colon), line.slice(colon + 1).trim()]);
+  }
+  if (!pairs.some(([name]) => name.toLowerCase() === 'content-length')) pairs.push(['content-length', String(bodyBytes)]);
+  return pairs;
 }
 
 class TargetError extends Error {

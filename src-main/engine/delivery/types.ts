@@ -71,6 +71,12 @@ export interface AttemptResult {
   failure?: AttemptFailure | null;
   /** From Retry-After on a 429/503 response, in ms, when present and parseable. */
   retryAfterMs: number | null;
+  /**
+   * The request headers as written on the wire, in order (Host, Connection and Content-Length
+   * included); null when no request was written (refused connection, bad certificate). Absent from
+   * results built by hand.
+   */
+  sentHeaders?: [string, string][] | null;
 }
 
 export const RESPONSE_BODY_CAP = 64 * 1024;

@@ -51,6 +51,8 @@ export interface SummaryRow {
   source_name?: string | null;
   /** A page or screen call's name (any JSON value SQLite extracted; the reader keeps text only). */
   name?: unknown;
+  /** 1 for a test event. */
+  test?: number;
 }
 
 /** The latest attempt at one URL of a delivery (UrlOutcomeRow.first_id orders the URLs as first tried). */
@@ -90,7 +92,8 @@ export const fromBody = (key: string): string =>
 export const BASE_SUMMARY_COLUMNS = `d.id, d.message_id AS message_row_id, d.destination_id, d.payload_type, d.status, d.created_at,
   d.next_attempt_at, d.rounds, d.last_http_status, d.last_error, d.replay_of, d.warp,
   COALESCE(m.user_id, ${fromBody('userId')}) AS user_id, COALESCE(m.anonymous_id, ${fromBody('anonymousId')}) AS anonymous_id,
-  COALESCE(m.event, ${fromBody('event')}) AS event, COALESCE(m.message_id, ${fromBody('messageId')}) AS message_uid`;
+  COALESCE(m.event, ${fromBody('event')}) AS event, COALESCE(m.message_id, ${fromBody('messageId')}) AS message_uid,
+  d.test`;
 
 /**
  * Entries, latency, replays and names as correlated subqueries: each is one index seek per row

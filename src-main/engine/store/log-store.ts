@@ -81,6 +81,8 @@ export interface DeliveryRow {
   finished_at: number | null;
   /** Time-warp factor the delivery was created with (1 = real time). */
   warp: number;
+  /** 1 for a test event: made from a sample, sent like any delivery, never from an accepted call. */
+  test?: number;
 }
 
 export interface AttemptRow {
@@ -103,6 +105,8 @@ export interface AttemptRow {
   /** JSON AttemptFailure; NULL for a success and on rows written before failures were kept. */
   failure: string | null;
   retry_after_ms: number | null;
+  /** JSON list of [name, value] as written on the wire; NULL when nothing was written, and on older rows. */
+  sent_headers?: string | null;
 }
 
 export interface NewAttempt {
@@ -127,6 +131,8 @@ export interface FinishedAttempt {
   /** The failure as data (errorKind and errorText are its words); null for a success. */
   failure: AttemptFailure | null;
   retryAfterMs: number | null;
+  /** The headers as written on the wire; null when no request was written. */
+  sentHeaders?: [string, string][] | null;
 }
 
 export interface DeliveryUpdate {
@@ -176,7 +182,7 @@ export class LogStore {
          VALUES (?, ?, ?, ?, 'in_flight', ?)`,
       finishAttempt: `UPDATE attempts SET state = 'done', verdict = ?, http_status = ?, timings = ?, response_headers = ?,
            response_body = ?, response_bytes = ?, response_truncated = ?, error_kind = ?, error_text = ?, failure = ?,
-           retry_after_ms = ?
+           retry_after_ms = ?, sent_headers = ?
          WHERE id = ?`,
       addToSummary: 'UPDATE requests SET bytes = bytes + ?, error_text = ? WHERE id = ?',
       selectMessageJson: 'SELECT json FROM messages WHERE id = ?',
@@ -192,6 +198,8 @@ export class LogStore {
          VALUES (NULL, ?, ?, 'pending', ?, ?, ?, ${WARP_OF_DESTINATION})`,
       retryNow: `UPDATE deliveries SET next_attempt_at = ? WHERE id = ? AND status IN ('pending', 'retrying')`,
       firstReplayOf: 'SELECT MIN(id) AS id FROM deliveries WHERE replay_of = ?',
+      insertTest: `INSERT INTO deliveries (message_id, destination_id, payload_type, status, body, target_url, test, created_at, next_attempt_at, warp)
+         VALUES (NULL, ?, ?, 'pending', ?, ?, 1, ?, ?, ${WARP_OF_DESTINATION})`,
       nextDueAt: `SELECT MIN(next_attempt_at) AS at FROM deliveries WHERE status IN ('pending', 'retrying')`,
       interruptAttempts: `UPDATE attempts SET state = 'interrupted', verdict = 'retryable', error_kind = 'interrupted',
            error_text = ?, failure = ? WHERE state = 'in_flight'`,
@@ -354,6 +362,14 @@ export class LogStore {
     return (this.s.firstReplayOf.get(id) as { id: number | null }).id;
   }
 
+  /**
+   * A test event: a delivery of bytes mapped from a sample message, to the destination's URLs or to
+   * one of them (targetUrl), marked as a test. Due at once; no message or Inbound request is made.
+   */
+  createTest(d: { destinationId: number; payloadType: string; body: Uint8Array; targetUrl: string | null; now: number }): number {
+    return Number(this.s.insertTest.run(d.destinationId, d.payloadType, Buffer.from(d.body), d.targetUrl, d.now, d.now, d.destinationId).lastInsertRowid);
+  }
+
   /** Deliveries whose time has come, oldest due first. */
   dueDeliveries(now: number, limit: number): DeliveryRow[] {
     return this.s.selectDue.all(now, limit) as DeliveryRow[];
@@ -402,6 +418,7 @@ export class LogStore {
           a.errorText,
           a.failure === null ? null : JSON.stringify(a.failure),
           a.retryAfterMs,
+          a.sentHeaders ? JSON.stringify(a.sentHeaders) : null,
           a.attemptId,
         );
       }

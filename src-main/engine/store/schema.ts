@@ -252,4 +252,10 @@ export const MIGRATIONS: readonly string[] = [
   /* 10: a webhook URL can be switched off without being removed: kept with its headers, not sent to. */ `
   ALTER TABLE webhook_entries ADD COLUMN enabled INTEGER NOT NULL DEFAULT 1;
   `,
+  /* 11: each attempt's request as it went on the wire (a JSON list of [name, value] in the order
+     written, Host and Content-Length included; NULL when no request was written, and on attempts
+     made before), and test events (a delivery made from a sample, not from an accepted call). */ `
+  ALTER TABLE attempts ADD COLUMN sent_headers TEXT;
+  ALTER TABLE deliveries ADD COLUMN test INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

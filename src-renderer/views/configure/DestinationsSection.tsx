@@ -2,6 +2,7 @@ import type { Destination } from '../../../src-shared/settings';
 import { DestinationEditor } from './DestinationEditor';
 import { ConfirmButton } from '../../shared/form-widgets';
 import { useConfigure } from '../../app/view-stores';
+import { TestEventControl } from '../test-events/TestEventControl';
 
 export function DestinationsSection() {
   const destinations = useConfigure((s) => s.destinations);
@@ -85,6 +86,13 @@ function DestinationRow({ destination: d }: { destination: Destination }) {
           <ConfirmButton label="Delete" confirm={`Delete “${d.name}”`} testId="destination-delete" onConfirm={() => void remove(d.name)} />
         </td>
       </tr>
+      {d.webhooks.length > 0 && (
+        <tr className="test-event-row" data-testid="destination-test-row" data-name={d.name}>
+          <td colSpan={6}>
+            <TestEventControl destination={d.name} urls={d.webhooks.map((w) => w.url)} />
+          </td>
+        </tr>
+      )}
       {refusal && (
         <tr>
           <td colSpan={6}>

@@ -2,12 +2,22 @@ import { useState } from 'react';
 import type { AttemptView } from '../../../src-shared/api';
 import { bytesOf, measuredMs, timeOf } from '../../shared/format';
 import { headerRows, phaseBars, responseSummary } from './detail-logic';
+import { AttemptRequest } from './AttemptRequest';
+import { AttemptExtras } from './AttemptExtras';
 
 /** The sender stops reading a response here (sender.ts RESPONSE_READ_LIMIT); beyond it the size is a lower bound. */
 const READ_LIMIT = 1024 * 1024;
 
-/** Every attempt, oldest first: where and when it went, how long each phase took, and what came back. */
-export function AttemptTimeline({ attempts }: { attempts: AttemptView[] }) {
+/** What each attempt's own request and its actions need from the delivery. */
+export interface AttemptContext {
+  deliveryId: number;
+  /** The exact bytes every attempt sent. */
+  body: string | null;
+  destinationName: string | null;
+}
+
+/** Every attempt, oldest first: where and when it went, its own request, how long each phase took, and what came back. */
+export function AttemptTimeline({ attempts, context }: { attempts: AttemptView[]; context?: AttemptContext }) {
   return (
     <section className="ins-section" aria-label="Attempts">
       <h3>Attempts ({attempts.length})</h3>
@@ -16,7 +26,14 @@ export function AttemptTimeline({ attempts }: { attempts: AttemptView[] }) {
       ) : (
         <ol className="ins-timeline" data-testid="detail-attempts">
           {attempts.map((a, i) => (
-            <Attempt key={a.id} attempt={a} last={i === attempts.length - 1} />
+            <Attempt
+              key={a.id}
+              attempt={a}
+              last={i === attempts.length - 1}
+              context={context}
+              previous={attempts[i - 1]}
+              newestForUrl={!attempts.slice(i + 1).some((b) => b.url === a.url)}
+            />
           ))}
         </ol>
       )}
@@ -29,7 +46,15 @@ function outcomeOf(a: AttemptView): 'ok' | 'bad' | 'busy' {
   return a.verdict === 'success' ? 'ok' : 'bad';
 }
 
-function Attempt({ attempt: a, last }: { attempt: AttemptView; last: boolean }) {
+interface AttemptProps {
+  attempt: AttemptView;
+  last: boolean;
+  context: AttemptContext | undefined;
+  previous: AttemptView | undefined;
+  newestForUrl: boolean;
+}
+
+function Attempt({ attempt: a, last, context, previous, newestForUrl }: AttemptProps) {
   // The newest attempt opens with its phases and response shown; older ones stay folded to a line
   // or two, so a long retry life stays readable.
   const [open, setOpen] = useState(last);
@@ -66,6 +91,8 @@ function Attempt({ attempt: a, last }: { attempt: AttemptView; last: boolean }) 
           The receiver asked to retry after {measuredMs(a.retryAfterMs)} (Retry-After).
         </div>
       )}
+      {context && <AttemptRequest attempt={a} body={context.body} />}
+      {context && <AttemptExtras attempt={a} context={context} previous={previous} newestForUrl={newestForUrl} />}
       <details className="ins-response" open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
         <summary data-testid="attempt-response-toggle">
           {a.timings ? 'Phases and response' : 'Response'}: {responseSummary(a)}

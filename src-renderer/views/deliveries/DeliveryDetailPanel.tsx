@@ -13,6 +13,8 @@ import { DeliveryStatusBadge } from '../../shared/Badge';
 import { RetryNow } from './RetryNow';
 import { ScheduleTimeline } from './ScheduleTimeline';
 import { WarpNotice } from './WarpMark';
+import { CompareActions } from './compare/CompareActions';
+import { TestEventNote } from '../test-events/TestEventNote';
 
 export function DeliveryDetailPanel() {
   const selectedId = useDeliveries((s) => s.selectedId);
@@ -56,7 +58,7 @@ function DetailBody({ detail }: { detail: DeliveryDetail }) {
         <dt>Destination</dt>
         <dd data-testid="detail-destination">
           {detail.destinationName ?? <span className="muted">removed (id {detail.destinationId})</span>}
-          {detail.targetUrl !== null && <span className="muted"> · this replay goes only to {detail.targetUrl}</span>}
+          {detail.targetUrl !== null && <span className="muted"> · this {detail.test ? 'test event' : 'replay'} goes only to {detail.targetUrl}</span>}
         </dd>
         <dt>Message</dt>
         <dd className="mono">{detail.messageId ?? '—'}</dd>
@@ -67,7 +69,9 @@ function DetailBody({ detail }: { detail: DeliveryDetail }) {
           {detail.finishedAt && <span className="muted"> · finished {timeOf(detail.finishedAt)}</span>}
         </dd>
       </dl>
+      <TestEventNote detail={detail} />
       <DeliveryLinks detail={detail} />
+      <CompareActions detail={detail} />
       <ReplayControls detail={detail} />
       <BodyView body={detail.body} originalBody={detail.originalBody} replayOf={detail.replayOf} />
       <RequestHeaders attempt={lastAttempt} signature={detail.signature} />
@@ -75,7 +79,7 @@ function DetailBody({ detail }: { detail: DeliveryDetail }) {
       <VerifySnippets detail={detail} />
       {lastAttempt && detail.body !== null && <CurlCommand attempt={lastAttempt} body={detail.body} />}
       <ScheduleTimeline schedule={detail.schedule} />
-      <AttemptTimeline attempts={detail.attempts} />
+      <AttemptTimeline attempts={detail.attempts} context={{ deliveryId: detail.id, body: detail.body, destinationName: detail.destinationName }} />
     </>
   );
 }

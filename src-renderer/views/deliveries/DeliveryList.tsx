@@ -15,6 +15,8 @@ import { VirtualList, type VirtualListHandle } from './VirtualList';
 import { noMatchWords } from './list-words';
 import { useDeliveries } from '../../app/view-stores';
 import { EmptyState } from '../../shared/EmptyState';
+import { ComparePickBanner } from './compare/ComparePickBanner';
+import { useCompare } from '../../app/view-stores';
 
 
 /** Older rows are asked for when the last row in view is this close to the end of what is loaded. */
@@ -26,6 +28,7 @@ export function DeliveryList() {
     <section className="watch" data-testid="watch" aria-label="Deliveries">
       <FiltersBar searchRef={searchRef} />
       <BulkReplayBar />
+      <ComparePickBanner />
       <WatchBody searchRef={searchRef} />
     </section>
   );
@@ -71,6 +74,9 @@ function Rows({ rows, searchRef }: { rows: DeliverySummary[]; searchRef: RefObje
   const select = useDeliveries((s) => s.select);
   const replay = useDeliveries((s) => s.replay);
   const retryNow = useDeliveries((s) => s.retryNow);
+  const picking = useCompare((s) => s.picking);
+  const startPick = useCompare((s) => s.startPick);
+  const openCompare = useCompare((s) => s.open);
   const list = useRef<VirtualListHandle | null>(null);
   const [cursorId, setCursorId] = useState<number | null>(null);
 
@@ -104,8 +110,8 @@ function Rows({ rows, searchRef }: { rows: DeliverySummary[]; searchRef: RefObje
   }, [rows]);
 
   // Keyboard: read through refs so the listener is added once.
-  const state = useRef({ rows, cursorIndex, selectedId });
-  state.current = { rows, cursorIndex, selectedId };
+  const state = useRef({ rows, cursorIndex, selectedId, picking });
+  state.current = { rows, cursorIndex, selectedId, picking };
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
       const target = e.target instanceof HTMLElement ? e.target : null;
@@ -118,7 +124,7 @@ function Rows({ rows, searchRef }: { rows: DeliverySummary[]; searchRef: RefObje
         targetEditable: target?.isContentEditable ?? false,
       });
       if (!action) return;
-      const { rows: r, cursorIndex: at, selectedId: open } = state.current;
+      const { rows: r, cursorIndex: at, selectedId: open, picking: first } = state.current;
       const cursorRow = at >= 0 ? r[at] : undefined;
       switch (action.kind) {
         case 'move': {
@@ -160,18 +166,32 @@ function Rows({ rows, searchRef }: { rows: DeliverySummary[]; searchRef: RefObje
         case 'close':
           if (open !== null) select(null);
           return;
+        case 'compare': {
+          // The first c picks the row under the cursor, the second compares it with the row then under the cursor.
+          const id = cursorRow?.id ?? open;
+          if (id === null) return;
+          e.preventDefault();
+          if (first && first.deliveryId !== id) void openCompare(first, { deliveryId: id });
+          else startPick({ deliveryId: id });
+          return;
+        }
       }
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [select, replay, retryNow, searchRef]);
+  }, [select, replay, retryNow, searchRef, openCompare, startPick]);
 
   const onPick = useCallback(
     (id: number) => {
       setCursorId(id);
+      // While a first side is picked, a click on another row names the second side.
+      if (picking && picking.deliveryId !== id) {
+        void openCompare(picking, { deliveryId: id });
+        return;
+      }
       select(id);
     },
-    [select],
+    [select, picking, openCompare],
   );
 
   return (

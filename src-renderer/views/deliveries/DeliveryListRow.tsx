@@ -94,6 +94,11 @@ export const DeliveryListRow = memo(function DeliveryListRow({ row, index, top, 
         <span className="wevent-name" data-testid="delivery-event" title={row.event ?? row.name ?? undefined}>
           {eventWords(row)}
         </span>
+        {row.test && (
+          <span className="test-mark" data-testid="delivery-test" title="A test event sent from Hookbench, not a call to the Tracking API">
+            test
+          </span>
+        )}
         {row.replayOf !== null && (
           <span className="wreplay" data-testid="delivery-replay-of" data-of={row.replayOf} title={`A replay of delivery #${row.replayOf}`}>
             <span className="wreplay-words">replay of </span>#{row.replayOf}

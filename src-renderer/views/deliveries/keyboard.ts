@@ -1,10 +1,18 @@
 /**
- * The list's keys: j/k (or ↓/↑) move the cursor, Enter opens the detail, r replays, n retries a waiting delivery now, /
+ * The list's keys: j/k (or ↓/↑) move the cursor, Enter opens the detail, r replays, n retries a waiting delivery now, c compares, /
  * goes to the search box, Escape closes the detail. Pure, so the table test covers every case.
  */
 import { isTypingTarget } from '../../shared/keys';
 
-export type KeyAction = { kind: 'move'; by: 1 | -1 } | { kind: 'open' } | { kind: 'replay' } | { kind: 'retryNow' } | { kind: 'search' } | { kind: 'close' } | null;
+export type KeyAction =
+  | { kind: 'move'; by: 1 | -1 }
+  | { kind: 'open' }
+  | { kind: 'replay' }
+  | { kind: 'retryNow' }
+  | { kind: 'search' }
+  | { kind: 'close' }
+  | { kind: 'compare' }
+  | null;
 
 export interface KeyInput {
   key: string;
@@ -36,6 +44,8 @@ export function keyAction(e: KeyInput): KeyAction {
       return { kind: 'retryNow' };
     case '/':
       return { kind: 'search' };
+    case 'c':
+      return { kind: 'compare' };
     case 'Escape':
       return { kind: 'close' };
     default:

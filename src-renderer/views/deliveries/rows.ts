@@ -30,6 +30,7 @@ export function summaryOf(d: DeliveryDetail | DeliverySummary): DeliverySummary 
     sourceName: d.sourceName,
     name: d.name,
     urls: d.urls,
+    test: d.test,
   };
 }
 
