@@ -9,15 +9,19 @@ export interface ServeArgs {
   dataDir?: string;
   port: number;
   host: string;
+  /** The test receivers' HTTPS port; 0 picks a free one. */
+  receiversTlsPort: number;
 }
 
-export const USAGE = `usage: hookbench serve [--config FILE] [--data-dir DIR] [--port N] [--host H]
+export const USAGE = `usage: hookbench serve [--config FILE] [--data-dir DIR] [--port N] [--host H] [--receivers-tls-port N]
        hookbench clear [--data-dir DIR] [--yes]
 serve:
   --config FILE    apply sources, destinations, delivery and retention settings from a JSON file at start
   --data-dir DIR   where the SQLite log lives (default: the user's data folder)
   --port N         port for the Tracking API and the UI (default 4545; 0 picks a free port)
   --host H         address to listen on (default 127.0.0.1)
+  --receivers-tls-port N
+                   port for the test receivers over HTTPS, with a self-signed certificate (default 0: a free port)
 clear (the folder must not be in use; a running Hookbench has Clear log in its Configure view):
   --data-dir DIR   the folder whose log to clear (default: the user's data folder)
   --yes            clear it; without it, only say what would go`;
@@ -78,8 +82,9 @@ export function parseServeArgs(argv: string[]): ServeArgs {
     'data-dir': { type: 'string' },
     port: { type: 'string' },
     host: { type: 'string' },
+    'receivers-tls-port': { type: 'string' },
   });
-  const args: ServeArgs = { port: 4545, host: values.host ?? '127.0.0.1' };
+  const args: ServeArgs = { port: 4545, host: values.host ?? '127.0.0.1', receiversTlsPort: 0 };
   if (values.config !== undefined) args.config = values.config;
   if (values['data-dir'] !== undefined) args.dataDir = values['data-dir'];
   if (values.port !== undefined) {
@@ -87,6 +92,13 @@ export function parseServeArgs(argv: string[]): ServeArgs {
     const port = Number(v);
     if (!/^\d+$/.test(v) || port > 65535) throw new Error(`--port must be a whole number from 0 to 65535, not "${v}"`);
     args.port = port;
+  }
+  const tlsPort = values['receivers-tls-port'];
+  if (tlsPort !== undefined) {
+    if (!/^\d+$/.test(tlsPort) || Number(tlsPort) > 65535) {
+      throw new Error(`--receivers-tls-port must be a whole number from 0 to 65535, not "${tlsPort}"`);
+    }
+    args.receiversTlsPort = Number(tlsPort);
   }
   return args;
 }

@@ -25,6 +25,7 @@ import {
   webhookUrlSchema,
 } from '../../../src-shared/settings';
 import { deletionInputSchema } from '../deletion/identity';
+import { receiverInputSchema } from '../../../src-shared/receivers';
 
 const WHOLE = 'must be a positive whole number';
 export const idSchema = z.number({ error: WHOLE }).int({ error: WHOLE }).min(1, { error: WHOLE }).max(Number.MAX_SAFE_INTEGER, { error: WHOLE });
@@ -182,6 +183,15 @@ const previewSchema = z
     }
   });
 
+const receiverNameSchema = z
+  .string({ error: 'is required: the name of a test receiver' })
+  .refine((s) => s.trim() !== '', { error: 'is required: the name of a test receiver' });
+export const receiverRequestPageSchema = strictParams(
+  { receiver: receiverNameSchema, beforeId: idSchema.optional(), limit: limitSchema.optional() },
+  '{ receiver, beforeId?, limit? }',
+  'page',
+);
+
 interface ParamSpec {
   /** The name a refusal's fields start with. */
   root: string;
@@ -245,6 +255,12 @@ export const API_PARAMS: Record<ApiMethod, ParamSpec> = {
   getStorage: spec('params', nothing),
   saveRetention: spec('retention', retentionInputSchema),
   clearLog: spec('params', nothing),
+  listReceivers: spec('params', nothing),
+  saveReceiver: spec('receiver', receiverInputSchema),
+  deleteReceiver: spec('receiver.name', receiverNameSchema),
+  resetReceiver: spec('receiver.name', receiverNameSchema),
+  listReceiverRequests: spec('page', receiverRequestPageSchema),
+  getReceiverRequest: spec('id', idSchema),
 };
 
 /** Pure: a method's raw params as its implementation takes them, or a ValidationError naming each bad field. */
