@@ -102,7 +102,7 @@ test('Clear log over the control API: finished rows go, a retrying delivery and 
     }, 'two delivered, one retrying');
 
     const result = await call<ClearLogResult>(h, 'clearLog');
-    assert.deepEqual(result, { requests: 2, messages: 2, deliveries: 2, attempts: 2, droppedItems: 0, keptActiveDeliveries: 1 });
+    assert.deepEqual(result, { requests: 2, messages: 2, deliveries: 2, attempts: 2, droppedItems: 0, receiverRequests: 0, keptActiveDeliveries: 1 });
     const left = h.inspect.all('SELECT user_id FROM messages') as { user_id: string }[];
     assert.deepEqual(left, [{ user_id: 'u-fail' }]);
     assert.deepEqual(h.engine.stores.log.countDeliveriesByStatus(), { retrying: 1 });
