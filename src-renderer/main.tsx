@@ -12,6 +12,7 @@ import './views/deliveries/detail.css';
 import './views/deliveries/list.css';
 import './views/audiences/audiences.css';
 import './views/deletions/deletions.css';
+import './views/receivers/receivers.css';
 
 const element = document.getElementById('root');
 if (!element) throw new Error('index.html has no #root');

@@ -16,6 +16,7 @@ import { createComposeStore, type ComposeState } from '../views/compose/store';
 import { createAudiencesStore, type AudiencesState } from '../views/audiences/store';
 import { createDeletionsStore, type DeletionsState } from '../views/deletions/store';
 import { createConfigureStore, type ConfigureState } from '../views/configure/store';
+import { createReceiversStore, type ReceiversState } from '../views/receivers/store';
 
 export function createViewStores(transport: Transport) {
   return {
@@ -26,6 +27,7 @@ export function createViewStores(transport: Transport) {
     audiences: createAudiencesStore(transport),
     deletions: createDeletionsStore(transport),
     configure: createConfigureStore(transport),
+    receivers: createReceiversStore(transport),
   };
 }
 
@@ -61,6 +63,7 @@ export const useCompose = <T,>(selector: (state: ComposeState) => T): T => useVi
 export const useAudiences = <T,>(selector: (state: AudiencesState) => T): T => useViewState('audiences', selector);
 export const useDeletions = <T,>(selector: (state: DeletionsState) => T): T => useViewState('deletions', selector);
 export const useConfigure = <T,>(selector: (state: ConfigureState) => T): T => useViewState('configure', selector);
+export const useReceivers = <T,>(selector: (state: ReceiversState) => T): T => useViewState('receivers', selector);
 
 /** Follows the engine while the calling view is shown; the store and its state outlive it. */
 export function useFollowWhileShown(name: Exclude<StoreName, 'health' | 'deliveries'>): void {
