@@ -323,7 +323,7 @@ export function createEngine(options: EngineOptions): Engine {
     clock,
     destinations: () => [...destinationsById.values()],
     publish: (ids) => publishTo('receivers', ids),
-    fault: (err) => health.fault(err) !== null,
+    fault: (err) => health.fault(err),
   });
 
   const routing: IngestRouting = {

@@ -10,6 +10,7 @@ import { answerOf } from './service';
 import { pointsAt, receiverNameOf, signatureVerdicts } from './verdict';
 import { RETRY_PRESETS, type Destination } from '../../../src-shared/settings';
 import type { DeliveryRow } from '../store/log-store';
+import { LogInspector } from '../store/inspect';
 
 const T0 = Date.parse('2026-11-22T12:00:00.000Z');
 const hmac = (secret: string, body: Buffer | string): string => createHmac('sha1', secret).update(body).digest('hex');
@@ -276,6 +277,32 @@ describe('test receivers in the engine', () => {
       assert.equal(h.inspect.count('receiver_requests'), 0);
       assert.ok(h.engine.receivers.get('r'), 'the receiver itself stays');
     } finally {
+      await h.close();
+    }
+  });
+
+  test('while another program holds the write lock, a receiver answers 503 naming the fault and records nothing; once released it goes on with its first step', async () => {
+    const clock = new ManualClock(T0);
+    const h = await startHarness({ sources: [], destinations: [], receivers: [{ name: 'r', responses: [{ status: 202 }] }] }, { clock, log: () => {} });
+    const other = LogInspector.of(h.dataDir);
+    try {
+      other.exec('BEGIN EXCLUSIVE');
+      other.run("INSERT INTO settings (key, value) VALUES ('other.program', 'x')");
+      const refused = await fetch(`${h.server.url}/receivers/r`, { method: 'POST', body: 'x' });
+      assert.equal(refused.status, 503);
+      const body = (await refused.json()) as { code: string; message: string };
+      assert.equal(body.code, 'database_locked');
+      assert.match(body.message, /^the test receiver could not record this request: /);
+      assert.equal(h.engine.health.current().status, 'degraded');
+      other.exec('COMMIT');
+      clock.advance(1000);
+      assert.equal(h.engine.health.current().status, 'ok');
+      assert.equal((await fetch(`${h.server.url}/receivers/r`, { method: 'POST', body: 'y' })).status, 202);
+      const [row] = await requestsAt(h, 'r', 1);
+      assert.equal(row?.step, 0);
+      assert.equal(h.inspect.count('receiver_requests'), 1);
+    } finally {
+      other.close();
       await h.close();
     }
   });

@@ -11,6 +11,7 @@ import type { Destination } from '../../../src-shared/settings';
 import { MAX_RECEIVED_BODY_BYTES, statusOfStep, stepIndexFor, type ReceiverInput, type ReceiverStep } from '../../../src-shared/receivers';
 import type { Clock, ClockTimer } from '../clock';
 import type { ReceiverRow, ReceiverStore } from '../store/receivers';
+import type { StorageFault } from '../store/storage-fault';
 import { receiverNameOf, signatureVerdicts } from './verdict';
 
 /** A hanging step is let go after this long, should the client never give up. */
@@ -31,8 +32,8 @@ export interface ReceiversDeps {
   destinations(): Destination[];
   /** Requests recorded or answered (by id); an empty list means "read them all again". */
   publish(ids: number[]): void;
-  /** A failed write: reports it (a storage fault makes the engine degraded) and says whether it was one. */
-  fault(err: unknown): boolean;
+  /** A failed read or write: reports it (a storage fault makes the engine degraded) and returns it; null when it was none. */
+  fault(err: unknown): StorageFault | null;
 }
 
 export interface Receivers {
@@ -119,8 +120,10 @@ export function createReceivers(deps: ReceiversDeps): Receivers {
         (n) => stepIndexFor(receiver.responses.length, n),
       );
     } catch (err) {
-      if (!deps.fault(err)) throw err;
-      sendJson(res, 503, { success: false, code: 'storage', message: 'the test receiver could not record this request: the log cannot be written now' });
+      const fault = deps.fault(err);
+      if (!fault) throw err;
+      // Nothing recorded, nothing scripted: the sender is told why, as the Tracking API would.
+      sendJson(res, 503, { success: false, code: fault.code, message: `the test receiver could not record this request: ${fault.message}; ${fault.advice}` });
       return;
     }
     deps.publish([recorded.id]);
@@ -138,7 +141,7 @@ export function createReceivers(deps: ReceiversDeps): Receivers {
       try {
         if (store.finish(recorded.id, outcome, status, clock.now())) deps.publish([recorded.id]);
       } catch (err) {
-        if (!deps.fault(err)) throw err;
+        if (deps.fault(err) === null) throw err;
       }
     };
     // Before the step hangs, a close is the client giving up; once it hangs, that is the step's doing.
@@ -187,9 +190,10 @@ export function createReceivers(deps: ReceiversDeps): Receivers {
       try {
         receiver = name === null ? null : store.get(name);
       } catch (err) {
-        if (!deps.fault(err)) throw err;
+        const fault = deps.fault(err);
+        if (!fault) throw err;
         req.resume();
-        return sendJson(res, 503, { success: false, code: 'storage', message: 'the test receivers cannot be read now: the log cannot be read' });
+        return sendJson(res, 503, { success: false, code: fault.code, message: `the test receivers cannot be read now: ${fault.message}; ${fault.advice}` });
       }
       if (!receiver) {
         req.resume();
