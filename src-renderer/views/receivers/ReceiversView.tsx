@@ -387,7 +387,10 @@ function RequestDetail({ d }: { d: ReceiverRequestDetail }) {
     <div className="rc-detail" data-testid="receiver-request-detail">
       <div className="rc-detail-head">
         <h3>Headers</h3>
-        <span className="muted">as received, in order</span>
+        <span className="muted" data-testid="receiver-request-timings">
+          as received, in order; {d.tls ? 'over HTTPS; ' : ''}body read in {measuredMs(d.bodyMs)}
+          {d.answerMs !== null ? `, ended after ${measuredMs(d.answerMs)}` : ''}
+        </span>
         <CopyButton text={headerText} testId="copy-receiver-headers" />
       </div>
       <pre className="code" data-testid="receiver-request-headers">
