@@ -15,6 +15,7 @@ import './views/audiences/audiences.css';
 import './views/deletions/deletions.css';
 import './views/test-events/test-events.css';
 import './views/deliveries/compare/compare.css';
+import './views/receivers/receivers.css';
 
 const element = document.getElementById('root');
 if (!element) throw new Error('index.html has no #root');

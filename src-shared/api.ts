@@ -16,6 +16,7 @@ import type {
 } from './personas';
 import type { IngestWarning } from './events';
 import type { AttemptFailure } from './delivery-outcomes';
+import type { ReceiverInput, ReceiverRequestDetail, ReceiverRequestSummary, ReceiverView } from './receivers';
 import type { DeliverySettings, Destination, DestinationInput, RetentionSettings, RETRY_PRESETS, Source, SourceInput } from './settings';
 
 export type DeliveryStatus = 'pending' | 'in_flight' | 'succeeded' | 'retrying' | 'failed' | 'discarded';
@@ -422,6 +423,23 @@ export interface EngineApi {
   getEnvironment(): Promise<EngineEnvironment>;
   /** Whether the log can be written now, and if not, why and what to do (also sent live as `health`). */
   getHealth(): Promise<EngineHealth>;
+
+  // Test receivers at /receivers/{name} (src-main/engine/receivers).
+  listReceivers(): Promise<ReceiverView[]>;
+  /** Creates or replaces, by name, a receiver and its script; a changed script starts over at its first step. */
+  saveReceiver(input: ReceiverInput): Promise<ReceiverView>;
+  /** Removes a receiver and the requests it got. */
+  deleteReceiver(name: string): Promise<void>;
+  /** Starts the receiver's script over: the next request gets the first step. */
+  resetReceiver(name: string): Promise<ReceiverView>;
+  /** The requests a receiver got, newest first. */
+  listReceiverRequests(page: ReceiverRequestPage): Promise<PageResult<ReceiverRequestSummary>>;
+  /** One request with its exact header lines and body; null when there is none with that id. */
+  getReceiverRequest(id: number): Promise<ReceiverRequestDetail | null>;
+}
+
+export interface ReceiverRequestPage extends Page {
+  receiver: string;
 }
 
 /**
@@ -480,6 +498,8 @@ export interface ClearLogResult {
   deliveries: number;
   attempts: number;
   droppedItems: number;
+  /** Requests test receivers got. */
+  receiverRequests: number;
   /** Deliveries still pending, in flight or retrying: kept with their messages. */
   keptActiveDeliveries: number;
 }
@@ -541,6 +561,12 @@ export const API_METHODS = [
   'getStorage',
   'saveRetention',
   'clearLog',
+  'listReceivers',
+  'saveReceiver',
+  'deleteReceiver',
+  'resetReceiver',
+  'listReceiverRequests',
+  'getReceiverRequest',
 ] as const satisfies readonly ApiMethod[];
 
 // Compile-time proof that API_METHODS lists every method of EngineApi, not just some of them.
@@ -573,13 +599,15 @@ export type LiveEvent =
   /** These deliveries changed (created, attempted, finished): refetch the ones on screen. */
   | { type: 'deliveries'; ids: number[] }
   /** Sources, destinations or delivery settings were saved through the API. */
-  | { type: 'config'; what: 'sources' | 'destinations' | 'delivery' | 'templates' | 'retention' }
+  | { type: 'config'; what: 'sources' | 'destinations' | 'delivery' | 'templates' | 'retention' | 'receivers' }
   /** Computations were saved, deleted or synced (also by their interval): refetch them. */
   | { type: 'computations'; ids: number[] }
   /** Deletion requests were created or changed status: refetch them. */
   | { type: 'deletions'; ids: number[] }
   /** Tracking API requests were logged (accepted or refused): the Inbound view refetches. */
   | { type: 'requests'; ids: number[] }
+  /** Test receivers got or answered these requests; no ids: read them all again (some were removed). */
+  | { type: 'receivers'; ids: number[] }
   /** The engine's storage health changed (degraded, its cause, or ok again). */
   | { type: 'health'; health: EngineHealth }
   /** The engine is stopping: the last event of the stream, which then ends. */

@@ -22,6 +22,7 @@ export interface ConfigFile {
   sources: HookbenchConfig['sources'];
   destinations: (Omit<DestinationInput, 'webhooks'> & { webhooks: { url: string; headers?: Record<string, string> }[] })[];
   delivery?: HookbenchConfig['delivery'];
+  receivers?: HookbenchConfig['receivers'];
 }
 
 /** The usual config: one source "backend" and one enabled, signed destination "Local receiver" sending to url. */

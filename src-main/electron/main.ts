@@ -58,7 +58,7 @@ async function startEngine(renderer: RendererLocation): Promise<{ running: Runni
   const engine = createEngine({ dataDir: app.getPath('userData'), nativeBinding, secrets: secrets.sealer, secretsAtRest: secrets.atRest });
   try {
     engine.start();
-    const bound = await listenPreferring((port) => listen(engine, '127.0.0.1', port), preferredIngestPort(process.env));
+    const bound = await listenPreferring((port) => listen(engine, '127.0.0.1', port, { receiversTlsPort: 0 }), preferredIngestPort(process.env));
     const server = bound.value;
     const api = createEngineApi(engine, { onConfig: (what) => send({ type: 'config', what }), ingestUrl: () => server.url });
     engine.onLive(send);

@@ -12,6 +12,7 @@ import {
   type RetentionSettings,
   type SourceInput,
 } from '../../src-shared/settings';
+import { receiverInputSchema, type ReceiverInput } from '../../src-shared/receivers';
 
 /** The shape of `hookbench serve --config FILE`: applied at start, idempotently, by name. */
 export interface HookbenchConfig {
@@ -20,9 +21,11 @@ export interface HookbenchConfig {
   delivery?: Partial<DeliverySettings> & { preset?: keyof typeof RETRY_PRESETS };
   /** How long and up to what size the log keeps rows; absent fields keep their current value. */
   retention?: Partial<RetentionSettings>;
+  /** Test receivers by name, each replaced whole (a changed script starts over). */
+  receivers?: ReceiverInput[];
 }
 
-const CONFIG_FIELDS = 'sources, destinations, delivery, retention';
+const CONFIG_FIELDS = 'sources, destinations, delivery, retention, receivers';
 
 /**
  * The config file, whole. Also the source of schema/hookbench.schema.json (npm run schema), so an
@@ -36,6 +39,10 @@ export const configSchema = z
       destinations: z.array(destinationInputSchema, { error: 'must be a list' }).optional().meta({ description: 'Webhooks destinations by name, replaced whole.' }),
       delivery: deliverySettingsInputSchema.optional().meta({ description: 'Timeouts and the retry schedule: a preset first, then explicit fields.' }),
       retention: retentionInputSchema.optional().meta({ description: 'How long and up to what size the log keeps rows.' }),
+      receivers: z
+        .array(receiverInputSchema, { error: 'must be a list' })
+        .optional()
+        .meta({ description: 'Test receivers at /receivers/{name}, each answering by its script of responses (the last one repeats).' }),
     },
     {
       error: (iss) =>
@@ -53,8 +60,13 @@ export const configSchema = z
         if (!names.has(name)) ctx.addIssue({ code: 'custom', path: ['destinations', i, 'sources', k], message: `no source named "${name}" in sources` });
       }),
     );
+    const receivers = new Set<string>();
+    c.receivers?.forEach((r, i) => {
+      if (receivers.has(r.name)) ctx.addIssue({ code: 'custom', path: ['receivers', i, 'name'], message: `"${r.name}" is given twice` });
+      receivers.add(r.name);
+    });
   })
-  .meta({ title: 'hookbench.json', description: 'Sources, destinations, delivery and retention settings that `hookbench serve --config` applies at start.' });
+  .meta({ title: 'hookbench.json', description: 'Sources, destinations, delivery and retention settings and test receivers that `hookbench serve --config` applies at start.' });
 
 /** Validates a parsed config file whole and returns it typed, or throws every problem by field. */
 export function parseConfig(input: unknown): HookbenchConfig {
@@ -63,6 +75,7 @@ export function parseConfig(input: unknown): HookbenchConfig {
   const config: HookbenchConfig = { sources: c.sources ?? [], destinations: c.destinations ?? [] };
   if (c.delivery !== undefined) config.delivery = c.delivery;
   if (c.retention !== undefined) config.retention = c.retention;
+  if (c.receivers !== undefined) config.receivers = c.receivers;
   return config;
 }
 

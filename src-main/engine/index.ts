@@ -28,6 +28,7 @@ import { randomUUID } from 'node:crypto';
 import type { MessageType } from '../../src-shared/events';
 import { sampleMessage } from './delivery/samples';
 import { serializePayload, toWebhookPayload } from './delivery/payloads';
+import { createReceivers, type Receivers } from './receivers/service';
 
 export interface EngineOptions {
   dataDir: string;
@@ -60,7 +61,7 @@ const PLAIN: SecretsAtRest = {
 
 /** What the engine itself reports live; config events come from the API layer that saved them. */
 export type EngineLiveEvent =
-  | { type: 'deliveries' | 'requests' | 'computations' | 'deletions'; ids: number[] }
+  | { type: 'deliveries' | 'requests' | 'computations' | 'deletions' | 'receivers'; ids: number[] }
   | { type: 'health'; health: EngineHealth };
 type RowsEventType = Extract<EngineLiveEvent, { ids: number[] }>['type'];
 export type LiveListener = (event: EngineLiveEvent) => void;
@@ -140,6 +141,8 @@ export interface Engine {
   /** Age and size limits of the log, applied in small slices on the clock (src-main/engine/retention). */
   readonly retention: Retention;
   retentionSettings(): RetentionSettings;
+  /** Test receivers at /receivers/{name} (src-main/engine/receivers). */
+  readonly receivers: Receivers;
 }
 
 export function createEngine(options: EngineOptions): Engine {
@@ -198,19 +201,24 @@ export function createEngine(options: EngineOptions): Engine {
     deliveries: new Set(),
     computations: new Set(),
     deletions: new Set(),
+    receivers: new Set(),
   };
+  // Rows removed in bulk (Clear log, retention) are not listed one by one: the view reads again.
+  const readAgain = new Set<RowsEventType>();
   let liveTimer: NodeJS.Timeout | null = null;
   const flushLive = (): void => {
     liveTimer = null;
-    for (const type of ['requests', 'deliveries', 'computations', 'deletions'] as const) {
-      if (pending[type].size === 0) continue;
-      const event: EngineLiveEvent = { type, ids: [...pending[type]] };
+    for (const type of ['requests', 'deliveries', 'computations', 'deletions', 'receivers'] as const) {
+      if (pending[type].size === 0 && !readAgain.has(type)) continue;
+      const event: EngineLiveEvent = { type, ids: readAgain.has(type) ? [] : [...pending[type]] };
       pending[type].clear();
+      readAgain.delete(type);
       for (const l of listeners) l(event);
     }
   };
   const publishTo = (type: RowsEventType, ids: number[]): void => {
     if (listeners.size === 0) return;
+    if (ids.length === 0) readAgain.add(type);
     for (const id of ids) pending[type].add(id);
     liveTimer ??= setTimeout(flushLive, options.liveIntervalMs ?? 50);
   };
@@ -315,14 +323,23 @@ export function createEngine(options: EngineOptions): Engine {
     settings: () => retentionSettings,
     profilesReadUpTo: (max) => personas.readUpTo(max),
     removingMessages: (ids) => personas.forgetTracks(ids),
-    onRemoved: ({ deliveryIds, requestIds }) => {
+    onRemoved: ({ deliveryIds, requestIds, receiverRequests }) => {
       publish(deliveryIds);
       publishTo('requests', requestIds);
+      if (receiverRequests > 0) publishTo('receivers', []);
     },
     // A storage fault makes the engine degraded like any other write; the next slice tries again.
     onError: (err) => {
       if (health.fault(err) === null) process.stderr.write(`hookbench: retention could not prune the log: ${String(err)}\n`);
     },
+  });
+
+  const receivers = createReceivers({
+    store: stores.receivers,
+    clock,
+    destinations: () => [...destinationsById.values()],
+    publish: (ids) => publishTo('receivers', ids),
+    fault: (err) => health.fault(err),
   });
 
   const routing: IngestRouting = {
@@ -365,6 +382,7 @@ export function createEngine(options: EngineOptions): Engine {
       // Each part reports a storage fault and carries on; onRecovered runs them again.
       const recovered = scheduler.start();
       try {
+        receivers.recover();
         deletions.resume();
         personas.start();
         retention.start();
@@ -378,6 +396,7 @@ export function createEngine(options: EngineOptions): Engine {
       health.stop();
       retention.stop();
       personas.stop();
+      receivers.stop();
       const finished = await scheduler.stop({ waitMs: stopOptions.roundsWaitMs });
       await sender.close({ abort: !finished });
       if (liveTimer) clearTimeout(liveTimer);
@@ -392,6 +411,7 @@ export function createEngine(options: EngineOptions): Engine {
         for (const d of file.destinations) config.upsertDestination(d, now);
         if (file.delivery !== undefined) config.setSetting('delivery', deliverySettingsOf(file.delivery));
         if (file.retention !== undefined) config.setSetting('retention', { ...retentionSettings, ...file.retention });
+        for (const r of file.receivers ?? []) stores.receivers.save(r, now);
       });
       reload();
       scheduler.wake();
@@ -400,6 +420,7 @@ export function createEngine(options: EngineOptions): Engine {
     deliverySettings: () => settings,
     retention,
     retentionSettings: () => retentionSettings,
+    receivers,
     deleteSource(name) {
       const outcome = stores.transaction(() => {
         const attachedTo = config.destinationsAttachedTo(name);

@@ -11,9 +11,11 @@ export interface ServeArgs {
   host: string;
   /** Replace the launch token kept in the data folder (every open tab must be opened anew). */
   newToken: boolean;
+  /** The test receivers' HTTPS port; 0 picks a free one. */
+  receiversTlsPort: number;
 }
 
-export const USAGE = `usage: hookbench serve [--config FILE] [--data-dir DIR] [--port N] [--host H] [--new-token]
+export const USAGE = `usage: hookbench serve [--config FILE] [--data-dir DIR] [--port N] [--host H] [--new-token] [--receivers-tls-port N]
        hookbench clear [--data-dir DIR] [--yes]
 serve:
   --config FILE    apply sources, destinations, delivery and retention settings from a JSON file at start
@@ -21,6 +23,8 @@ serve:
   --port N         port for the Tracking API and the UI (default 4545; 0 picks a free port)
   --host H         address to listen on (default 127.0.0.1)
   --new-token      make a new launch token for this data folder (tabs opened with the old one stop working)
+  --receivers-tls-port N
+                   port for the test receivers over HTTPS, with a self-signed certificate (default 0: a free port)
 clear (the folder must not be in use; a running Hookbench has Clear log in its Configure view):
   --data-dir DIR   the folder whose log to clear (default: the user's data folder)
   --yes            clear it; without it, only say what would go`;
@@ -82,8 +86,9 @@ export function parseServeArgs(argv: string[]): ServeArgs {
     port: { type: 'string' },
     host: { type: 'string' },
     'new-token': { type: 'boolean' },
+    'receivers-tls-port': { type: 'string' },
   });
-  const args: ServeArgs = { port: 4545, host: values.host ?? '127.0.0.1', newToken: values['new-token'] ?? false };
+  const args: ServeArgs = { port: 4545, host: values.host ?? '127.0.0.1', newToken: values['new-token'] ?? false, receiversTlsPort: 0 };
   if (values.config !== undefined) args.config = values.config;
   if (values['data-dir'] !== undefined) args.dataDir = values['data-dir'];
   if (values.port !== undefined) {
@@ -91,6 +96,13 @@ export function parseServeArgs(argv: string[]): ServeArgs {
     const port = Number(v);
     if (!/^\d+$/.test(v) || port > 65535) throw new Error(`--port must be a whole number from 0 to 65535, not "${v}"`);
     args.port = port;
+  }
+  const tlsPort = values['receivers-tls-port'];
+  if (tlsPort !== undefined) {
+    if (!/^\d+$/.test(tlsPort) || Number(tlsPort) > 65535) {
+      throw new Error(`--receivers-tls-port must be a whole number from 0 to 65535, not "${tlsPort}"`);
+    }
+    args.receiversTlsPort = Number(tlsPort);
   }
   return args;
 }

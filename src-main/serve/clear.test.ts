@@ -50,7 +50,7 @@ test('hookbench clear on a real data folder: says what would go, then clears the
 
     const done = clear(['--data-dir', dir, '--yes']);
     assert.equal(done.status, 0, done.stderr as string);
-    assert.match(done.stdout as string, /cleared .*: 6 requests, 5 messages, 5 deliveries, 5 attempts, 0 dropped items; kept 0 deliveries/);
+    assert.match(done.stdout as string, /cleared .*: 6 requests, 5 messages, 5 deliveries, 5 attempts, 0 dropped items, 0 receiver requests; kept 0 deliveries/);
     // The profiles read every message before it went, and stay.
     assert.deepEqual(counts(dir), { sources: 1, destinations: 1, requests: 0, messages: 0, deliveries: 0, attempts: 0, profiles: 5 });
   } finally {
@@ -102,7 +102,7 @@ test('Clear log over the control API: finished rows go, a retrying delivery and 
     }, 'two delivered, one retrying');
 
     const result = await call<ClearLogResult>(h, 'clearLog');
-    assert.deepEqual(result, { requests: 2, messages: 2, deliveries: 2, attempts: 2, droppedItems: 0, keptActiveDeliveries: 1 });
+    assert.deepEqual(result, { requests: 2, messages: 2, deliveries: 2, attempts: 2, droppedItems: 0, receiverRequests: 0, keptActiveDeliveries: 1 });
     const left = h.inspect.all('SELECT user_id FROM messages') as { user_id: string }[];
     assert.deepEqual(left, [{ user_id: 'u-fail' }]);
     assert.deepEqual(h.engine.stores.log.countDeliveriesByStatus(), { retrying: 1 });

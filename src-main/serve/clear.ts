@@ -50,7 +50,7 @@ export async function clearCommand(argv: string[], io: ClearOutput): Promise<num
       const c = engine.stores.retention.counts();
       io.out(
         `${dataDir}: ${c.requests} requests, ${c.messages} messages, ${c.deliveries} deliveries (${c.activeDeliveries} still pending or retrying, which stay); ${mb(before.databaseBytes)} on disk.\n` +
-          'hookbench clear --yes removes the requests, messages, dropped items, finished deliveries and their attempts; sources, destinations, settings, profiles, audiences and deletion requests stay.\n',
+          'hookbench clear --yes removes the requests, messages, dropped items, finished deliveries and their attempts, and the requests test receivers got; sources, destinations, settings, profiles, audiences and deletion requests stay.\n',
       );
       return 1;
     }
@@ -59,7 +59,7 @@ export async function clearCommand(argv: string[], io: ClearOutput): Promise<num
     engine.stores.compactFile();
     const after = engine.retention.status();
     io.out(
-      `cleared ${dataDir}: ${r.requests} requests, ${r.messages} messages, ${r.deliveries} deliveries, ${r.attempts} attempts, ${r.droppedItems} dropped items; ` +
+      `cleared ${dataDir}: ${r.requests} requests, ${r.messages} messages, ${r.deliveries} deliveries, ${r.attempts} attempts, ${r.droppedItems} dropped items, ${r.receiverRequests} receiver requests; ` +
         `kept ${r.keptActiveDeliveries} deliveries still pending or retrying; ${mb(before.databaseBytes + before.walBytes)} → ${mb(after.databaseBytes + after.walBytes)} on disk\n`,
     );
     return 0;

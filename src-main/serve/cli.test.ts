@@ -13,15 +13,17 @@ import { ValidationError } from '../../src-shared/settings';
 const root = new URL('../../', import.meta.url).pathname;
 
 test('serve flags: defaults, forms, and refusals that name the flag', () => {
-  assert.deepEqual(parseServeArgs([]), { port: 4545, host: '127.0.0.1', newToken: false });
-  assert.deepEqual(parseServeArgs(['--port=0', '--host', '::1', '--data-dir', '/d', '--config=c.json', '--new-token']), {
+  assert.deepEqual(parseServeArgs([]), { port: 4545, host: '127.0.0.1', newToken: false, receiversTlsPort: 0 });
+  assert.deepEqual(parseServeArgs(['--port=0', '--host', '::1', '--data-dir', '/d', '--config=c.json', '--new-token', '--receivers-tls-port', '8443']), {
     port: 0,
     host: '::1',
     dataDir: '/d',
     config: 'c.json',
     newToken: true,
+    receiversTlsPort: 8443,
   });
   assert.throws(() => parseServeArgs(['--new-token=yes']), /--new-token takes no value/);
+  assert.throws(() => parseServeArgs(['--receivers-tls-port', 'x']), /--receivers-tls-port must be a whole number from 0 to 65535, not "x"/);
   assert.throws(() => parseServeArgs(['--port', 'abc']), /--port must be a whole number/);
   assert.throws(() => parseServeArgs(['--port', '70000']), /--port/);
   assert.throws(() => parseServeArgs(['--config']), /--config needs a value/);
@@ -65,7 +67,7 @@ test('config validation names the field and the limit', () => {
   }
   assert.deepEqual(configErrors(dest([{ url: 'http://x/' }], { sources: ['nope'] })), ['destinations[0].sources[0]: no source named "nope" in sources']);
   assert.deepEqual(configErrors({ ...base, destinations: [], delivery: { timeoutMs: -1 } }), ['delivery.timeoutMs: must be a whole number of milliseconds from 1 to 3600000']);
-  assert.deepEqual(configErrors({ ...base, destinations: [], colour: 'blue' }), ['colour: is not a config field (expected sources, destinations, delivery, retention)']);
+  assert.deepEqual(configErrors({ ...base, destinations: [], colour: 'blue' }), ['colour: is not a config field (expected sources, destinations, delivery, retention, receivers)']);
   assert.deepEqual(configErrors({ ...base, destinations: [], retention: { days: 0, megabytes: 1.5, hours: 3 } }), [
     'retention.hours: is not a retention setting (expected days, megabytes)',
     'retention.days: must be a whole number of days from 1 to 3650',
@@ -73,6 +75,25 @@ test('config validation names the field and the limit', () => {
   ]);
   assert.deepEqual(configErrors({ ...base, destinations: [], retention: 30 }), ['retention: must be an object { days, megabytes }']);
   assert.deepEqual(configErrors({ ...base, destinations: [], retention: { days: 7, megabytes: 200 } }), []);
+  assert.deepEqual(configErrors({ ...base, destinations: [], receivers: [{ name: 'flaky', responses: [{ status: 500 }, { status: 500 }, { status: 200 }] }] }), []);
+  assert.deepEqual(
+    configErrors({
+      ...base,
+      destinations: [],
+      receivers: [
+        { name: 'flaky', responses: [{ status: 1000 }] },
+        { name: 'flaky', responses: [{ hang: true, reset: true }] },
+      ],
+    }),
+    [
+      'receivers[0].responses[0].status: must be an HTTP status from 100 to 599',
+      'receivers[1].responses[0].reset: cannot be combined with hang: a step either hangs or resets',
+      'receivers[1].name: "flaky" is given twice',
+    ],
+  );
+  assert.deepEqual(configErrors({ ...base, destinations: [], receivers: [{ name: 'a', responses: [{}] }, { name: 'a', responses: [{}] }] }), [
+    'receivers[1].name: "a" is given twice',
+  ]);
   assert.deepEqual(configErrors(dest([{ url: 'https://127.0.0.1:9/' }])), []);
 });
 

@@ -108,10 +108,15 @@ export async function serve(argv: string[]): Promise<void> {
   let running;
   try {
     // HOOKBENCH_UI_DIR serves another build of the renderer (tests and development build into temp dirs).
-    running = await listen(engine, args.host, args.port, { token, uiDir: process.env.HOOKBENCH_UI_DIR || undefined });
+    running = await listen(engine, args.host, args.port, {
+      token,
+      uiDir: process.env.HOOKBENCH_UI_DIR || undefined,
+      receiversTlsPort: args.receiversTlsPort,
+    });
   } catch (err) {
     await engine.stop();
-    fail(`cannot listen on ${args.host}:${args.port}: ${(err as Error).message}`);
+    const where = (err as { port?: unknown }).port === args.receiversTlsPort && args.receiversTlsPort !== 0 ? ` (--receivers-tls-port)` : '';
+    fail(`cannot listen on ${args.host}:${(err as { port?: unknown }).port ?? args.port}${where}: ${(err as Error).message}`);
   }
   const server = running;
   let stopping = false;
@@ -138,6 +143,9 @@ export async function serve(argv: string[]): Promise<void> {
   // stderr, not stdout: the ready line's format is a contract, and the token must not sit in CI logs that parse it.
   process.stderr.write(`hookbench: open ${running.url}/?token=${running.token} in a browser\n`);
   process.stderr.write(`hookbench: data in ${dataDir}\n`);
+  process.stderr.write(
+    `hookbench: test receivers at ${running.url}/receivers/{name} and ${running.receiversTlsUrl ?? '(no HTTPS)'}/receivers/{name} (self-signed certificate)\n`,
+  );
 }
 
 export async function main(argv: string[]): Promise<void> {

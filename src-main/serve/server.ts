@@ -7,12 +7,15 @@ import { analyticsNextDir, answerPreflight, apiHostOf, corsHeaders, sdkRouteOf, 
 import { checkIngestHost, generateToken, type AuthContext } from './auth';
 import { createControlApi } from './control-api';
 import { DEFAULT_UI_DIR, isUiPath, serveUi } from './static';
+import { listenReceiversTls, type ReceiversTlsServer } from './receivers-tls';
 
 export interface RunningServer {
   server: Server;
   url: string;
   /** The control API's per-launch token. */
   token: string;
+  /** https://host:port of the test receivers' HTTPS listener; null without one. */
+  receiversTlsUrl: string | null;
   /**
    * Stops taking connections and ends the live streams (each told the engine stopped). Requests in
    * flight get graceMs to finish; then every connection still open is cut, so that an idle
@@ -50,6 +53,11 @@ export interface ListenOptions {
   token?: string;
   /** The built renderer to serve at / and /assets/*; out/renderer/ when absent. */
   uiDir?: string;
+  /**
+   * Also serve the test receivers over HTTPS on this port (0 picks a free one), with a self-signed
+   * certificate kept in the data folder. No HTTPS listener when absent.
+   */
+  receiversTlsPort?: number;
 }
 
 /** One port for everything: the Tracking API under /v1/, the control API under /api/, a health check, and the built UI. */
@@ -66,6 +74,7 @@ export function listen(engine: Engine, host: string, port: number, options: List
     // A request on a kept-alive socket while stopping is served, and its socket closed after it.
     if (closing) res.setHeader('connection', 'close');
     const url = req.url ?? '/';
+    if (url.startsWith('/receivers/')) return engine.receivers.handle(req, res, { tls: false });
     const path = ingestPath(url);
     const sdk = path ? null : sdkRouteOf(url);
     if (path || sdk) {
@@ -109,7 +118,7 @@ export function listen(engine: Engine, host: string, port: number, options: List
   server.requestTimeout = 30_000;
   server.headersTimeout = 10_000;
   server.keepAliveTimeout = 10_000;
-  return new Promise((resolve, reject) => {
+  const bound = new Promise<RunningServer>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
       const address = server.address() as AddressInfo;
@@ -122,6 +131,7 @@ export function listen(engine: Engine, host: string, port: number, options: List
         server,
         url: `http://${shownHost}:${address.port}`,
         token,
+        receiversTlsUrl: null,
         close: ({ graceMs = DEFAULT_CLOSE_GRACE_MS } = {}) =>
           new Promise<void>((done) => {
             closing = true;
@@ -135,5 +145,27 @@ export function listen(engine: Engine, host: string, port: number, options: List
           }),
       });
     });
+  });
+  return bound.then(async (running) => {
+    const httpPort = (server.address() as AddressInfo).port;
+    let tls: ReceiversTlsServer | null = null;
+    if (options.receiversTlsPort !== undefined) {
+      try {
+        tls = await listenReceiversTls(engine, host, options.receiversTlsPort);
+      } catch (err) {
+        await running.close({ graceMs: 0 });
+        throw err;
+      }
+    }
+    engine.receivers.setUrls({ http: ingestUrl, https: tls?.url ?? null, ports: tls ? [httpPort, tls.port] : [httpPort] });
+    if (!tls) return running;
+    const tlsServer = tls;
+    return {
+      ...running,
+      receiversTlsUrl: tlsServer.url,
+      close: async (closeOptions) => {
+        await Promise.all([running.close(closeOptions), tlsServer.close()]);
+      },
+    };
   });
 }

@@ -7,6 +7,7 @@ import { DeliveryList } from '../views/deliveries/DeliveryList';
 import { InboundView } from '../views/inbound/InboundView';
 import { AudiencesView } from '../views/audiences/AudiencesView';
 import { DeletionsView } from '../views/deletions/DeletionsView';
+import { ReceiversView } from '../views/receivers/ReceiversView';
 import { BannerArea } from './BannerArea';
 import { ShortcutsHelp } from './ShortcutsHelp';
 import { SplitHandle, useDetailWidth } from './SplitHandle';
@@ -20,6 +21,7 @@ export const VIEWS = [
   { id: 'compose', label: 'Compose' },
   { id: 'audiences', label: 'Audiences' },
   { id: 'deletions', label: 'Deletions' },
+  { id: 'receivers', label: 'Receivers' },
   { id: 'configure', label: 'Configure' },
 ] as const;
 export type ViewId = (typeof VIEWS)[number]['id'];
@@ -72,6 +74,7 @@ export function App({ stores }: { stores: ViewStores }) {
           {view === 'compose' && <ComposeView />}
           {view === 'audiences' && <AudiencesView />}
           {view === 'deletions' && <DeletionsView />}
+          {view === 'receivers' && <ReceiversView />}
           {view === 'configure' && <ConfigureView />}
           <ShortcutsHelp />
         </div>

@@ -18,6 +18,7 @@ import { createDeletionsStore, type DeletionsState } from '../views/deletions/st
 import { createConfigureStore, type ConfigureState } from '../views/configure/store';
 import { createCompareStore, type CompareState } from '../views/deliveries/compare/store';
 import { createTestEventStore, type TestEventState } from '../views/test-events/store';
+import { createReceiversStore, type ReceiversState } from '../views/receivers/store';
 
 export function createViewStores(transport: Transport) {
   return {
@@ -30,6 +31,7 @@ export function createViewStores(transport: Transport) {
     configure: createConfigureStore(transport),
     compare: createCompareStore(transport),
     testEvents: createTestEventStore(transport),
+    receivers: createReceiversStore(transport),
   };
 }
 
@@ -73,6 +75,7 @@ export function useRetry(name: StoreName): () => void {
   const store = useViewStores()[name] as ViewStore<unknown>;
   return () => store.retry?.();
 }
+export const useReceivers = <T,>(selector: (state: ReceiversState) => T): T => useViewState('receivers', selector);
 
 /** Follows the engine while the calling view is shown; the store and its state outlive it. */
 export function useFollowWhileShown(name: Exclude<StoreName, 'health' | 'deliveries'>): void {

@@ -12,6 +12,7 @@ import { createInboundApi } from './inbound';
 import { createPersonasApi } from './personas';
 import { createDeletionApi } from './deletion';
 import { createRetentionApi } from './retention';
+import { createReceiversApi } from './receivers';
 import { createDetailQuery } from './detail';
 import { createDoctorApi } from './doctor';
 import { ValidationError, type FieldError, type Source, type SourceInput } from '../../../src-shared/settings';
@@ -74,6 +75,7 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
     ...createRetentionApi(engine, { onConfig }),
     ...createDoctorApi(engine),
     ...createTestEventApi(engine),
+    ...createReceiversApi(engine, { onConfig }),
     async countDeliveriesByStatus() {
       return engine.stores.log.countDeliveriesByStatus();
     },

@@ -26,6 +26,7 @@ import {
 } from '../../../src-shared/settings';
 import { deletionInputSchema } from '../deletion/identity';
 import { MAX_PASTED_CHARS } from '../doctor/doctor';
+import { receiverInputSchema } from '../../../src-shared/receivers';
 
 const WHOLE = 'must be a positive whole number';
 export const idSchema = z.number({ error: WHOLE }).int({ error: WHOLE }).min(1, { error: WHOLE }).max(Number.MAX_SAFE_INTEGER, { error: WHOLE });
@@ -216,6 +217,14 @@ const destinationName = z
   .refine((s) => s.trim() !== '', { error: 'is required: a destination name' })
   .refine((s) => s.length <= 200, { error: 'is longer than 200 characters' });
 const renameSchema = strictParams({ from: destinationName, to: destinationName }, '{ from, to }', 'rename');
+const receiverNameSchema = z
+  .string({ error: 'is required: the name of a test receiver' })
+  .refine((s) => s.trim() !== '', { error: 'is required: the name of a test receiver' });
+export const receiverRequestPageSchema = strictParams(
+  { receiver: receiverNameSchema, beforeId: idSchema.optional(), limit: limitSchema.optional() },
+  '{ receiver, beforeId?, limit? }',
+  'page',
+);
 
 interface ParamSpec {
   /** The name a refusal's fields start with. */
@@ -285,6 +294,12 @@ export const API_PARAMS: Record<ApiMethod, ParamSpec> = {
   getStorage: spec('params', nothing),
   saveRetention: spec('retention', retentionInputSchema),
   clearLog: spec('params', nothing),
+  listReceivers: spec('params', nothing),
+  saveReceiver: spec('receiver', receiverInputSchema),
+  deleteReceiver: spec('receiver.name', receiverNameSchema),
+  resetReceiver: spec('receiver.name', receiverNameSchema),
+  listReceiverRequests: spec('page', receiverRequestPageSchema),
+  getReceiverRequest: spec('id', idSchema),
 };
 
 /** Pure: a method's raw params as its implementation takes them, or a ValidationError naming each bad field. */

@@ -36,7 +36,7 @@ export interface RetentionDeps {
   /** Inside the slice's transaction: these messages are going. */
   removingMessages(messageIds: number[]): void;
   /** Rows removed, for the live views. */
-  onRemoved(removed: { deliveryIds: number[]; requestIds: number[] }): void;
+  onRemoved(removed: { deliveryIds: number[]; requestIds: number[]; receiverRequests: number }): void;
   onError(error: unknown): void;
 }
 
@@ -93,10 +93,15 @@ export function createRetention(deps: RetentionDeps): Retention {
     afterRequestId = removed.nextRequestId;
     const releasedPages = usage.autoVacuum === 2 ? plan.releasePages : 0;
     if (releasedPages > 0) store.releaseFreePages(releasedPages);
-    if (removed.deliveryIds.length > 0 || removed.requestIds.length > 0) {
-      deps.onRemoved({ deliveryIds: removed.deliveryIds, requestIds: removed.requestIds });
+    if (removed.deliveryIds.length > 0 || removed.requestIds.length > 0 || removed.receiverRequests > 0) {
+      deps.onRemoved({ deliveryIds: removed.deliveryIds, requestIds: removed.requestIds, receiverRequests: removed.receiverRequests });
     }
-    const more = removed.nextMessageId !== 0 || removed.nextRequestId !== 0 || releasedPages === RELEASE_PAGES_PER_SLICE || (pressing && removed.messages + removed.requests > 0);
+    const more =
+      removed.nextMessageId !== 0 ||
+      removed.nextRequestId !== 0 ||
+      removed.receiverRequests === SLICE_ROWS ||
+      releasedPages === RELEASE_PAGES_PER_SLICE ||
+      (pressing && removed.messages + removed.requests + removed.receiverRequests > 0);
     const oldest = store.oldest();
     const oldestAt = oldest.message === null ? oldest.request : oldest.request === null ? oldest.message : Math.min(oldest.message, oldest.request);
     return { removed, pressing, releasedPages, more, idleMs: idleDelay(now, settings, oldestAt, IDLE_INTERVAL_MS) };
@@ -141,7 +146,7 @@ export function createRetention(deps: RetentionDeps): Retention {
     runSlice,
     async clear() {
       const until = deps.clock.now();
-      const total = { requests: 0, messages: 0, deliveries: 0, attempts: 0, droppedItems: 0 };
+      const total = { requests: 0, messages: 0, deliveries: 0, attempts: 0, droppedItems: 0, receiverRequests: 0 };
       // Profiles read everything received so far first, so the clear loses nothing they need.
       let maxMessageId = deps.profilesReadUpTo(SLICE_ROWS * 5);
       for (let previous = -1; maxMessageId !== previous; maxMessageId = deps.profilesReadUpTo(SLICE_ROWS * 5)) {
@@ -160,10 +165,13 @@ export function createRetention(deps: RetentionDeps): Retention {
         total.deliveries += r.deliveries;
         total.attempts += r.attempts;
         total.droppedItems += r.droppedItems;
-        if (r.deliveryIds.length > 0 || r.requestIds.length > 0) deps.onRemoved({ deliveryIds: r.deliveryIds, requestIds: r.requestIds });
+        total.receiverRequests += r.receiverRequests;
+        if (r.deliveryIds.length > 0 || r.requestIds.length > 0 || r.receiverRequests > 0) {
+          deps.onRemoved({ deliveryIds: r.deliveryIds, requestIds: r.requestIds, receiverRequests: r.receiverRequests });
+        }
         after = { message: r.nextMessageId, request: r.nextRequestId };
         // Done once a whole pass over the log (both scans back at the oldest row) removed nothing.
-        passRemoved += r.messages + r.requests;
+        passRemoved += r.messages + r.requests + r.receiverRequests;
         if (after.message === 0 && after.request === 0) {
           if (passRemoved === 0) break;
           passRemoved = 0;

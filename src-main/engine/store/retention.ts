@@ -38,6 +38,8 @@ export interface SliceResult extends RemovedMessages {
   requests: number;
   droppedItems: number;
   requestIds: number[];
+  /** Requests test receivers got, removed by the same cutoff (the oldest first, at most `limit`). */
+  receiverRequests: number;
   /**
    * Where the next slice should start: the last id looked at while there may be more to look at,
    * 0 once the scan reached rows too new to go (so it starts over from the oldest next time).
@@ -95,6 +97,9 @@ export class RetentionStore {
          FROM requests r WHERE r.id > ? ORDER BY r.id LIMIT ?`,
       deleteDroppedOf: 'DELETE FROM dropped_items WHERE request_id IN (SELECT value FROM json_each(?))',
       deleteRequests: 'DELETE FROM requests WHERE id IN (SELECT value FROM json_each(?))',
+      // A receiver request still waiting for its answer is kept until it has one.
+      deleteReceiverRequests: `DELETE FROM receiver_requests WHERE id IN
+         (SELECT id FROM receiver_requests WHERE received_at < ? AND outcome <> 'pending' ORDER BY id LIMIT ?)`,
       oldest: `SELECT (SELECT received_at FROM messages ORDER BY id LIMIT 1) AS message, (SELECT received_at FROM requests ORDER BY id LIMIT 1) AS request`,
       active: `SELECT COUNT(*) AS n FROM deliveries WHERE status IN ${ACTIVE}`,
       counts: `SELECT (SELECT COUNT(*) FROM requests) AS requests, (SELECT COUNT(*) FROM messages) AS messages,
@@ -133,7 +138,16 @@ export class RetentionStore {
       const list = JSON.stringify(requests.doomed);
       const droppedItems = requests.doomed.length > 0 ? this.s.deleteDroppedOf.run(list).changes : 0;
       const removedRequests = requests.doomed.length > 0 ? this.s.deleteRequests.run(list).changes : 0;
-      return { ...removed, requests: removedRequests, droppedItems, requestIds: requests.doomed, nextMessageId: messages.next, nextRequestId: requests.next };
+      const receiverRequests = this.s.deleteReceiverRequests.run(l.cutoff, l.limit).changes;
+      return {
+        ...removed,
+        requests: removedRequests,
+        droppedItems,
+        requestIds: requests.doomed,
+        receiverRequests,
+        nextMessageId: messages.next,
+        nextRequestId: requests.next,
+      };
     })();
   }
 

@@ -258,4 +258,35 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE attempts ADD COLUMN sent_headers TEXT;
   ALTER TABLE deliveries ADD COLUMN test INTEGER NOT NULL DEFAULT 0;
   `,
+  /* 12: test receivers (a name and a response script, with the position the next request takes)
+     and every request they got, byte for byte: headers as received (a JSON list of [name, value]
+     in order), the body, the step that answered, how it ended, and the signature checks of the
+     destinations pointing at the receiver (JSON). */ `
+  CREATE TABLE receivers (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    script TEXT NOT NULL,
+    next_index INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE TABLE receiver_requests (
+    id INTEGER PRIMARY KEY,
+    receiver_id INTEGER NOT NULL REFERENCES receivers(id) ON DELETE CASCADE,
+    received_at INTEGER NOT NULL,
+    tls INTEGER NOT NULL,
+    method TEXT NOT NULL,
+    path TEXT NOT NULL,
+    headers TEXT NOT NULL,
+    body BLOB NOT NULL,
+    body_bytes INTEGER NOT NULL,
+    body_ms INTEGER NOT NULL,
+    step INTEGER NOT NULL,
+    signatures TEXT NOT NULL,
+    outcome TEXT NOT NULL DEFAULT 'pending',
+    status INTEGER,
+    answered_at INTEGER
+  );
+  CREATE INDEX receiver_requests_receiver ON receiver_requests (receiver_id, id);
+  `,
 ];

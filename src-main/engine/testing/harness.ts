@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { ManualClock, type Clock } from '../clock';
 import { createEngine, type Engine, type EngineOptions } from '../index';
 import type { HookbenchConfig } from '../config';
-import { listen, type RunningServer } from '../../serve/server';
+import { listen, type ListenOptions, type RunningServer } from '../../serve/server';
 import { LogInspector } from '../store/inspect';
 
 export interface Harness {
@@ -51,14 +51,15 @@ export function configWith(url: string | string[], extra: Partial<HookbenchConfi
 /** A real engine on a temp data dir behind a real HTTP server on 127.0.0.1. */
 export async function startHarness(
   config: HookbenchConfig,
-  options: Partial<EngineOptions> & { clock?: Clock; dataDir?: string } = {},
+  options: Partial<EngineOptions> & { clock?: Clock; dataDir?: string; listen?: ListenOptions } = {},
 ): Promise<Harness> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'hookbench-test-'));
   const clock = options.clock ?? new ManualClock(Date.UTC(2026, 10, 22, 12));
-  const engine = createEngine({ random: () => 0.5, ...options, dataDir, clock });
+  const { listen: listenOptions, ...engineOptions } = options;
+  const engine = createEngine({ random: () => 0.5, ...engineOptions, dataDir, clock });
   engine.applyConfig(config);
   engine.start();
-  const server = await listen(engine, '127.0.0.1', 0);
+  const server = await listen(engine, '127.0.0.1', 0, listenOptions);
   let inspector: LogInspector | null = null;
   return {
     engine,

@@ -1,0 +1,214 @@
+/**
+ * Test receivers and the requests they got. A receiver's script is stored as the JSON it was
+ * saved with; the position its next request takes is kept beside it, so a restart goes on where
+ * the script was rather than starting it over.
+ */
+import type { Db } from './database';
+import { statements } from './statements';
+import type { ReceiverInput, ReceiverOutcome, ReceiverSignatureVerdict, ReceiverStep } from '../../../src-shared/receivers';
+
+export interface ReceiverRow {
+  id: number;
+  name: string;
+  responses: ReceiverStep[];
+  nextIndex: number;
+  requests: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface ArrivalRecord {
+  receivedAt: number;
+  tls: boolean;
+  method: string;
+  path: string;
+  headers: [string, string][];
+  body: Uint8Array;
+  bodyBytes: number;
+  bodyMs: number;
+  signatures: ReceiverSignatureVerdict[];
+}
+
+export interface ReceiverRequestRow {
+  id: number;
+  receiver: string;
+  receivedAt: number;
+  tls: boolean;
+  method: string;
+  path: string;
+  bodyBytes: number;
+  bodyMs: number;
+  step: number;
+  signatures: ReceiverSignatureVerdict[];
+  outcome: ReceiverOutcome;
+  status: number | null;
+  answeredAt: number | null;
+}
+
+export interface ReceiverRequestFull extends ReceiverRequestRow {
+  headers: [string, string][];
+  body: Buffer;
+}
+
+interface RawReceiver {
+  id: number;
+  name: string;
+  script: string;
+  next_index: number;
+  requests: number;
+  created_at: number;
+  updated_at: number;
+}
+interface RawRequest {
+  id: number;
+  receiver: string;
+  received_at: number;
+  tls: number;
+  method: string;
+  path: string;
+  body_bytes: number;
+  body_ms: number;
+  step: number;
+  signatures: string;
+  outcome: string;
+  status: number | null;
+  answered_at: number | null;
+  headers?: string;
+  body?: Buffer;
+}
+
+const SUMMARY_COLUMNS = `r.id, v.name AS receiver, r.received_at, r.tls, r.method, r.path, r.body_bytes, r.body_ms, r.step,
+  r.signatures, r.outcome, r.status, r.answered_at`;
+
+const receiverOf = (r: RawReceiver): ReceiverRow => ({
+  id: r.id,
+  name: r.name,
+  responses: JSON.parse(r.script) as ReceiverStep[],
+  nextIndex: r.next_index,
+  requests: r.requests,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+const requestOf = (r: RawRequest): ReceiverRequestRow => ({
+  id: r.id,
+  receiver: r.receiver,
+  receivedAt: r.received_at,
+  tls: r.tls === 1,
+  method: r.method,
+  path: r.path,
+  bodyBytes: r.body_bytes,
+  bodyMs: r.body_ms,
+  step: r.step,
+  signatures: JSON.parse(r.signatures) as ReceiverSignatureVerdict[],
+  outcome: r.outcome as ReceiverOutcome,
+  status: r.status,
+  answeredAt: r.answered_at,
+});
+
+export class ReceiverStore {
+  private readonly s;
+
+  constructor(private readonly db: Db) {
+    this.s = statements(db, {
+      list: `SELECT v.*, (SELECT COUNT(*) FROM receiver_requests q WHERE q.receiver_id = v.id) AS requests FROM receivers v ORDER BY v.name`,
+      byName: `SELECT v.*, (SELECT COUNT(*) FROM receiver_requests q WHERE q.receiver_id = v.id) AS requests FROM receivers v WHERE v.name = ?`,
+      insert: 'INSERT INTO receivers (name, script, next_index, created_at, updated_at) VALUES (?, ?, 0, ?, ?)',
+      // A changed script starts over from its first step; saving the same script again changes nothing.
+      update: 'UPDATE receivers SET script = ?, next_index = 0, updated_at = ? WHERE name = ? AND script <> ?',
+      remove: 'DELETE FROM receivers WHERE name = ?',
+      reset: 'UPDATE receivers SET next_index = 0, updated_at = ? WHERE name = ?',
+      take: 'UPDATE receivers SET next_index = next_index + 1 WHERE id = ? RETURNING next_index - 1 AS n',
+      record: `INSERT INTO receiver_requests (receiver_id, received_at, tls, method, path, headers, body, body_bytes, body_ms, step, signatures)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      finish: `UPDATE receiver_requests SET outcome = ?, status = ?, answered_at = ? WHERE id = ? AND outcome = 'pending'`,
+      page: `SELECT ${SUMMARY_COLUMNS} FROM receiver_requests r JOIN receivers v ON v.id = r.receiver_id
+        WHERE r.receiver_id = ? AND r.id < ? ORDER BY r.id DESC LIMIT ?`,
+      byIds: `SELECT ${SUMMARY_COLUMNS} FROM receiver_requests r JOIN receivers v ON v.id = r.receiver_id
+        WHERE r.id IN (SELECT value FROM json_each(?)) ORDER BY r.id DESC`,
+      one: `SELECT ${SUMMARY_COLUMNS}, r.headers, r.body FROM receiver_requests r JOIN receivers v ON v.id = r.receiver_id WHERE r.id = ?`,
+      // Requests still waiting for their answer at a start were cut off by the stop.
+      interrupted: `UPDATE receiver_requests SET outcome = 'client_gone' WHERE outcome = 'pending'`,
+    });
+  }
+
+  list(): ReceiverRow[] {
+    return (this.s.list.all() as RawReceiver[]).map(receiverOf);
+  }
+
+  get(name: string): ReceiverRow | null {
+    const row = this.s.byName.get(name) as RawReceiver | undefined;
+    return row ? receiverOf(row) : null;
+  }
+
+  /** Creates the receiver or replaces its script (a changed script starts over). True when something changed. */
+  save(input: ReceiverInput, now: number): boolean {
+    const script = JSON.stringify(input.responses);
+    if (!this.get(input.name)) {
+      this.s.insert.run(input.name, script, now, now);
+      return true;
+    }
+    return this.s.update.run(script, now, input.name, script).changes > 0;
+  }
+
+  /** Removes the receiver and every request it got. False when there is none by that name. */
+  remove(name: string): boolean {
+    return this.s.remove.run(name).changes > 0;
+  }
+
+  /** The script starts over at its first step. False when there is none by that name. */
+  reset(name: string, now: number): boolean {
+    return this.s.reset.run(now, name).changes > 0;
+  }
+
+  /**
+   * Takes the receiver's next position (0 = the first request since the last reset) and records
+   * the request that holds it, in one transaction, so concurrent requests each get their own step.
+   * `stepOf` turns the position into the step that answers.
+   */
+  arrive(receiverId: number, record: ArrivalRecord, stepOf: (n: number) => number): { id: number; step: number } {
+    return this.db.transaction(() => {
+      const { n } = this.s.take.get(receiverId) as { n: number };
+      const step = stepOf(n);
+      const info = this.s.record.run(
+        receiverId,
+        record.receivedAt,
+        record.tls ? 1 : 0,
+        record.method,
+        record.path,
+        JSON.stringify(record.headers),
+        Buffer.from(record.body.buffer, record.body.byteOffset, record.body.byteLength),
+        record.bodyBytes,
+        record.bodyMs,
+        step,
+        JSON.stringify(record.signatures),
+      );
+      return { id: Number(info.lastInsertRowid), step };
+    })();
+  }
+
+  /** How the request ended; only the first word counts (a close after the answer changes nothing). */
+  finish(id: number, outcome: Exclude<ReceiverOutcome, 'pending'>, status: number | null, at: number): boolean {
+    return this.s.finish.run(outcome, status, at, id).changes > 0;
+  }
+
+  /** Newest first, ids below beforeId. */
+  page(receiverId: number, beforeId: number, limit: number): ReceiverRequestRow[] {
+    return (this.s.page.all(receiverId, beforeId, limit) as RawRequest[]).map(requestOf);
+  }
+
+  summaries(ids: readonly number[]): ReceiverRequestRow[] {
+    return (this.s.byIds.all(JSON.stringify(ids)) as RawRequest[]).map(requestOf);
+  }
+
+  request(id: number): ReceiverRequestFull | null {
+    const row = this.s.one.get(id) as RawRequest | undefined;
+    if (!row) return null;
+    return { ...requestOf(row), headers: JSON.parse(row.headers ?? '[]') as [string, string][], body: row.body ?? Buffer.alloc(0) };
+  }
+
+  /** At start: requests left pending by the last stop are marked as cut off. */
+  recoverInterrupted(): number {
+    return this.s.interrupted.run().changes;
+  }
+}
