@@ -128,6 +128,8 @@ export function filterSql(f: DeliveryQueryFilter): { terms: string[]; params: un
 /**
  * Pure: one statement for a page. The page's ids first (MATERIALIZED keeps the LIMIT inside), then
  * the summary with its computed columns for those rows only: one index seek per row per column.
+ * CROSS JOIN fixes the join order: with the limit a parameter, the planner does not know the page
+ * is small and otherwise scans every delivery against a bloom filter of the page's ids.
  */
 export function pageSql(p: DeliveryQueryPage): { sql: string; params: unknown[] } {
   const { terms, params, needsMessages } = filterSql(p);
@@ -144,7 +146,7 @@ export function pageSql(p: DeliveryQueryPage): { sql: string; params: unknown[] 
       ${terms.length > 0 ? `WHERE ${terms.join(' AND ')}` : ''}
       ORDER BY d.id DESC LIMIT ?
     )
-    SELECT ${SUMMARY_COLUMNS} FROM page JOIN deliveries d ON d.id = page.id LEFT JOIN messages m ON m.id = d.message_id
+    SELECT ${SUMMARY_COLUMNS} FROM page CROSS JOIN deliveries d ON d.id = page.id LEFT JOIN messages m ON m.id = d.message_id
     ORDER BY d.id DESC`;
   return { sql, params: [...params, p.limit] };
 }
