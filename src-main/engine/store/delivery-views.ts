@@ -3,7 +3,7 @@
  * counts, and one delivery's detail row. The statement texts are built by pure functions
  * (filterSql, pageSql) so their shapes and plans can be checked on their own.
  */
-import type { DeliveryStatus } from '../../../src-shared/api';
+import { COUNT_LIMIT, type DeliveryCounts, type DeliveryStatus } from '../../../src-shared/api';
 import type { Db } from './database';
 import { statement, statements } from './statements';
 
@@ -151,12 +151,26 @@ export function pageSql(p: DeliveryQueryPage): { sql: string; params: unknown[] 
   return { sql, params: [...params, p.limit] };
 }
 
+/** Pure: how many deliveries have one of the statuses, from the counts by status. */
+export function inStatuses(counts: ReadonlyMap<DeliveryStatus, number>, statuses: readonly DeliveryStatus[]): number {
+  return statuses.reduce((sum, s) => sum + (counts.get(s) ?? 0), 0);
+}
+
+/** Pure: a filtered count that stops one past COUNT_LIMIT (so "more than the limit" is known without reading further). */
+export function countSql(f: DeliveryQueryFilter): { sql: string; params: unknown[] } {
+  const { terms, params, needsMessages } = filterSql(f);
+  const sql = `SELECT COUNT(*) AS n FROM (SELECT 1 FROM deliveries d ${needsMessages ? 'LEFT JOIN messages m ON m.id = d.message_id' : ''}
+    ${terms.length > 0 ? `WHERE ${terms.join(' AND ')}` : ''} LIMIT ?)`;
+  return { sql, params: [...params, COUNT_LIMIT + 1] };
+}
+
 export class DeliveryViewStore {
   private readonly s;
 
   constructor(private readonly db: Db) {
     this.s = statements(db, {
-      countAll: 'SELECT COUNT(*) AS n FROM deliveries',
+      // Kept by triggers on deliveries (schema: delivery_status_counts).
+      statusCounts: 'SELECT status, n FROM delivery_status_counts WHERE n > 0',
       byIds: `SELECT ${SUMMARY_COLUMNS} FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id
         WHERE d.id IN (SELECT value FROM json_each(?)) ORDER BY d.id DESC`,
       detail: `SELECT ${SUMMARY_COLUMNS}, d.body, d.target_url, d.edited, d.first_attempt_at, d.finished_at, d.pending_urls, d.decision
@@ -165,7 +179,14 @@ export class DeliveryViewStore {
     });
   }
 
+  /** Deliveries by status, exact, from the counts the triggers keep. */
+  statusCounts(): Map<DeliveryStatus, number> {
+    return new Map((this.s.statusCounts.all() as { status: DeliveryStatus; n: number }[]).map((r) => [r.status, r.n]));
+  }
+
   page(p: DeliveryQueryPage): SummaryRow[] {
+    // A status filter on statuses no delivery has (pending, on a quiet log) would otherwise scan it all to find nothing.
+    if (p.statuses !== null && inStatuses(this.statusCounts(), p.statuses) === 0) return [];
     const { sql, params } = pageSql(p);
     return statement(this.db, sql).all(...params) as SummaryRow[];
   }
@@ -181,12 +202,18 @@ export class DeliveryViewStore {
     return this.s.byIds.all(JSON.stringify(ids)) as SummaryRow[];
   }
 
-  count(f: DeliveryQueryFilter): { total: number; matching: number } {
-    const total = (this.s.countAll.get() as { n: number }).n;
-    if (isEmptyFilter(f)) return { total, matching: total };
-    const { terms, params, needsMessages } = filterSql(f);
-    const sql = `SELECT COUNT(*) AS n FROM deliveries d ${needsMessages ? 'LEFT JOIN messages m ON m.id = d.message_id' : ''} WHERE ${terms.join(' AND ')}`;
-    return { total, matching: (statement(this.db, sql).get(...params) as { n: number }).n };
+  /**
+   * Total and matching. Exact from the status counts when the filter is on status alone (or
+   * nothing); otherwise counted newest first up to COUNT_LIMIT, and capped past it.
+   */
+  count(f: DeliveryQueryFilter): DeliveryCounts {
+    const counts = this.statusCounts();
+    const total = [...counts.values()].reduce((a, b) => a + b, 0);
+    const byStatus = f.statuses === null ? total : inStatuses(counts, f.statuses);
+    if ((f.type === null && f.url === null && f.text === null) || byStatus === 0) return { total, matching: byStatus };
+    const { sql, params } = countSql(f);
+    const n = (statement(this.db, sql).get(...params) as { n: number }).n;
+    return n > COUNT_LIMIT ? { total, matching: COUNT_LIMIT, capped: true } : { total, matching: n };
   }
 
   detail(id: number): DetailRow | undefined {

@@ -1,0 +1,63 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { COUNT_LIMIT } from '../../../src-shared/api';
+import { createEngineApi } from '../api';
+import { ManualClock } from '../clock';
+import { createEngine } from '../index';
+import { LogInspector } from './inspect';
+import { seedDeliveries } from '../../../bench/support/seed';
+
+const T0 = Date.parse('2026-11-22T12:00:00.000Z');
+
+test('counts by status are kept by the log itself through inserts, status moves and removals, and a wide filtered count stops at COUNT_LIMIT', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hookbench-counts-'));
+  const clock = new ManualClock(T0);
+  const engine = createEngine({ dataDir: dir, clock });
+  const inspect = LogInspector.of(dir, { readonly: true });
+  const counted = (): Record<string, number> =>
+    Object.fromEntries(inspect.all<{ status: string; n: number }>('SELECT status, COUNT(*) AS n FROM deliveries GROUP BY status').map((r) => [r.status, r.n]));
+  try {
+    engine.applyConfig({
+      sources: [{ name: 'b', writeKey: 'wk_b' }],
+      destinations: [{ name: 'd', enabled: true, sources: ['b'], sharedSecret: null, webhooks: [{ url: 'http://127.0.0.1:9/hook', headers: {} }] }],
+    });
+    const api = createEngineApi(engine);
+    assert.deepEqual(await api.countDeliveriesByStatus(), {});
+    assert.deepEqual(await api.countDeliveries({}), { total: 0, matching: 0 });
+    const seeded = COUNT_LIMIT + 500;
+    seedDeliveries(engine.stores.log, seeded, { sourceId: 1, destinationId: 1, url: 'http://127.0.0.1:9/hook', now: T0, batch: 1000 });
+    const before = counted();
+    assert.ok((before.failed ?? 0) > 0 && (before.retrying ?? 0) > 0 && (before.discarded ?? 0) > 0, JSON.stringify(before));
+    assert.deepEqual(await api.countDeliveriesByStatus(), before);
+    assert.deepEqual(await api.countDeliveries({}), { total: seeded, matching: seeded });
+    assert.deepEqual(await api.countDeliveries({ status: ['failed', 'retrying'] }), { total: seeded, matching: (before.failed ?? 0) + (before.retrying ?? 0) });
+    // Under the limit a filtered count is exact; past it, it says it stopped.
+    const tracks = inspect.get<{ n: number }>(`SELECT COUNT(*) AS n FROM deliveries WHERE payload_type = 'track'`)?.n ?? -1;
+    assert.ok(tracks > 0 && tracks < COUNT_LIMIT);
+    assert.deepEqual(await api.countDeliveries({ type: 'track' }), { total: seeded, matching: tracks });
+    assert.deepEqual(await api.countDeliveries({ text: 'seed-' }), { total: seeded, matching: COUNT_LIMIT, capped: true });
+    assert.deepEqual(await api.countDeliveries({ text: 'seed-' , status: 'pending' }), { total: seeded, matching: 0 });
+    // No pending delivery: the page is known empty without reading the log.
+    assert.deepEqual((await api.listDeliveries({ status: 'pending' })).items, []);
+
+    // A replay adds a pending row; a status move is counted once, wherever it goes.
+    const failedId = (await api.listDeliveries({ status: 'failed', limit: 1 })).items[0]!.id;
+    const replayId = engine.replay(failedId);
+    assert.deepEqual((await api.listDeliveries({ status: 'pending' })).items.map((d) => d.id), [replayId]);
+    assert.deepEqual(await api.countDeliveriesByStatus(), counted());
+    assert.equal((await api.countDeliveriesByStatus()).pending, 1);
+    // Clearing the log removes every finished row; the counts follow.
+    await api.clearLog();
+    const after = counted();
+    assert.ok(Object.values(after).reduce((a, b) => a + b, 0) < seeded, JSON.stringify(after));
+    assert.deepEqual(await api.countDeliveriesByStatus(), after);
+    assert.deepEqual(await api.countDeliveries({}), { total: Object.values(after).reduce((a, b) => a + b, 0), matching: Object.values(after).reduce((a, b) => a + b, 0) });
+  } finally {
+    inspect.close();
+    await engine.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
