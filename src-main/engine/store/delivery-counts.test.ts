@@ -61,3 +61,34 @@ test('counts by status are kept by the log itself through inserts, status moves 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a URL filter finds deliveries by entry, by replay target and by an old attempt URL; one that matches nothing answers without reading the log', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hookbench-url-reach-'));
+  const engine = createEngine({ dataDir: dir, clock: new ManualClock(T0) });
+  try {
+    engine.applyConfig({
+      sources: [{ name: 'b', writeKey: 'wk_b' }],
+      destinations: [{ name: 'd', enabled: true, sources: ['b'], sharedSecret: null, webhooks: [{ url: 'http://127.0.0.1:9/hook', headers: {} }] }],
+    });
+    // The attempts went to a URL the destination no longer has.
+    seedDeliveries(engine.stores.log, 300, { sourceId: 1, destinationId: 1, url: 'https://Old-Host.example/hook', now: T0 });
+    const api = createEngineApi(engine);
+    const views = engine.stores.deliveryViews;
+    const parse = (url: string): Parameters<typeof views.urlReach>[0] => ({ statuses: null, type: null, url, text: null });
+    assert.deepEqual(views.urlReach(parse('old-host')), { entries: false, targets: false, attempts: true });
+    assert.deepEqual(views.urlReach(parse('127.0.0.1:9')), { entries: true, targets: false, attempts: false });
+    assert.equal((await api.countDeliveries({ url: 'OLD-HOST.example' })).matching, 300);
+    assert.equal((await api.countDeliveries({ url: '127.0.0.1:9' })).matching, 300);
+    const replayId = engine.replay(1, { targetUrl: 'http://replay-target.example/x' });
+    assert.deepEqual(views.urlReach(parse('replay-target')), { entries: false, targets: true, attempts: false });
+    assert.deepEqual((await api.listDeliveries({ url: 'replay-target' })).items.map((d) => d.id), [replayId]);
+    assert.deepEqual(await api.countDeliveries({ url: 'replay-target' }), { total: 301, matching: 1 });
+    // Not in any entry, replay target or attempt URL: nothing to read.
+    assert.deepEqual(views.urlReach(parse('nowhere.example')), { entries: false, targets: false, attempts: false });
+    assert.deepEqual((await api.listDeliveries({ url: 'nowhere.example' })).items, []);
+    assert.deepEqual(await api.countDeliveries({ url: 'nowhere.example' }), { total: 301, matching: 0 });
+  } finally {
+    await engine.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -90,8 +90,24 @@ export function isEmptyFilter(f: DeliveryQueryFilter): boolean {
   return f.statuses === null && f.type === null && f.url === null && f.text === null;
 }
 
+/**
+ * Where a URL filter's needle can be found at all: in a destination's entries, in a replay's
+ * target URL, in some attempt's URL. A place where it is nowhere is left out of the statement.
+ */
+export interface UrlReach {
+  entries: boolean;
+  targets: boolean;
+  attempts: boolean;
+}
+const EVERYWHERE: UrlReach = { entries: true, targets: true, attempts: true };
+
+/** Pure: true when the filter's URL can match no delivery at all (so no statement needs to run). */
+export function urlMatchesNothing(f: DeliveryQueryFilter, reach: UrlReach): boolean {
+  return f.url !== null && !reach.entries && !reach.targets && !reach.attempts;
+}
+
 /** Pure: the WHERE terms (over deliveries d LEFT JOIN messages m) and their params, in order. */
-export function filterSql(f: DeliveryQueryFilter): { terms: string[]; params: unknown[]; needsMessages: boolean } {
+export function filterSql(f: DeliveryQueryFilter, reach: UrlReach = EVERYWHERE): { terms: string[]; params: unknown[]; needsMessages: boolean } {
   const terms: string[] = [];
   const params: unknown[] = [];
   if (f.statuses !== null) {
@@ -106,12 +122,20 @@ export function filterSql(f: DeliveryQueryFilter): { terms: string[]; params: un
   if (f.url !== null) {
     // Cheapest first: the destinations whose entries match are found once; the attempt scan only
     // runs for rows the other two did not let through. A replay to one URL goes nowhere else.
-    terms.push(`(
-      (d.target_url IS NULL AND d.destination_id IN (SELECT w.destination_id FROM webhook_entries w WHERE instr(lower(w.url), lower(?)) > 0))
-      OR instr(lower(d.target_url), lower(?)) > 0
-      OR EXISTS (SELECT 1 FROM attempts a WHERE a.delivery_id = d.id AND instr(lower(a.url), lower(?)) > 0)
-    )`);
-    params.push(f.url, f.url, f.url);
+    const places: string[] = [];
+    if (reach.entries) {
+      places.push('(d.target_url IS NULL AND d.destination_id IN (SELECT w.destination_id FROM webhook_entries w WHERE instr(lower(w.url), lower(?)) > 0))');
+      params.push(f.url);
+    }
+    if (reach.targets) {
+      places.push('instr(lower(d.target_url), lower(?)) > 0');
+      params.push(f.url);
+    }
+    if (reach.attempts) {
+      places.push('EXISTS (SELECT 1 FROM attempts a WHERE a.delivery_id = d.id AND instr(lower(a.url), lower(?)) > 0)');
+      params.push(f.url);
+    }
+    terms.push(places.length > 0 ? `(${places.join(' OR ')})` : '0');
   }
   if (f.text !== null) {
     // A delivery without a message (a delete notice) is found by the userId in its body.
@@ -131,8 +155,8 @@ export function filterSql(f: DeliveryQueryFilter): { terms: string[]; params: un
  * CROSS JOIN fixes the join order: with the limit a parameter, the planner does not know the page
  * is small and otherwise scans every delivery against a bloom filter of the page's ids.
  */
-export function pageSql(p: DeliveryQueryPage): { sql: string; params: unknown[] } {
-  const { terms, params, needsMessages } = filterSql(p);
+export function pageSql(p: DeliveryQueryPage, reach: UrlReach = EVERYWHERE): { sql: string; params: unknown[] } {
+  const { terms, params, needsMessages } = filterSql(p, reach);
   if (p.beforeId !== null) {
     terms.push('d.id < ?');
     params.push(p.beforeId);
@@ -157,8 +181,8 @@ export function inStatuses(counts: ReadonlyMap<DeliveryStatus, number>, statuses
 }
 
 /** Pure: a filtered count that stops one past COUNT_LIMIT (so "more than the limit" is known without reading further). */
-export function countSql(f: DeliveryQueryFilter): { sql: string; params: unknown[] } {
-  const { terms, params, needsMessages } = filterSql(f);
+export function countSql(f: DeliveryQueryFilter, reach: UrlReach = EVERYWHERE): { sql: string; params: unknown[] } {
+  const { terms, params, needsMessages } = filterSql(f, reach);
   const sql = `SELECT COUNT(*) AS n FROM (SELECT 1 FROM deliveries d ${needsMessages ? 'LEFT JOIN messages m ON m.id = d.message_id' : ''}
     ${terms.length > 0 ? `WHERE ${terms.join(' AND ')}` : ''} LIMIT ?)`;
   return { sql, params: [...params, COUNT_LIMIT + 1] };
@@ -176,7 +200,19 @@ export class DeliveryViewStore {
       detail: `SELECT ${SUMMARY_COLUMNS}, d.body, d.target_url, d.edited, d.first_attempt_at, d.finished_at, d.pending_urls, d.decision
         FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id WHERE d.id = ?`,
       bodyOf: 'SELECT body FROM deliveries WHERE id = ?',
+      // Each reads a few rows: the entries, the replays to one URL (deliveries_target), the
+      // distinct attempt URLs (attempt_urls, kept by a trigger).
+      urlInEntries: 'SELECT EXISTS (SELECT 1 FROM webhook_entries WHERE instr(lower(url), lower(?)) > 0) AS found',
+      urlInTargets: 'SELECT EXISTS (SELECT 1 FROM deliveries WHERE target_url IS NOT NULL AND instr(lower(target_url), lower(?)) > 0) AS found',
+      urlInAttempts: 'SELECT EXISTS (SELECT 1 FROM attempt_urls WHERE instr(lower(url), lower(?)) > 0) AS found',
     });
+  }
+
+  /** Where the filter's URL can be found at all (everywhere when there is no URL filter). */
+  urlReach(f: DeliveryQueryFilter): UrlReach {
+    if (f.url === null) return EVERYWHERE;
+    const found = (s: { get(...p: unknown[]): unknown }): boolean => (s.get(f.url) as { found: number }).found === 1;
+    return { entries: found(this.s.urlInEntries), targets: found(this.s.urlInTargets), attempts: found(this.s.urlInAttempts) };
   }
 
   /** Deliveries by status, exact, from the counts the triggers keep. */
@@ -187,13 +223,15 @@ export class DeliveryViewStore {
   page(p: DeliveryQueryPage): SummaryRow[] {
     // A status filter on statuses no delivery has (pending, on a quiet log) would otherwise scan it all to find nothing.
     if (p.statuses !== null && inStatuses(this.statusCounts(), p.statuses) === 0) return [];
-    const { sql, params } = pageSql(p);
+    const reach = this.urlReach(p);
+    if (urlMatchesNothing(p, reach)) return [];
+    const { sql, params } = pageSql(p, reach);
     return statement(this.db, sql).all(...params) as SummaryRow[];
   }
 
   /** How SQLite runs a page's statement, one line per step: for checking that every lookup uses an index. */
   pagePlan(p: DeliveryQueryPage): string[] {
-    const { sql, params } = pageSql(p);
+    const { sql, params } = pageSql(p, this.urlReach(p));
     return (statement(this.db, `EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail);
   }
 
@@ -211,7 +249,9 @@ export class DeliveryViewStore {
     const total = [...counts.values()].reduce((a, b) => a + b, 0);
     const byStatus = f.statuses === null ? total : inStatuses(counts, f.statuses);
     if ((f.type === null && f.url === null && f.text === null) || byStatus === 0) return { total, matching: byStatus };
-    const { sql, params } = countSql(f);
+    const reach = this.urlReach(f);
+    if (urlMatchesNothing(f, reach)) return { total, matching: 0 };
+    const { sql, params } = countSql(f, reach);
     const n = (statement(this.db, sql).get(...params) as { n: number }).n;
     return n > COUNT_LIMIT ? { total, matching: COUNT_LIMIT, capped: true } : { total, matching: n };
   }

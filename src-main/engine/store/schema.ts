@@ -266,5 +266,14 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER delivery_status_counts_delete AFTER DELETE ON deliveries BEGIN
     UPDATE delivery_status_counts SET n = n - 1 WHERE status = OLD.status;
   END;
+  -- Every URL an attempt was ever sent to (a handful), and the replays sent to one URL: a URL
+  -- filter first asks these whether anything can match, so a filter that matches nothing (a typo)
+  -- answers at once instead of reading every delivery's attempts.
+  CREATE TABLE attempt_urls (url TEXT PRIMARY KEY) WITHOUT ROWID;
+  INSERT OR IGNORE INTO attempt_urls (url) SELECT url FROM attempts;
+  CREATE TRIGGER attempt_urls_insert AFTER INSERT ON attempts BEGIN
+    INSERT OR IGNORE INTO attempt_urls (url) VALUES (NEW.url);
+  END;
+  CREATE INDEX deliveries_target ON deliveries (target_url) WHERE target_url IS NOT NULL;
   `,
 ];
