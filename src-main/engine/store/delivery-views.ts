@@ -181,8 +181,16 @@ export function inStatuses(counts: ReadonlyMap<DeliveryStatus, number>, statuses
 }
 
 /** Pure: a filtered count that stops one past COUNT_LIMIT (so "more than the limit" is known without reading further). */
-export function countSql(f: DeliveryQueryFilter, reach: UrlReach = EVERYWHERE): { sql: string; params: unknown[] } {
+export function countSql(
+  f: DeliveryQueryFilter,
+  reach: UrlReach = EVERYWHERE,
+  window: { afterId: number; beforeId: number } | null = null,
+): { sql: string; params: unknown[] } {
   const { terms, params, needsMessages } = filterSql(f, reach);
+  if (window !== null) {
+    terms.push('d.id > ?', 'd.id < ?');
+    params.push(window.afterId, window.beforeId);
+  }
   const sql = `SELECT COUNT(*) AS n FROM (SELECT 1 FROM deliveries d ${needsMessages ? 'LEFT JOIN messages m ON m.id = d.message_id' : ''}
     ${terms.length > 0 ? `WHERE ${terms.join(' AND ')}` : ''} LIMIT ?)`;
   return { sql, params: [...params, COUNT_LIMIT + 1] };
@@ -195,6 +203,7 @@ export class DeliveryViewStore {
     this.s = statements(db, {
       // Kept by triggers on deliveries (schema: delivery_status_counts).
       statusCounts: 'SELECT status, n FROM delivery_status_counts WHERE n > 0',
+      idRange: 'SELECT (SELECT id FROM deliveries ORDER BY id LIMIT 1) AS low, (SELECT id FROM deliveries ORDER BY id DESC LIMIT 1) AS high',
       byIds: `SELECT ${SUMMARY_COLUMNS} FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id
         WHERE d.id IN (SELECT value FROM json_each(?)) ORDER BY d.id DESC`,
       detail: `SELECT ${SUMMARY_COLUMNS}, d.body, d.target_url, d.edited, d.first_attempt_at, d.finished_at, d.pending_urls, d.decision
@@ -238,6 +247,31 @@ export class DeliveryViewStore {
   /** Newest first; ids that are not in the log are left out. */
   byIds(ids: number[]): SummaryRow[] {
     return this.s.byIds.all(JSON.stringify(ids)) as SummaryRow[];
+  }
+
+  /** The oldest and newest delivery ids, or null on an empty log (two rowid seeks). */
+  idRange(): { low: number; high: number } | null {
+    const r = this.s.idRange.get() as { low: number | null; high: number | null };
+    return r.low === null || r.high === null ? null : { low: r.low, high: r.high };
+  }
+
+  /** The log's total, and whether the filter can match nothing at all (no delivery has its statuses, its URL is nowhere). */
+  countStart(f: DeliveryQueryFilter): { total: number; none: boolean } {
+    const counts = this.statusCounts();
+    const total = [...counts.values()].reduce((a, b) => a + b, 0);
+    const byStatus = f.statuses === null ? total : inStatuses(counts, f.statuses);
+    return { total, none: byStatus === 0 || urlMatchesNothing(f, this.urlReach(f)) };
+  }
+
+  /**
+   * How many deliveries with ids in (afterId, beforeId) the filter lets through, up to
+   * COUNT_LIMIT + 1: one window of a count read in slices.
+   */
+  countIn(f: DeliveryQueryFilter, afterId: number, beforeId: number): number {
+    const reach = this.urlReach(f);
+    if (urlMatchesNothing(f, reach)) return 0;
+    const { sql, params } = countSql({ ...f }, reach, { afterId, beforeId });
+    return (statement(this.db, sql).get(...params) as { n: number }).n;
   }
 
   /**
