@@ -51,9 +51,16 @@ export interface DeliveryPage extends Page, DeliveryFilter {
 export interface DeliveryCounts {
   /** Every delivery in the log. */
   total: number;
-  /** Those the filter lets through (equal to total without a filter). */
+  /** Those the filter lets through (equal to total without a filter); at most COUNT_LIMIT when capped. */
   matching: number;
+  /**
+   * True when a filter on type, URL or text matched more than COUNT_LIMIT deliveries: counting
+   * stopped there, and `matching` is COUNT_LIMIT ("10,000+"). Counts by status alone are exact.
+   */
+  capped?: boolean;
 }
+/** Where a count over a type, URL or text filter stops: past it, the exact figure would mean reading the whole log. */
+export const COUNT_LIMIT = 10_000;
 export interface PageResult<T> {
   /** Newest first. */
   items: T[];

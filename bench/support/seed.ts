@@ -15,6 +15,11 @@ export interface SeedOptions {
   now: number;
   /** Messages per transaction. */
   batch?: number;
+  /**
+   * Messages the size and mix of real traffic (realisticMessage) and each delivery's body the
+   * message's own bytes, instead of small uniform ones.
+   */
+  realistic?: boolean;
 }
 
 const TYPES = ['track', 'identify', 'page', 'screen', 'group', 'alias'] as const;
@@ -28,6 +33,61 @@ export function seededOutcome(i: number): 'succeeded' | 'failed' | 'retrying' | 
   return 'succeeded';
 }
 
+const REAL_TYPES = [...Array(12).fill('track'), 'identify', 'identify', 'identify', 'page', 'page', 'page', 'screen', 'group', 'alias'] as const;
+const REAL_EVENTS = [
+  'Order Completed', 'Product Viewed', 'Product Added', 'Signed Up', 'Checkout Started', 'Cart Viewed', 'Products Searched',
+  'Payment Info Entered', 'Coupon Applied', 'Product Clicked', 'Promotion Viewed', 'Application Opened', 'Subscription Started',
+];
+const AGENTS = [
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1',
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0',
+];
+
+/** Users in a log of `count` messages: about 200 messages each, as an active product's users send. */
+export const usersFor = (count: number): number => Math.max(10, Math.floor(count / 200));
+
+/**
+ * One message as a browser or server SDK sends it (about 900 bytes of JSON): mostly tracks, a
+ * userId on four in five (the rest anonymous only), an anonymousId on all, context with library,
+ * page, user agent, IP and locale, a handful of properties.
+ */
+export function realisticMessage(i: number, count: number, receivedAt: number): InboundMessage {
+  const type = REAL_TYPES[i % REAL_TYPES.length] as (typeof REAL_TYPES)[number];
+  const user = (i * 7919) % usersFor(count);
+  const known = i % 5 !== 4;
+  const event = REAL_EVENTS[(i * 31) % REAL_EVENTS.length] as string;
+  const iso = new Date(receivedAt).toISOString();
+  const path = ['/', '/pricing', '/products/sku-' + (i % 977), '/cart', '/checkout'][i % 5] as string;
+  return {
+    type,
+    messageId: `ajs-next-${i.toString(36)}-${((i * 2654435761) >>> 0).toString(16)}`,
+    userId: known ? `user_${user}` : null,
+    anonymousId: `anon-${(user * 40503) >>> 0}-${user % 97}`,
+    ...(type === 'track' ? { event } : {}),
+    ...(type === 'group' ? { groupId: `group_${user % 50}`, traits: { name: `Company ${user % 50}`, plan: 'team' } } : {}),
+    ...(type === 'identify' ? { traits: { email: `user_${user}@example.com`, plan: ['free', 'pro', 'team'][user % 3], firstName: 'Ada', createdAt: iso } } : {}),
+    ...(type === 'alias' ? { previousId: `anon-${(user * 40503) >>> 0}-${user % 97}` } : {}),
+    ...(type === 'page' || type === 'screen' ? { name: path === '/' ? 'Home' : path.slice(1) } : {}),
+    properties:
+      type === 'track'
+        ? { order_id: `o-${i}`, revenue: (i % 500) + 0.99, currency: 'USD', product_id: `sku-${i % 977}`, quantity: 1 + (i % 3), coupon: i % 7 === 0 ? 'SPRING' : null }
+        : { path, url: `https://shop.example.com${path}`, title: 'Example Shop', referrer: 'https://www.google.com/' },
+    context: {
+      library: { name: 'analytics.js', version: 'next-1.72.0' },
+      page: { path, url: `https://shop.example.com${path}`, referrer: 'https://www.google.com/', title: 'Example Shop', search: '' },
+      userAgent: AGENTS[i % AGENTS.length] as string,
+      ip: `203.0.113.${i % 250}`,
+      locale: 'en-US',
+      timezone: 'Europe/Berlin',
+    },
+    integrations: {},
+    timestamp: iso,
+    sentAt: iso,
+    receivedAt: iso,
+  } as InboundMessage;
+}
+
 /** Seeds `count` messages, one delivery each, every one attempted once (failed ones three times). */
 export function seedDeliveries(log: LogStore, count: number, o: SeedOptions): void {
   // LogStore.listDeliveries reads at most 1,000 rows at once, and each batch's ids are read back with it.
@@ -38,6 +98,10 @@ export function seedDeliveries(log: LogStore, count: number, o: SeedOptions): vo
     const receivedAt = o.now - (count - start);
     const items = Array.from({ length: n }, (_, k) => {
       const i = start + k;
+      if (o.realistic) {
+        const message = realisticMessage(i, count, receivedAt);
+        return { message, json: JSON.stringify(message), destinationIds: [o.destinationId] };
+      }
       const type = TYPES[i % TYPES.length] as (typeof TYPES)[number];
       const message: InboundMessage = {
         type,
@@ -61,12 +125,15 @@ export function seedDeliveries(log: LogStore, count: number, o: SeedOptions): vo
     log.commitRequest(record, o.sourceId, items, [], 24 * 3600 * 1000);
     const deliveries = log.listDeliveries({ limit: n });
     if (start === 0) firstId = deliveries[deliveries.length - 1]?.id ?? 1;
-    attemptAll(log, deliveries.map((d) => d.id).reverse(), firstId, o, receivedAt);
+    const bodies = o.realistic ? new Map(deliveries.map((d, k) => [d.id, new TextEncoder().encode(items[n - 1 - k]?.json ?? '{}')])) : null;
+    attemptAll(log, deliveries.map((d) => d.id).reverse(), firstId, o, receivedAt, bodies);
   }
 }
 
-function attemptAll(log: LogStore, ids: number[], firstId: number, o: SeedOptions, at: number): void {
-  const body = new TextEncoder().encode('{"seeded":true}');
+const REAL_HEADERS = { 'User-Agent': 'Segment.io/1.0', 'Content-Type': 'application/json', 'X-Signature': '3f1c2e0b9a8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b' };
+const SEEDED_BODY = new TextEncoder().encode('{"seeded":true}');
+
+function attemptAll(log: LogStore, ids: number[], firstId: number, o: SeedOptions, at: number, bodies: Map<number, Uint8Array> | null): void {
   const rounds = (i: number): number => (seededOutcome(i) === 'failed' ? 3 : 1);
   for (let round = 1; round <= 3; round++) {
     const these = ids.filter((id) => rounds(id - firstId) >= round);
@@ -74,10 +141,10 @@ function attemptAll(log: LogStore, ids: number[], firstId: number, o: SeedOption
     const attemptIds = log.startRound(
       these.map((id) => ({
         deliveryId: id,
-        body,
+        body: bodies?.get(id) ?? SEEDED_BODY,
         firstAttemptAt: at,
         round,
-        attempts: [{ deliveryId: id, round, url: o.url, startedAt: at + round, requestHeaders: { 'User-Agent': 'Segment.io/1.0' } }],
+        attempts: [{ deliveryId: id, round, url: o.url, startedAt: at + round, requestHeaders: o.realistic ? REAL_HEADERS : { 'User-Agent': 'Segment.io/1.0' } }],
       })),
     );
     const finished = these.map((id, k) => {

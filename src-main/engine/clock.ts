@@ -1,6 +1,6 @@
-import type { Clock, ClockTimer } from '../../src-shared/clock';
+import { timerDelay, type Clock, type ClockTimer } from '../../src-shared/clock';
 
-export { systemClock, type Clock, type ClockTimer } from '../../src-shared/clock';
+export { MAX_TIMER_MS, systemClock, timerDelay, type Clock, type ClockTimer } from '../../src-shared/clock';
 
 interface PendingTimer {
   at: number;
@@ -11,7 +11,8 @@ interface PendingTimer {
 
 /**
  * A clock that moves only when told to. Timers fire in due order during advance(); a timer set
- * for 0 ms fires on the next advance (even advance(0)), never synchronously.
+ * for 0 ms fires on the next advance (even advance(0)), never synchronously. Like the system
+ * clock, a timer longer than MAX_TIMER_MS fires after MAX_TIMER_MS.
  */
 export class ManualClock implements Clock {
   private current: number;
@@ -27,7 +28,7 @@ export class ManualClock implements Clock {
   }
 
   setTimer(fn: () => void, ms: number): ClockTimer {
-    const timer: PendingTimer = { at: this.current + Math.max(0, ms), seq: this.seq++, fn, cancelled: false };
+    const timer: PendingTimer = { at: this.current + timerDelay(ms), seq: this.seq++, fn, cancelled: false };
     this.timers.push(timer);
     return {
       cancel: () => {

@@ -4,6 +4,7 @@
  * is checked here and refused by field name whatever the static types say.
  */
 import {
+  COUNT_LIMIT,
   DEFAULT_PAGE_LIMIT,
   type DeliveryCounts,
   type DeliveryFilter,
@@ -44,9 +45,48 @@ export function parseIds(input: unknown): number[] {
 }
 
 export interface DeliveryQueries {
-  list(page: unknown): PageResult<DeliverySummary>;
+  list(page: unknown): Promise<PageResult<DeliverySummary>>;
   summaries(ids: unknown): DeliverySummary[];
-  count(filter: unknown): DeliveryCounts;
+  count(filter: unknown): Promise<DeliveryCounts>;
+}
+
+/** How long one window of a wide read may hold the event loop. */
+export const WINDOW_TARGET_MS = 5;
+const FIRST_WINDOW = 2048;
+const MIN_WINDOW = 256;
+const MAX_WINDOW = 1 << 20;
+
+/**
+ * Pure: whether a filter may have to read much of the log to fill a page or a count (free text,
+ * a URL found in attempts): such reads go window by window, newest first, yielding between.
+ */
+export function readsWide(f: ParsedFilter): boolean {
+  return f.text !== null || f.url !== null;
+}
+
+/** Pure: the next window's size (in ids), so that it takes about WINDOW_TARGET_MS given how long the last one took. */
+export function nextWindow(size: number, tookMs: number): number {
+  const scaled = Math.round((size * WINDOW_TARGET_MS) / Math.max(tookMs, 0.05));
+  return Math.min(MAX_WINDOW, Math.max(MIN_WINDOW, Math.min(scaled, size * 4)));
+}
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Reads windows of ids (afterId, beforeId) from `high` down to `floor`, newest first, one
+ * statement each, giving the event loop back after each, until `enough` says stop.
+ */
+async function windows(floor: number, high: number, read: (afterId: number, beforeId: number) => boolean): Promise<void> {
+  let size = FIRST_WINDOW;
+  for (let before = high; before - 1 > floor; ) {
+    const after = Math.max(floor, before - 1 - size);
+    const t = performance.now();
+    const enough = read(after, before);
+    size = nextWindow(size, performance.now() - t);
+    before = after + 1;
+    if (enough) return;
+    await nextTurn();
+  }
 }
 
 /** Summaries of listed rows, with the outcome per URL read for all of them at once. */
@@ -57,9 +97,20 @@ function withOutcomes(views: DeliveryViewStore, rows: SummaryRow[]): DeliverySum
 
 export function createDeliveryQueries(views: DeliveryViewStore): DeliveryQueries {
   return {
-    list(input) {
+    async list(input) {
       const p = parseDeliveryPage(input);
-      const rows = views.page(p);
+      let rows: SummaryRow[];
+      const range = readsWide(p) ? views.idRange() : null;
+      if (range === null) rows = views.page(p);
+      else {
+        rows = [];
+        const floor = Math.max(p.afterId ?? 0, range.low - 1);
+        const high = Math.min(p.beforeId ?? Number.MAX_SAFE_INTEGER, range.high + 1);
+        await windows(floor, high, (afterId, beforeId) => {
+          rows.push(...views.page({ ...p, afterId, beforeId, limit: p.limit - rows.length }));
+          return rows.length >= p.limit;
+        });
+      }
       const last = rows[rows.length - 1];
       return { items: withOutcomes(views, rows), nextBeforeId: rows.length === p.limit && last ? last.id : null };
     },
@@ -68,8 +119,19 @@ export function createDeliveryQueries(views: DeliveryViewStore): DeliveryQueries
       if (ids.length === 0) return [];
       return withOutcomes(views, views.byIds(ids));
     },
-    count(input) {
-      return views.count(parseDeliveryFilter(input));
+    async count(input) {
+      const f = parseDeliveryFilter(input);
+      const range = readsWide(f) ? views.idRange() : null;
+      // Without a wide filter (or on an empty log) the count is from the status counts or one short read.
+      if (range === null) return views.count(f);
+      const start = views.countStart(f);
+      if (start.none) return { total: start.total, matching: 0 };
+      let matching = 0;
+      await windows(range.low - 1, range.high + 1, (afterId, beforeId) => {
+        matching += views.countIn(f, afterId, beforeId);
+        return matching > COUNT_LIMIT;
+      });
+      return matching > COUNT_LIMIT ? { total: start.total, matching: COUNT_LIMIT, capped: true } : { total: start.total, matching };
     },
   };
 }

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { ManualClock } from '../clock';
 import { createEngineApi } from '../api';
 import type { HookbenchConfig } from '../config';
-import type { EngineLiveEvent } from '../index';
+import { createEngine, type EngineLiveEvent } from '../index';
 import { startHarness, type Harness } from '../testing/harness';
 import { Receiver, status } from '../testing/receiver';
 import { waitUntil } from '../testing/wait';
@@ -425,5 +425,23 @@ test('deletion: after a restart the engine still follows the notices of a pendin
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
     await receiver.close();
+  }
+});
+
+test('deletion: its statements over the log (notice chains, footprint, purge) seek by index, never scan messages or deliveries', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hookbench-deletion-plan-'));
+  const engine = createEngine({ dataDir: dir, clock: new ManualClock(T0) });
+  try {
+    for (const [name, plan] of Object.entries(engine.stores.deletions.plans())) {
+      const scans = plan.filter((line) => /^SCAN (d|r|root|m|messages|deliveries)\b/.test(line) || /BLOOM FILTER/.test(line));
+      assert.deepEqual(scans, [], `${name}:\n${plan.join('\n')}`);
+      assert.ok(plan.some((line) => /^SEARCH /.test(line)), `${name}:\n${plan.join('\n')}`);
+    }
+    const { linked, userMessageIds } = engine.stores.deletions.plans();
+    assert.ok(linked.some((line) => /messages_user/.test(line)), linked.join('\n'));
+    assert.ok(userMessageIds.filter((line) => /messages_user/.test(line)).length === 2, userMessageIds.join('\n'));
+  } finally {
+    await engine.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 });

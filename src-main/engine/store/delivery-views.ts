@@ -3,7 +3,7 @@
  * counts, and one delivery's detail row. The statement texts are built by pure functions
  * (filterSql, pageSql) so their shapes and plans can be checked on their own.
  */
-import type { DeliveryStatus } from '../../../src-shared/api';
+import { COUNT_LIMIT, type DeliveryCounts, type DeliveryStatus } from '../../../src-shared/api';
 import type { Db } from './database';
 import { statement, statements } from './statements';
 
@@ -120,8 +120,24 @@ export function isEmptyFilter(f: DeliveryQueryFilter): boolean {
   return f.statuses === null && f.type === null && f.url === null && f.text === null && f.replayed === null;
 }
 
+/**
+ * Where a URL filter's needle can be found at all: in a destination's entries, in a replay's
+ * target URL, in some attempt's URL. A place where it is nowhere is left out of the statement.
+ */
+export interface UrlReach {
+  entries: boolean;
+  targets: boolean;
+  attempts: boolean;
+}
+const EVERYWHERE: UrlReach = { entries: true, targets: true, attempts: true };
+
+/** Pure: true when the filter's URL can match no delivery at all (so no statement needs to run). */
+export function urlMatchesNothing(f: DeliveryQueryFilter, reach: UrlReach): boolean {
+  return f.url !== null && !reach.entries && !reach.targets && !reach.attempts;
+}
+
 /** Pure: the WHERE terms (over deliveries d LEFT JOIN messages m) and their params, in order. */
-export function filterSql(f: DeliveryQueryFilter): { terms: string[]; params: unknown[]; needsMessages: boolean } {
+export function filterSql(f: DeliveryQueryFilter, reach: UrlReach = EVERYWHERE): { terms: string[]; params: unknown[]; needsMessages: boolean } {
   const terms: string[] = [];
   const params: unknown[] = [];
   if (f.statuses !== null) {
@@ -136,12 +152,20 @@ export function filterSql(f: DeliveryQueryFilter): { terms: string[]; params: un
   if (f.url !== null) {
     // Cheapest first: the destinations whose entries match are found once; the attempt scan only
     // runs for rows the other two did not let through. A replay to one URL goes nowhere else.
-    terms.push(`(
-      (d.target_url IS NULL AND d.destination_id IN (SELECT w.destination_id FROM webhook_entries w WHERE instr(lower(w.url), lower(?)) > 0))
-      OR instr(lower(d.target_url), lower(?)) > 0
-      OR EXISTS (SELECT 1 FROM attempts a WHERE a.delivery_id = d.id AND instr(lower(a.url), lower(?)) > 0)
-    )`);
-    params.push(f.url, f.url, f.url);
+    const places: string[] = [];
+    if (reach.entries) {
+      places.push('(d.target_url IS NULL AND d.destination_id IN (SELECT w.destination_id FROM webhook_entries w WHERE instr(lower(w.url), lower(?)) > 0))');
+      params.push(f.url);
+    }
+    if (reach.targets) {
+      places.push('instr(lower(d.target_url), lower(?)) > 0');
+      params.push(f.url);
+    }
+    if (reach.attempts) {
+      places.push('EXISTS (SELECT 1 FROM attempts a WHERE a.delivery_id = d.id AND instr(lower(a.url), lower(?)) > 0)');
+      params.push(f.url);
+    }
+    terms.push(places.length > 0 ? `(${places.join(' OR ')})` : '0');
   }
   if (f.text !== null) {
     // A delivery without a message (a delete notice) is found by the userId in its body.
@@ -162,9 +186,11 @@ export function filterSql(f: DeliveryQueryFilter): { terms: string[]; params: un
 /**
  * Pure: one statement for a page. The page's ids first (MATERIALIZED keeps the LIMIT inside), then
  * the summary with its computed columns for those rows only: one index seek per row per column.
+ * CROSS JOIN fixes the join order: with the limit a parameter, the planner does not know the page
+ * is small and otherwise scans every delivery against a bloom filter of the page's ids.
  */
-export function pageSql(p: DeliveryQueryPage): { sql: string; params: unknown[] } {
-  const { terms, params, needsMessages } = filterSql(p);
+export function pageSql(p: DeliveryQueryPage, reach: UrlReach = EVERYWHERE): { sql: string; params: unknown[] } {
+  const { terms, params, needsMessages } = filterSql(p, reach);
   if (p.beforeId !== null) {
     terms.push('d.id < ?');
     params.push(p.beforeId);
@@ -178,9 +204,30 @@ export function pageSql(p: DeliveryQueryPage): { sql: string; params: unknown[] 
       ${terms.length > 0 ? `WHERE ${terms.join(' AND ')}` : ''}
       ORDER BY d.id DESC LIMIT ?
     )
-    SELECT ${SUMMARY_COLUMNS} FROM page JOIN deliveries d ON d.id = page.id LEFT JOIN messages m ON m.id = d.message_id
+    SELECT ${SUMMARY_COLUMNS} FROM page CROSS JOIN deliveries d ON d.id = page.id LEFT JOIN messages m ON m.id = d.message_id
     ORDER BY d.id DESC`;
   return { sql, params: [...params, p.limit] };
+}
+
+/** Pure: how many deliveries have one of the statuses, from the counts by status. */
+export function inStatuses(counts: ReadonlyMap<DeliveryStatus, number>, statuses: readonly DeliveryStatus[]): number {
+  return statuses.reduce((sum, s) => sum + (counts.get(s) ?? 0), 0);
+}
+
+/** Pure: a filtered count that stops one past COUNT_LIMIT (so "more than the limit" is known without reading further). */
+export function countSql(
+  f: DeliveryQueryFilter,
+  reach: UrlReach = EVERYWHERE,
+  window: { afterId: number; beforeId: number } | null = null,
+): { sql: string; params: unknown[] } {
+  const { terms, params, needsMessages } = filterSql(f, reach);
+  if (window !== null) {
+    terms.push('d.id > ?', 'd.id < ?');
+    params.push(window.afterId, window.beforeId);
+  }
+  const sql = `SELECT COUNT(*) AS n FROM (SELECT 1 FROM deliveries d ${needsMessages ? 'LEFT JOIN messages m ON m.id = d.message_id' : ''}
+    ${terms.length > 0 ? `WHERE ${terms.join(' AND ')}` : ''} LIMIT ?)`;
+  return { sql, params: [...params, COUNT_LIMIT + 1] };
 }
 
 export class DeliveryViewStore {
@@ -188,7 +235,9 @@ export class DeliveryViewStore {
 
   constructor(private readonly db: Db) {
     this.s = statements(db, {
-      countAll: 'SELECT COUNT(*) AS n FROM deliveries',
+      // Kept by triggers on deliveries (schema: delivery_status_counts).
+      statusCounts: 'SELECT status, n FROM delivery_status_counts WHERE n > 0',
+      idRange: 'SELECT (SELECT id FROM deliveries ORDER BY id LIMIT 1) AS low, (SELECT id FROM deliveries ORDER BY id DESC LIMIT 1) AS high',
       byIds: `SELECT ${SUMMARY_COLUMNS} FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id
         WHERE d.id IN (SELECT value FROM json_each(?)) ORDER BY d.id DESC`,
       detail: `SELECT ${SUMMARY_COLUMNS}, d.body, d.target_url, d.edited, d.first_attempt_at, d.finished_at, d.pending_urls, d.decision
@@ -202,17 +251,38 @@ export class DeliveryViewStore {
             MIN(a.id) OVER (PARTITION BY a.delivery_id, a.url) AS first_id
           FROM attempts a WHERE a.delivery_id IN (SELECT value FROM json_each(?))
         ) WHERE latest = 1 ORDER BY delivery_id DESC, first_id`,
+      // Each reads a few rows: the entries, the replays to one URL (deliveries_target), the
+      // distinct attempt URLs (attempt_urls, kept by a trigger).
+      urlInEntries: 'SELECT EXISTS (SELECT 1 FROM webhook_entries WHERE instr(lower(url), lower(?)) > 0) AS found',
+      urlInTargets: 'SELECT EXISTS (SELECT 1 FROM deliveries WHERE target_url IS NOT NULL AND instr(lower(target_url), lower(?)) > 0) AS found',
+      urlInAttempts: 'SELECT EXISTS (SELECT 1 FROM attempt_urls WHERE instr(lower(url), lower(?)) > 0) AS found',
     });
   }
 
+  /** Where the filter's URL can be found at all (everywhere when there is no URL filter). */
+  urlReach(f: DeliveryQueryFilter): UrlReach {
+    if (f.url === null) return EVERYWHERE;
+    const found = (s: { get(...p: unknown[]): unknown }): boolean => (s.get(f.url) as { found: number }).found === 1;
+    return { entries: found(this.s.urlInEntries), targets: found(this.s.urlInTargets), attempts: found(this.s.urlInAttempts) };
+  }
+
+  /** Deliveries by status, exact, from the counts the triggers keep. */
+  statusCounts(): Map<DeliveryStatus, number> {
+    return new Map((this.s.statusCounts.all() as { status: DeliveryStatus; n: number }[]).map((r) => [r.status, r.n]));
+  }
+
   page(p: DeliveryQueryPage): SummaryRow[] {
-    const { sql, params } = pageSql(p);
+    // A status filter on statuses no delivery has (pending, on a quiet log) would otherwise scan it all to find nothing.
+    if (p.statuses !== null && inStatuses(this.statusCounts(), p.statuses) === 0) return [];
+    const reach = this.urlReach(p);
+    if (urlMatchesNothing(p, reach)) return [];
+    const { sql, params } = pageSql(p, reach);
     return statement(this.db, sql).all(...params) as SummaryRow[];
   }
 
   /** How SQLite runs a page's statement, one line per step: for checking that every lookup uses an index. */
   pagePlan(p: DeliveryQueryPage): string[] {
-    const { sql, params } = pageSql(p);
+    const { sql, params } = pageSql(p, this.urlReach(p));
     return (statement(this.db, `EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail);
   }
 
@@ -233,12 +303,45 @@ export class DeliveryViewStore {
     return out;
   }
 
-  count(f: DeliveryQueryFilter): { total: number; matching: number } {
-    const total = (this.s.countAll.get() as { n: number }).n;
-    if (isEmptyFilter(f)) return { total, matching: total };
-    const { terms, params, needsMessages } = filterSql(f);
-    const sql = `SELECT COUNT(*) AS n FROM deliveries d ${needsMessages ? 'LEFT JOIN messages m ON m.id = d.message_id' : ''} WHERE ${terms.join(' AND ')}`;
-    return { total, matching: (statement(this.db, sql).get(...params) as { n: number }).n };
+  /** The oldest and newest delivery ids, or null on an empty log (two rowid seeks). */
+  idRange(): { low: number; high: number } | null {
+    const r = this.s.idRange.get() as { low: number | null; high: number | null };
+    return r.low === null || r.high === null ? null : { low: r.low, high: r.high };
+  }
+
+  /** The log's total, and whether the filter can match nothing at all (no delivery has its statuses, its URL is nowhere). */
+  countStart(f: DeliveryQueryFilter): { total: number; none: boolean } {
+    const counts = this.statusCounts();
+    const total = [...counts.values()].reduce((a, b) => a + b, 0);
+    const byStatus = f.statuses === null ? total : inStatuses(counts, f.statuses);
+    return { total, none: byStatus === 0 || urlMatchesNothing(f, this.urlReach(f)) };
+  }
+
+  /**
+   * How many deliveries with ids in (afterId, beforeId) the filter lets through, up to
+   * COUNT_LIMIT + 1: one window of a count read in slices.
+   */
+  countIn(f: DeliveryQueryFilter, afterId: number, beforeId: number): number {
+    const reach = this.urlReach(f);
+    if (urlMatchesNothing(f, reach)) return 0;
+    const { sql, params } = countSql({ ...f }, reach, { afterId, beforeId });
+    return (statement(this.db, sql).get(...params) as { n: number }).n;
+  }
+
+  /**
+   * Total and matching. Exact from the status counts when the filter is on status alone (or
+   * nothing); otherwise counted newest first up to COUNT_LIMIT, and capped past it.
+   */
+  count(f: DeliveryQueryFilter): DeliveryCounts {
+    const counts = this.statusCounts();
+    const total = [...counts.values()].reduce((a, b) => a + b, 0);
+    const byStatus = f.statuses === null ? total : inStatuses(counts, f.statuses);
+    if ((f.type === null && f.url === null && f.text === null && f.replayed === null) || byStatus === 0) return { total, matching: byStatus };
+    const reach = this.urlReach(f);
+    if (urlMatchesNothing(f, reach)) return { total, matching: 0 };
+    const { sql, params } = countSql(f, reach);
+    const n = (statement(this.db, sql).get(...params) as { n: number }).n;
+    return n > COUNT_LIMIT ? { total, matching: COUNT_LIMIT, capped: true } : { total, matching: n };
   }
 
   detail(id: number): DetailRow | undefined {

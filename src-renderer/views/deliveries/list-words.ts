@@ -9,12 +9,14 @@ const plural = (x: number, one: string, many: string): string => `${n(x)} ${x ==
 export function countWords(counts: DeliveryCounts | null, filtered: boolean): string {
   if (!counts) return '…';
   if (!filtered) return plural(counts.total, 'delivery', 'deliveries');
-  return `${n(counts.matching)} of ${plural(counts.total, 'delivery', 'deliveries')}`;
+  // A capped count stopped at its limit: more match, and counting them all would read the whole log.
+  return `${n(counts.matching)}${counts.capped ? '+' : ''} of ${plural(counts.total, 'delivery', 'deliveries')}`;
 }
 
 export function hiddenWords(counts: DeliveryCounts | null): string {
   if (!counts) return '';
-  return `${n(Math.max(0, counts.total - counts.matching))} hidden by the filter`;
+  const hidden = n(Math.max(0, counts.total - counts.matching));
+  return counts.capped ? `at most ${hidden} hidden by the filter` : `${hidden} hidden by the filter`;
 }
 
 /** The Last column: the status the delivery ended on, else what went wrong in a word (timeout, refused, TLS…). */

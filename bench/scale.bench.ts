@@ -1,0 +1,292 @@
+/**
+ * The log at scale: every call the UI and the control API make, against a log of 1 million
+ * messages (SCALE=10m for 10 million, or any count such as SCALE=200k), one delivery each with its
+ * attempts, seeded through the store's own write paths with messages the size and mix of real
+ * traffic (bench/support/seed.ts, realisticMessage).
+ *
+ *   npm run bench scale            SCALE=10m npm run bench scale            RUNS=30 npm run bench scale
+ *
+ * The seeded data folder is cached under bench/.cache/ (gitignored), keyed by the size and the
+ * seed's version, so a rerun skips seeding; each run works on a copy of it, since a deletion
+ * purges. A cache seeded under an older schema is brought up to date on the copy (the migrations'
+ * time is printed; a new index is built there); one from a newer schema is seeded again. Prints:
+ *   - seeding time (or that the cache was used) and the file's size per message;
+ *   - per call, the median and p99 of its runs (warm), and the ratio of the median to the raw
+ *     baseline: a primary-key lookup of one message on the same file, on a connection of its own;
+ *   - the first profiles call (the profiles' catch-up over the whole log), timed once;
+ *   - start-up to listening on the seeded folder;
+ *   - ingest acknowledgement latency at 1,000 messages/s, quiet and while the heaviest UI calls run
+ *     in a loop on the engine's thread (as the control API would run them), after a first run
+ *     that is not counted.
+ */
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { createEngine, type Engine } from '../src-main/engine';
+import { createEngineApi } from '../src-main/engine/api';
+import { MIGRATIONS } from '../src-main/engine/store/schema';
+import { openDatabase } from '../src-main/engine/store/database';
+import { listen } from '../src-main/serve/server';
+import type { HookbenchConfig } from '../src-main/engine/config';
+import { fmt, percentile, RECEIVER_WORKER, runWorker } from './support/load';
+import { seedDeliveries, usersFor } from './support/seed';
+
+const require = createRequire(import.meta.url);
+/** Bump when the seed's rows change, so a cached folder of the old shape is not reused. */
+const SEED_VERSION = 1;
+const SCALE = (process.env.SCALE ?? '1m').toLowerCase();
+const COUNT = Math.round(Number.parseFloat(SCALE) * (SCALE.endsWith('m') ? 1e6 : SCALE.endsWith('k') ? 1e3 : 1));
+const RUNS = Number(process.env.RUNS ?? 20);
+/** A slow call stops repeating after this long (it still runs at least MIN_RUNS times). */
+const CALL_BUDGET_MS = Number(process.env.CALL_BUDGET_MS ?? 8000);
+const MIN_RUNS = 5;
+const LOAD_SECONDS = Number(process.env.LOAD_SECONDS ?? 6);
+const WRITE_KEY = 'wk_scale';
+const HOOK_PATH = '/hook';
+
+if (!Number.isFinite(COUNT) || COUNT < 1000) throw new Error(`SCALE must be a count of at least 1k (such as 1m, 10m, 200k), not "${SCALE}"`);
+
+const root = new URL('..', import.meta.url).pathname;
+const cacheDir = join(root, 'bench', '.cache', `scale-${COUNT}-seed${SEED_VERSION}`);
+const config = (url: string): HookbenchConfig => ({
+  sources: [{ name: 'scale', writeKey: WRITE_KEY }],
+  destinations: [{ name: 'sink', enabled: true, sources: ['scale'], sharedSecret: 'scale-secret', webhooks: [{ url, headers: {} }] }],
+  // The seeded log must not be pruned under the benchmark's feet.
+  retention: { days: 3650, megabytes: 1024 * 1024 },
+});
+const folderBytes = (dir: string): number => readdirSync(dir).reduce((n, f) => n + statSync(join(dir, f)).size, 0);
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+function schemaOf(path: string): number {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db.pragma('user_version', { simple: true }) as number;
+  } finally {
+    db.close();
+  }
+}
+
+async function seed(): Promise<void> {
+  if (existsSync(join(cacheDir, 'done')) && schemaOf(join(cacheDir, 'data', 'hookbench.sqlite')) <= MIGRATIONS.length) {
+    console.log(`seeded folder: cached (${cacheDir}), ${fmt(folderBytes(join(cacheDir, 'data')) / 1024 / 1024)} MB`);
+    return;
+  }
+  rmSync(cacheDir, { recursive: true, force: true });
+  mkdirSync(cacheDir, { recursive: true });
+  const data = join(cacheDir, 'data');
+  const t0 = performance.now();
+  const engine = createEngine({ dataDir: data });
+  engine.applyConfig(config('http://127.0.0.1:9/hook'));
+  const source = engine.stores.config.listSources()[0]!;
+  const destination = engine.stores.config.listDestinations()[0]!;
+  // Newest message a minute ago; older ones a millisecond apart.
+  seedDeliveries(engine.stores.log, COUNT, { sourceId: source.id, destinationId: destination.id, url: 'https://hooks.example.com/segment', now: Date.now() - 60_000, batch: 1000, realistic: true });
+  await engine.stop();
+  const db = new Database(join(data, 'hookbench.sqlite'));
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.close();
+  const seconds = (performance.now() - t0) / 1000;
+  const bytes = folderBytes(data);
+  mkdirSync(join(cacheDir, 'done'));
+  console.log(`seeded ${fmt(COUNT)} messages in ${fmt(seconds, 1)} s (${fmt(COUNT / seconds)}/s); ${fmt(bytes / 1024 / 1024)} MB, ${fmt(bytes / COUNT)} bytes per message`);
+}
+
+interface Timing {
+  name: string;
+  runs: number[];
+}
+
+async function timeCall(name: string, fn: (run: number) => Promise<unknown> | unknown): Promise<Timing> {
+  await fn(-1); // warm
+  const runs: number[] = [];
+  const started = performance.now();
+  for (let k = 0; k < RUNS && (k < MIN_RUNS || performance.now() - started < CALL_BUDGET_MS); k++) {
+    const t = performance.now();
+    await fn(k);
+    runs.push(performance.now() - t);
+  }
+  return { name, runs: runs.sort((a, b) => a - b) };
+}
+
+function baselineLookup(dbPath: string): number {
+  const db = new Database(dbPath, { readonly: true });
+  const get = db.prepare('SELECT * FROM messages WHERE id = ?');
+  const runs: number[] = [];
+  for (let k = 0; k < 2000; k++) {
+    const id = 1 + ((k * 104_729) % COUNT);
+    const t = performance.now();
+    get.get(id);
+    runs.push(performance.now() - t);
+  }
+  db.close();
+  return percentile(runs.sort((a, b) => a - b), 50);
+}
+
+/** Posts batches of 10 messages every 10 ms for `seconds`; each request's acknowledgement time. */
+const CLIENT = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { Pool } = require(workerData.undici);
+const { url, seconds, auth, tag } = workerData;
+const pool = new Pool(url, { connections: 8 });
+const acks = [];
+let seq = 0, inflight = 0, failures = 0, tick = 0;
+const ticks = seconds * 100;
+const start = performance.now();
+function loop() {
+  if (tick >= ticks) {
+    const wait = () => inflight > 0 ? setTimeout(wait, 5) : pool.close().then(() => parentPort.postMessage({ acks, failures }));
+    return wait();
+  }
+  tick++;
+  const batch = [];
+  for (let k = 0; k < 10; k++) batch.push({ type: 'track', userId: 'load-' + (seq % 100), event: 'Load', messageId: tag + '-' + seq++, properties: { k } });
+  const t = performance.now();
+  inflight++;
+  pool.request({ path: '/v1/batch', method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify({ batch }) })
+    .then(async (res) => { await res.body.text(); if (res.statusCode !== 200) failures++; acks.push(performance.now() - t); })
+    .catch(() => failures++)
+    .finally(() => { inflight--; });
+  setTimeout(loop, Math.max(0, start + tick * 10 - performance.now()));
+}
+loop();
+`;
+
+async function ingestAcks(url: string, tag: string): Promise<{ acks: number[]; failures: number }> {
+  const auth = `Basic ${Buffer.from(`${WRITE_KEY}:`).toString('base64')}`;
+  const client = runWorker<{ acks: number[]; failures: number }>(CLIENT, { url, seconds: LOAD_SECONDS, auth, tag, undici: require.resolve('undici') });
+  const r = await client.result;
+  await client.worker.terminate();
+  return { acks: r.acks.sort((a, b) => a - b), failures: r.failures };
+}
+
+async function untilSettled(engine: Engine, deletionId: number): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const d = engine.deletions.get(deletionId);
+    if (d && d.status === 'forwarded' && d.purgedAt !== null) return;
+    if (Date.now() > deadline) throw new Error(`deletion ${deletionId} not forwarded and purged within 120 s: ${JSON.stringify(d)}`);
+    await sleep(1);
+  }
+}
+
+async function main(): Promise<void> {
+  console.log(`scale  ${fmt(COUNT)} messages, one delivery each (${fmt(usersFor(COUNT))} users); median and p99 of up to ${RUNS} warm runs`);
+  await seed();
+  const work = mkdtempSync(join(tmpdir(), 'hookbench-bench-scale-'));
+  const receiver = runWorker<{ port: number }>(RECEIVER_WORKER, { record: false });
+  try {
+    const t0 = performance.now();
+    cpSync(join(cacheDir, 'data'), join(work, 'data'), { recursive: true });
+    console.log(`copied the seeded folder in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+    const dbPath = join(work, 'data', 'hookbench.sqlite');
+    if (schemaOf(dbPath) < MIGRATIONS.length) {
+      const t = performance.now();
+      const from = schemaOf(dbPath);
+      openDatabase(dbPath).close();
+      console.log(`migrated the copy from schema ${from} to ${MIGRATIONS.length} in ${fmt((performance.now() - t) / 1000, 1)} s`);
+    }
+    const { port } = await receiver.result;
+    const hook = `http://127.0.0.1:${port}${HOOK_PATH}`;
+
+    // Start-up to listening, on the seeded folder (the first start also applies the config).
+    const startups: number[] = [];
+    for (let k = 0; k < 3; k++) {
+      const t = performance.now();
+      const e = createEngine({ dataDir: join(work, 'data') });
+      if (k === 0) e.applyConfig(config(hook));
+      e.start();
+      const s = await listen(e, '127.0.0.1', 0);
+      startups.push(performance.now() - t);
+      await s.close();
+      await e.stop();
+    }
+
+    const base = baselineLookup(dbPath);
+    const engine = createEngine({ dataDir: join(work, 'data') });
+    engine.start();
+    const server = await listen(engine, '127.0.0.1', 0);
+    const api = createEngineApi(engine);
+    const someUser = (k: number): string => `user_${(k * 37 + 11) % usersFor(COUNT)}`;
+
+    const rows: Timing[] = [];
+    rows.push(await timeCall('deliveries, first page, no filter', () => api.listDeliveries({})));
+    const second = (await api.listDeliveries({})).nextBeforeId ?? undefined;
+    rows.push(await timeCall('deliveries, next page (keyset)', () => api.listDeliveries({ beforeId: second })));
+    rows.push(await timeCall('free-text search, user that exists', (k) => api.listDeliveries({ text: someUser(k + 1) })));
+    rows.push(await timeCall('free-text search, no match', (k) => api.listDeliveries({ text: `nobody-${k}` })));
+    rows.push(await timeCall('URL filter, no match', (k) => api.listDeliveries({ url: `nowhere-${k}.example` })));
+    rows.push(await timeCall('status filter with no rows (pending)', () => api.listDeliveries({ status: 'pending' })));
+    rows.push(await timeCall('status filter, failed', () => api.listDeliveries({ status: 'failed' })));
+    rows.push(await timeCall('type + status filter (identify, failed)', () => api.listDeliveries({ type: 'identify', status: 'failed' })));
+    rows.push(await timeCall('count with a text filter', (k) => api.countDeliveries({ text: someUser(k + 1) })));
+    rows.push(await timeCall('count with no filter', () => api.countDeliveries({})));
+    rows.push(await timeCall('count by status', () => api.countDeliveriesByStatus()));
+    rows.push(await timeCall('delivery detail', (k) => api.getDelivery(1 + (((k + 2) * 7919) % COUNT))));
+    rows.push(await timeCall('Inbound, first page', () => api.listRequests({})));
+    rows.push(await timeCall('deletions list', () => api.listDeletions()));
+
+    const t = performance.now();
+    await api.listProfiles({});
+    const catchUp = performance.now() - t;
+    rows.push(await timeCall('profiles, first page (caught up)', () => api.listProfiles({})));
+    rows.push(await timeCall('audience preview', () =>
+      api.previewComputation({ condition: { kind: 'event', event: 'Order Completed', atLeast: 2, withinDays: 30 } })));
+    const deletions = await timeCall('deletion with purge, until forwarded and purged', async (k) => {
+      const d = await api.requestDeletion({ userId: someUser(1000 + k), purge: true });
+      await untilSettled(engine, d.id);
+    });
+    rows.push(deletions);
+
+    // Ingest acknowledgement at 1,000 messages/s: quiet, then with the heaviest UI calls in a loop.
+    // A first run, not counted, lets what the calls above left behind settle (the checkpoint of
+    // the profiles' and purges' writes) and warms the client's connections.
+    await ingestAcks(server.url, 'warm');
+    const quiet = await ingestAcks(server.url, 'quiet');
+    let uiCalls = 0;
+    let loading = true;
+    const ui = (async () => {
+      const heavy = [
+        () => api.countDeliveries({ text: someUser(uiCalls) }),
+        () => api.listDeliveries({ text: `nobody-${uiCalls}` }),
+        () => api.listDeliveries({ url: `nowhere-${uiCalls}.example` }),
+        () => api.countDeliveriesByStatus(),
+        () => api.listProfiles({}),
+      ];
+      while (loading) {
+        await heavy[uiCalls % heavy.length]!();
+        uiCalls++;
+        // A transport answers one call, then reads the next from the socket: a turn of the loop between.
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+    const loaded = await ingestAcks(server.url, 'loaded');
+    loading = false;
+    await ui;
+
+    const w = Math.max(...rows.map((r) => r.name.length));
+    console.log(`raw baseline: primary-key lookup of one message on the same file: median ${fmt(base * 1000, 1)} µs`);
+    console.log(`${'call'.padEnd(w)}  runs    median       p99   median/baseline`);
+    for (const r of rows) {
+      const med = percentile(r.runs, 50);
+      console.log(`${r.name.padEnd(w)}  ${String(r.runs.length).padStart(4)}  ${fmt(med, 2).padStart(8)} ms ${fmt(percentile(r.runs, 99), 2).padStart(8)} ms  ${fmt(med / base).padStart(10)}×`);
+    }
+    console.log(`${'first profiles call (profile catch-up)'.padEnd(w)}     1  ${fmt(catchUp, 0).padStart(8)} ms`);
+    const su = startups.sort((a, b) => a - b);
+    console.log(`${'start-up to listening'.padEnd(w)}     3  ${fmt(percentile(su, 50), 0).padStart(8)} ms ${fmt(su.at(-1) ?? NaN, 0).padStart(8)} ms`);
+    const line = (label: string, r: { acks: number[]; failures: number }): string =>
+      `  ${label}: ${fmt(r.acks.length)} requests, p50 ${fmt(percentile(r.acks, 50), 1)} ms, p99 ${fmt(percentile(r.acks, 99), 1)} ms, max ${fmt(r.acks.at(-1) ?? NaN, 1)} ms, ${r.failures} failed`;
+    console.log(`ingest acknowledgement, 1,000 messages/s in batches of 10 for ${LOAD_SECONDS} s:`);
+    console.log(line('quiet                        ', quiet));
+    console.log(line(`heaviest UI calls in a loop  `, loaded) + ` (${fmt(uiCalls)} UI calls)`);
+    console.log(`  ratio of p99s (quiet / under UI load): ${fmt(percentile(quiet.acks, 99) / percentile(loaded.acks, 99), 2)}`);
+    await server.close();
+    await engine.stop();
+  } finally {
+    await receiver.worker.terminate();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+await main();
