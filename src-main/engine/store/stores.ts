@@ -7,6 +7,7 @@ import { DeletionStore } from './deletions';
 import { RetentionStore } from './retention';
 import { DeliveryViewStore } from './delivery-views';
 import { RequestStore } from './requests';
+import { AssertionStore } from './assertions';
 
 /** Runs fn in one transaction; inside another one it becomes a savepoint of it. */
 export type Transaction = <T>(fn: () => T) => T;
@@ -28,6 +29,8 @@ export interface Stores {
   readonly computations: ComputationStore;
   readonly deletions: DeletionStore;
   readonly retention: RetentionStore;
+  /** Tests' assertions: messages and deliveries by exact field values, and markers in the log. */
+  readonly assertions: AssertionStore;
   readonly transaction: Transaction;
   /** Whether a transaction is open now (a hook called from inside one can tell). */
   inTransaction(): boolean;
@@ -48,6 +51,7 @@ export function createStores(db: Db, secrets?: SecretSealer): Stores {
     computations: new ComputationStore(db),
     deletions: new DeletionStore(db),
     retention: new RetentionStore(db),
+    assertions: new AssertionStore(db),
     transaction: (fn) => db.transaction(fn)(),
     inTransaction: () => db.inTransaction,
     compactFile: () => {
