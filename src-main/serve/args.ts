@@ -13,6 +13,8 @@ export interface ServeArgs {
 
 export const USAGE = `usage: hookbench serve [--config FILE] [--data-dir DIR] [--port N] [--host H]
        hookbench clear [--data-dir DIR] [--yes]
+       hookbench expect [filters] [--count N] [--timeout SECONDS] [--json] [--junit FILE] [--server URL]
+       hookbench reset [--mark NAME | --clear] [--json] [--server URL]
 serve:
   --config FILE    apply sources, destinations, delivery and retention settings from a JSON file at start
   --data-dir DIR   where the SQLite log lives (default: the user's data folder)
@@ -20,7 +22,23 @@ serve:
   --host H         address to listen on (default 127.0.0.1)
 clear (the folder must not be in use; a running Hookbench has Clear log in its Configure view):
   --data-dir DIR   the folder whose log to clear (default: the user's data folder)
-  --yes            clear it; without it, only say what would go`;
+  --yes            clear it; without it, only say what would go
+expect (asks a running hookbench serve; the token comes from HOOKBENCH_TOKEN):
+  --type T, --event E, --user-id U, --anonymous-id A, --source NAME   match these exactly
+  --delivered      a delivery succeeded (every webhook URL answered 2xx)
+  --no-violations  the message passed the tracking plan
+  --marker NAME    only messages after this marker (default: HOOKBENCH_MARKER)
+  --since TIME     only messages received at or after an ISO 8601 time
+  --count N        at least N messages (default 1)
+  --timeout S      wait up to S seconds for them (default 10, at most 300)
+  --json           print the result as JSON
+  --junit FILE     also write a JUnit XML report (--name names its test case)
+  --server URL     the server (default: HOOKBENCH_SERVER, else http://127.0.0.1:4545)
+  exits 0 when met, 1 when not (with the closest messages and why each missed), 2 on a usage or connection error
+reset (asks a running hookbench serve):
+  --mark NAME      mark the log's end as NAME (the default, with a made-up name); prints the name
+  --clear          empty the log and drop every marker
+  --json           print the answer as JSON`;
 
 export interface ClearArgs {
   dataDir?: string;
@@ -88,5 +106,88 @@ export function parseServeArgs(argv: string[]): ServeArgs {
     if (!/^\d+$/.test(v) || port > 65535) throw new Error(`--port must be a whole number from 0 to 65535, not "${v}"`);
     args.port = port;
   }
+  return args;
+}
+
+export interface ExpectArgs {
+  server?: string;
+  /** Query parameters of GET /api/messages/wait, by their API names. */
+  query: Record<string, string>;
+  json: boolean;
+  junit?: string;
+  name?: string;
+  timeoutSeconds: number;
+}
+
+/** Flag → the API's parameter name. */
+const EXPECT_FILTERS = {
+  type: 'type',
+  event: 'event',
+  'user-id': 'userId',
+  'anonymous-id': 'anonymousId',
+  source: 'source',
+  marker: 'marker',
+  since: 'since',
+  count: 'count',
+  timeout: 'timeout',
+} as const;
+
+export const DEFAULT_EXPECT_TIMEOUT_SECONDS = 10;
+
+export function parseExpectArgs(argv: string[], env: { HOOKBENCH_MARKER?: string | undefined } = {}): ExpectArgs {
+  const values = parse(argv, {
+    type: { type: 'string' },
+    event: { type: 'string' },
+    'user-id': { type: 'string' },
+    'anonymous-id': { type: 'string' },
+    source: { type: 'string' },
+    marker: { type: 'string' },
+    since: { type: 'string' },
+    count: { type: 'string' },
+    timeout: { type: 'string' },
+    delivered: { type: 'boolean' },
+    'no-violations': { type: 'boolean' },
+    json: { type: 'boolean' },
+    junit: { type: 'string' },
+    name: { type: 'string' },
+    server: { type: 'string' },
+  });
+  const query: Record<string, string> = {};
+  for (const [flag, param] of Object.entries(EXPECT_FILTERS)) {
+    const value = values[flag as keyof typeof EXPECT_FILTERS];
+    if (value !== undefined) query[param] = value;
+  }
+  if (query.marker === undefined && env.HOOKBENCH_MARKER) query.marker = env.HOOKBENCH_MARKER;
+  if (values.delivered) query.delivered = 'true';
+  if (values['no-violations']) query.violations = 'none';
+  if (query.count !== undefined && !/^[1-9]\d*$/.test(query.count)) throw new Error(`--count must be a whole number from 1, not "${query.count}"`);
+  let timeoutSeconds = DEFAULT_EXPECT_TIMEOUT_SECONDS;
+  if (query.timeout !== undefined) {
+    timeoutSeconds = Number(query.timeout);
+    if (!/^\d+(\.\d+)?$/.test(query.timeout) || timeoutSeconds > 300) throw new Error(`--timeout must be a number of seconds from 0 to 300, not "${query.timeout}"`);
+  } else {
+    query.timeout = String(timeoutSeconds);
+  }
+  const args: ExpectArgs = { query, json: values.json ?? false, timeoutSeconds };
+  if (values.server !== undefined) args.server = values.server;
+  if (values.junit !== undefined) args.junit = values.junit;
+  if (values.name !== undefined) args.name = values.name;
+  return args;
+}
+
+export interface ResetArgs {
+  server?: string;
+  /** A name, or true for a made-up one. */
+  mark?: string | true;
+  clear: boolean;
+  json: boolean;
+}
+
+export function parseResetArgs(argv: string[]): ResetArgs {
+  const values = parse(argv, { mark: { type: 'string' }, clear: { type: 'boolean' }, json: { type: 'boolean' }, server: { type: 'string' } });
+  if (values.clear && values.mark !== undefined) throw new Error(`give --mark or --clear, not both\n${USAGE}`);
+  const args: ResetArgs = { clear: values.clear ?? false, json: values.json ?? false };
+  if (!args.clear) args.mark = values.mark ?? true;
+  if (values.server !== undefined) args.server = values.server;
   return args;
 }

@@ -10,6 +10,7 @@ import { parseServeArgs, USAGE } from './args';
 import { defaultDataDir } from './data-dir';
 import { listen } from './server';
 import { clearCommand } from './clear';
+import { expectCommand, resetCommand } from './expect';
 import { generateToken, tokenFromEnv } from './auth';
 
 function oneLine(err: unknown): string {
@@ -136,6 +137,11 @@ export async function main(argv: string[]): Promise<void> {
   if (command === 'serve') return serve(rest);
   if (command === 'clear') {
     process.exitCode = await clearCommand(rest, { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) });
+    return;
+  }
+  if (command === 'expect' || command === 'reset') {
+    const io = { out: (t: string) => process.stdout.write(t), err: (t: string) => process.stderr.write(t), env: process.env };
+    process.exitCode = await (command === 'expect' ? expectCommand : resetCommand)(rest, io);
     return;
   }
   if (command === '--help' || command === '-h' || command === 'help') {
