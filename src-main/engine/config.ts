@@ -12,6 +12,7 @@ import {
   type RetentionSettings,
   type SourceInput,
 } from '../../src-shared/settings';
+import type { TrackingPlan } from '../../src-shared/tracking-plan';
 
 /** The shape of `hookbench serve --config FILE`: applied at start, idempotently, by name. */
 export interface HookbenchConfig {
@@ -20,9 +21,11 @@ export interface HookbenchConfig {
   delivery?: Partial<DeliverySettings> & { preset?: keyof typeof RETRY_PRESETS };
   /** How long and up to what size the log keeps rows; absent fields keep their current value. */
   retention?: Partial<RetentionSettings>;
+  /** The tracking plan, read from the file the config names; null removes the one in force. */
+  trackingPlan?: TrackingPlan | null;
 }
 
-const CONFIG_FIELDS = 'sources, destinations, delivery, retention';
+const CONFIG_FIELDS = 'sources, destinations, delivery, retention, trackingPlan';
 
 /**
  * The config file, whole. Also the source of schema/hookbench.schema.json (npm run schema), so an
@@ -36,6 +39,11 @@ export const configSchema = z
       destinations: z.array(destinationInputSchema, { error: 'must be a list' }).optional().meta({ description: 'Webhooks destinations by name, replaced whole.' }),
       delivery: deliverySettingsInputSchema.optional().meta({ description: 'Timeouts and the retry schedule: a preset first, then explicit fields.' }),
       retention: retentionInputSchema.optional().meta({ description: 'How long and up to what size the log keeps rows.' }),
+      trackingPlan: z
+        .string({ error: 'must be the path of a tracking plan file (JSON), relative to this file' })
+        .min(1, { error: 'must be the path of a tracking plan file (JSON), relative to this file' })
+        .optional()
+        .meta({ description: 'A JSON file with a JSON Schema per event (and for identify, page, screen and group), checked at ingest.' }),
     },
     {
       error: (iss) =>
@@ -64,6 +72,12 @@ export function parseConfig(input: unknown): HookbenchConfig {
   if (c.delivery !== undefined) config.delivery = c.delivery;
   if (c.retention !== undefined) config.retention = c.retention;
   return config;
+}
+
+/** The tracking plan file a config names (its path as written), read and checked by the caller. */
+export function trackingPlanFileOf(input: unknown): string | undefined {
+  const file = (input as { trackingPlan?: unknown } | null)?.trackingPlan;
+  return typeof file === 'string' && file !== '' ? file : undefined;
 }
 
 /** Delivery settings from a config's delivery block: preset first, then explicit fields. */

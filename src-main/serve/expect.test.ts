@@ -107,7 +107,12 @@ test('a CI script: reset, send with a real SDK, expect passes for what was sent 
     JSON.stringify({
       sources: [{ name: 'backend', writeKey: 'wk_ci' }],
       destinations: [{ name: 'Receiver', enabled: true, sources: ['backend'], webhooks: [{ url: receiver.url }] }],
+      trackingPlan: 'tracking-plan.json',
     }),
+  );
+  writeFileSync(
+    join(dir, 'tracking-plan.json'),
+    JSON.stringify({ events: { 'Signup Started': { type: 'object', properties: { plan: { enum: ['free', 'pro'] } } } } }),
   );
   const serve = await startServe(['--config', join(dir, 'hookbench.json'), '--data-dir', join(dir, 'data'), '--port', '0'], { env: { HOOKBENCH_TOKEN: token } });
   try {
@@ -117,6 +122,7 @@ test('a CI script: reset, send with a real SDK, expect passes for what was sent 
 const analytics = new Analytics({ writeKey: 'wk_ci', host: process.env.HOOKBENCH_SERVER, flushAt: 10, flushInterval: 100 });
 analytics.identify({ userId: 'u-1', traits: { plan: 'pro' } });
 analytics.track({ userId: 'u-1', event: 'Order Completed', properties: { total: 42 } });
+analytics.track({ userId: 'u-1', event: 'Signup Started', properties: { plan: 'platinum' } });
 analytics.closeAndFlush({ timeout: 10000 }).then(() => console.log('sent'));
 `,
     );
@@ -132,6 +138,8 @@ hookbench expect --event "Order Refunded" --user-id u-1 --timeout 1
 echo "miss-exit=$?"
 hookbench expect --type identify --count 2 --timeout 0 --json > miss.json
 echo "json-exit=$?"
+hookbench expect --event "Signup Started" --no-violations --timeout 0
+echo "plan-exit=$?"
 `,
     );
     const script = await run('bash', ['ci.sh'], { HOOKBENCH_SERVER: serve.url, HOOKBENCH_TOKEN: token, NODE_PATH: join(root, 'node_modules') }, dir);
@@ -141,7 +149,10 @@ echo "json-exit=$?"
     assert.match(readFileSync(join(dir, 'pass.xml'), 'utf8'), /<testcase classname="hookbench.expect" name="order sent" time="[\d.]+"><\/testcase>/);
 
     assert.match(script.stdout, /^FAILED: at least 1 message "Order Refunded", userId "u-1", after marker run-[0-9a-z-]+: 0 of 1 matched within 1\.\d s$/m);
-    assert.match(script.stdout, /closest messages, and why each did not match:\n {2}#\d+ track "Order Completed", userId "u-1", source backend, at \S+\n {6}event: wanted "Order Refunded", got "Order Completed"\n {2}#\d+ identify, userId "u-1"/);
+    assert.match(
+      script.stdout,
+      /closest messages, and why each did not match:\n {2}#\d+ track "Signup Started", userId "u-1", source backend, at \S+\n {6}event: wanted "Order Refunded", got "Signup Started"\n {2}#\d+ track "Order Completed", [^\n]+\n {6}event: wanted "Order Refunded", got "Order Completed"\n {2}#\d+ identify, userId "u-1"/,
+    );
     assert.match(script.stdout, /^miss-exit=1$/m);
 
     assert.match(script.stdout, /^json-exit=1$/m);
@@ -152,6 +163,9 @@ echo "json-exit=$?"
     assert.equal(json.messages[0]?.type, 'identify');
     assert.deepEqual((json.messages[0]?.message as { traits: unknown }).traits, { plan: 'pro' });
     assert.equal(json.closest[0]?.mismatches[0]?.field, 'type');
+
+    assert.match(script.stdout, /^ {6}violations: wanted no violations, got 1 violation: \/properties\/plan must be equal to one of the allowed values \(got "platinum"\)$/m);
+    assert.match(script.stdout, /^plan-exit=1$/m);
 
     const badToken = await run(process.execPath, ['bin/hookbench.mjs', 'expect', '--event', 'x', '--server', serve.url], { HOOKBENCH_TOKEN: 'wrong-token-0123456789' });
     assert.equal(badToken.code, 2);

@@ -34,7 +34,7 @@ test('mismatchesOf names each criterion missed with what was found instead', () 
     [
       { violations: 'none' },
       { violations: [{ path: '/properties/total', rule: 'type', message: 'must be number', value: '10' }] },
-      ['violations: no violations ≠ 1 violation: /properties/total must be number'],
+      ['violations: no violations ≠ 1 violation: /properties/total must be number (got "10")'],
     ],
     [{ violations: 'any' }, {}, ['violations: at least one violation ≠ no violations']],
   ];

@@ -22,7 +22,7 @@ function violationsText(list: Violation[]): string {
   if (list.length === 0) return 'no violations';
   const first = list
     .slice(0, 3)
-    .map((v) => `${v.path || '/'} ${v.message}`)
+    .map((v) => `${v.path || '/'} ${v.message}${'value' in v ? ` (got ${JSON.stringify(v.value)})` : ''}`)
     .join('; ');
   return `${list.length} violation${list.length === 1 ? '' : 's'}: ${first}${list.length > 3 ? '; …' : ''}`;
 }
