@@ -15,6 +15,8 @@ import type {
   SyncSummary,
 } from './personas';
 import type { IngestWarning } from './events';
+import type { Violation } from './assertions';
+import type { TrackingPlan, TrackingPlanInput } from './tracking-plan';
 import type { DeliverySettings, Destination, DestinationInput, RetentionSettings, RETRY_PRESETS, Source, SourceInput } from './settings';
 
 export type DeliveryStatus = 'pending' | 'in_flight' | 'succeeded' | 'retrying' | 'failed' | 'discarded';
@@ -185,8 +187,25 @@ export interface InboundMessageView {
   json: string;
   /** What ingest could not use in it (fields left out or turned into strings); empty for most. */
   warnings: IngestWarning[];
+  /** Where it failed the tracking plan; empty when it passed or no plan applied. */
+  violations: Violation[];
   /** Deliveries made from it. */
   deliveryIds: number[];
+}
+
+/** Messages with tracking-plan violations, per call type and event. */
+export interface ViolationCount {
+  type: string;
+  event: string | null;
+  messages: number;
+  violations: number;
+}
+
+export interface TrackingPlanView {
+  /** The plan in force; null when there is none. */
+  plan: TrackingPlan | null;
+  /** Over the whole log, most affected first. */
+  counts: ViolationCount[];
 }
 
 /** What the Compose view sends through the client library to the running ingest. */
@@ -294,6 +313,10 @@ export interface EngineApi {
    * go on as usual.
    */
   clearLog(): Promise<ClearLogResult>;
+  /** The tracking plan in force and how many messages of the log failed it, per event. */
+  getTrackingPlan(): Promise<TrackingPlanView>;
+  /** Replaces the tracking plan (null removes it); a schema the validator cannot use is refused by its field. */
+  saveTrackingPlan(plan: TrackingPlanInput | null): Promise<TrackingPlanView>;
   /**
    * Where this engine listens for the Tracking API (null until it does) and where it keeps its data.
    * The renderer cannot guess the ingest address: in Electron the page's origin is not the ingest.
@@ -413,6 +436,8 @@ export const API_METHODS = [
   'getStorage',
   'saveRetention',
   'clearLog',
+  'getTrackingPlan',
+  'saveTrackingPlan',
 ] as const satisfies readonly ApiMethod[];
 
 // Compile-time proof that API_METHODS lists every method of EngineApi, not just some of them.
@@ -445,7 +470,7 @@ export type LiveEvent =
   /** These deliveries changed (created, attempted, finished): refetch the ones on screen. */
   | { type: 'deliveries'; ids: number[] }
   /** Sources, destinations or delivery settings were saved through the API. */
-  | { type: 'config'; what: 'sources' | 'destinations' | 'delivery' | 'templates' | 'retention' }
+  | { type: 'config'; what: 'sources' | 'destinations' | 'delivery' | 'templates' | 'retention' | 'trackingPlan' }
   /** Computations were saved, deleted or synced (also by their interval): refetch them. */
   | { type: 'computations'; ids: number[] }
   /** Deletion requests were created or changed status: refetch them. */

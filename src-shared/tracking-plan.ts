@@ -64,6 +64,8 @@ export const trackingPlanSchema = z.strictObject(
   },
 );
 
+export type TrackingPlanInput = z.input<typeof trackingPlanSchema>;
+
 export function normalizePlan(input: z.output<typeof trackingPlanSchema>): TrackingPlan {
   const plan: TrackingPlan = {
     events: input.events ?? {},

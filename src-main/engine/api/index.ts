@@ -12,6 +12,7 @@ import { createInboundApi } from './inbound';
 import { createPersonasApi } from './personas';
 import { createDeletionApi } from './deletion';
 import { createRetentionApi } from './retention';
+import { createTrackingPlanApi } from './tracking-plan';
 import { createDetailQuery } from './detail';
 import { ValidationError, type FieldError, type SourceInput } from '../../../src-shared/settings';
 import { toRequest } from './views';
@@ -60,6 +61,7 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
     ...createPersonasApi(engine),
     ...createDeletionApi(engine),
     ...createRetentionApi(engine, { onConfig }),
+    ...createTrackingPlanApi(engine, { onConfig }),
     async countDeliveriesByStatus() {
       return engine.stores.log.countDeliveriesByStatus();
     },

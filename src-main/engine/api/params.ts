@@ -25,6 +25,7 @@ import {
   webhookUrlSchema,
 } from '../../../src-shared/settings';
 import { deletionInputSchema } from '../deletion/identity';
+import { trackingPlanSchema } from '../../../src-shared/tracking-plan';
 
 const WHOLE = 'must be a positive whole number';
 export const idSchema = z.number({ error: WHOLE }).int({ error: WHOLE }).min(1, { error: WHOLE }).max(Number.MAX_SAFE_INTEGER, { error: WHOLE });
@@ -245,6 +246,8 @@ export const API_PARAMS: Record<ApiMethod, ParamSpec> = {
   getStorage: spec('params', nothing),
   saveRetention: spec('retention', retentionInputSchema),
   clearLog: spec('params', nothing),
+  getTrackingPlan: spec('params', nothing),
+  saveTrackingPlan: spec('trackingPlan', trackingPlanSchema.nullable()),
 };
 
 /** Pure: a method's raw params as its implementation takes them, or a ValidationError naming each bad field. */

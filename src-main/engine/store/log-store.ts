@@ -60,6 +60,8 @@ export interface MessageRow {
   json: string;
   /** JSON list of IngestWarning, or NULL. */
   warnings?: string | null;
+  /** JSON list of Violation, or NULL. */
+  violations?: string | null;
 }
 
 export interface DeliveryRow {
