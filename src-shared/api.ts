@@ -41,6 +41,8 @@ export interface DeliveryFilter {
   url?: string;
   /** Substring of the userId or anonymousId, the event name, or the messageId (case-insensitive). */
   text?: string;
+  /** The message failed the tracking plan ('any'), or did not ('none'). */
+  violations?: 'any' | 'none';
 }
 export interface DeliveryPage extends Page, DeliveryFilter {
   /** Only rows newer than this id (the live tail catching up); still newest first. */
@@ -87,6 +89,8 @@ export interface DeliverySummary {
   latencyMs: number | null;
   /** Replays made of this delivery (newest first, ids only). */
   replays: number[];
+  /** How many tracking-plan violations its message has. */
+  violations: number;
 }
 
 export interface AttemptTimingsView {

@@ -21,6 +21,7 @@ export function summaryFixture(id: number, overrides: Partial<DeliverySummary> =
     entries: 1,
     latencyMs: null,
     replays: [],
+    violations: 0,
     ...overrides,
   };
 }

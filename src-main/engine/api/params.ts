@@ -65,9 +65,10 @@ const filterShape = {
   type: needle(MAX_TYPE_LENGTH),
   url: needle(MAX_NEEDLE_LENGTH),
   text: needle(MAX_NEEDLE_LENGTH),
+  violations: z.enum(['any', 'none'], { error: 'must be any or none' }).optional(),
 };
 
-export const deliveryFilterSchema = strictParams(filterShape, '{ status?, type?, url?, text? }', 'filter');
+export const deliveryFilterSchema = strictParams(filterShape, '{ status?, type?, url?, text?, violations? }', 'filter');
 export const deliveryPageSchema = strictParams(
   { ...filterShape, beforeId: idSchema.optional(), afterId: idSchema.optional(), limit: limitSchema.optional() },
   '{ beforeId?, afterId?, limit?, status?, type?, url?, text? }',

@@ -42,6 +42,7 @@ export function toSummary(r: SummaryRow): DeliverySummary {
     entries: r.entries ?? 0,
     latencyMs: typeof r.latency_ms === 'number' ? r.latency_ms : null,
     replays: replayIdsOf(r.replay_ids),
+    violations: r.violations ?? 0,
   };
 }
 

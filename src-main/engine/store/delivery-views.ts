@@ -14,6 +14,8 @@ export interface DeliveryQueryFilter {
   /** Lowercased by SQLite on both sides, so ASCII case never matters and other text matches exactly. */
   url: string | null;
   text: string | null;
+  /** The message failed the tracking plan, or did not (a delivery without a message never did). */
+  violations: 'any' | 'none' | null;
 }
 
 export interface DeliveryQueryPage extends DeliveryQueryFilter {
@@ -38,6 +40,8 @@ export interface SummaryRow {
   anonymous_id: string | null;
   event: string | null;
   message_uid: string | null;
+  /** Tracking-plan violations of the message (0 without). */
+  violations?: number;
   /** The summary's computed columns (SUMMARY_COLUMNS); absent from rows selected without them. */
   entries?: number;
   latency_ms?: number | null;
@@ -69,7 +73,8 @@ export const fromBody = (key: string): string =>
 export const BASE_SUMMARY_COLUMNS = `d.id, d.message_id AS message_row_id, d.destination_id, d.payload_type, d.status, d.created_at,
   d.next_attempt_at, d.rounds, d.last_http_status, d.last_error, d.replay_of,
   COALESCE(m.user_id, ${fromBody('userId')}) AS user_id, COALESCE(m.anonymous_id, ${fromBody('anonymousId')}) AS anonymous_id,
-  COALESCE(m.event, ${fromBody('event')}) AS event, COALESCE(m.message_id, ${fromBody('messageId')}) AS message_uid`;
+  COALESCE(m.event, ${fromBody('event')}) AS event, COALESCE(m.message_id, ${fromBody('messageId')}) AS message_uid,
+  COALESCE(json_array_length(m.violations), 0) AS violations`;
 
 /**
  * Entries, latency and replays as correlated subqueries: each is one index seek per row
@@ -87,7 +92,7 @@ export const COMPUTED_SUMMARY_COLUMNS = `
 export const SUMMARY_COLUMNS = `${BASE_SUMMARY_COLUMNS},${COMPUTED_SUMMARY_COLUMNS}`;
 
 export function isEmptyFilter(f: DeliveryQueryFilter): boolean {
-  return f.statuses === null && f.type === null && f.url === null && f.text === null;
+  return f.statuses === null && f.type === null && f.url === null && f.text === null && f.violations === null;
 }
 
 /** Pure: the WHERE terms (over deliveries d LEFT JOIN messages m) and their params, in order. */
@@ -122,7 +127,9 @@ export function filterSql(f: DeliveryQueryFilter): { terms: string[]; params: un
     )`);
     params.push(f.text, f.text, f.text, f.text, f.text);
   }
-  return { terms, params, needsMessages: f.text !== null };
+  if (f.violations === 'any') terms.push('m.violations IS NOT NULL');
+  if (f.violations === 'none') terms.push('m.violations IS NULL');
+  return { terms, params, needsMessages: f.text !== null || f.violations !== null };
 }
 
 /**

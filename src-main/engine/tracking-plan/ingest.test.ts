@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, configWith } from '../testing/harness';
+import { createEngineApi } from '../api';
 import { Receiver } from '../testing/receiver';
 import { waitUntil } from '../testing/wait';
 import { ValidationError } from '../../../src-shared/settings';
@@ -28,6 +29,13 @@ test('violations are stored with the message, filterable and counted per event; 
     assert.deepEqual(bad.messages[0]?.violations, [{ path: '/properties/total', rule: 'type', message: 'must be number', value: 'ten' }]);
     assert.equal((await get<{ messages: AssertedMessage[] }>('/api/messages?violations=none')).messages.length, 2);
     assert.deepEqual(await get('/api/violations'), { counts: [{ type: 'track', event: 'Order Completed', messages: 2, violations: 2 }] });
+
+    // The Deliveries view filters on them and shows how many each message has.
+    const api = createEngineApi(h.engine);
+    const violating = await api.listDeliveries({ violations: 'any' });
+    assert.deepEqual(violating.items.map((d) => d.violations), [1, 1]);
+    assert.deepEqual(await api.countDeliveries({ violations: 'none' }), { total: 4, matching: 2 });
+    await assert.rejects(api.countDeliveries({ violations: 'some' } as never), (err: unknown) => err instanceof ValidationError && err.errors[0]?.field === 'filter.violations');
 
     // A plan that does not compile is refused by name, and the one in force stays.
     assert.throws(() => h.engine.setTrackingPlan({ ...plan, identify: { type: 12 } }), (err: unknown) => err instanceof ValidationError && err.errors[0]?.field === 'identify');

@@ -25,6 +25,7 @@ export function summaryOf(d: DeliveryDetail | DeliverySummary): DeliverySummary 
     entries: d.entries,
     latencyMs: d.latencyMs,
     replays: d.replays,
+    violations: d.violations,
   };
 }
 
@@ -83,6 +84,7 @@ export function filterParams(f: DeliveryFilter): DeliveryFilter {
   if (f.type) out.type = f.type;
   if (f.url) out.url = f.url;
   if (f.text) out.text = f.text;
+  if (f.violations) out.violations = f.violations;
   return out;
 }
 
