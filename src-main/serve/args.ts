@@ -15,6 +15,8 @@ export const USAGE = `usage: hookbench serve [--config FILE] [--data-dir DIR] [-
        hookbench clear [--data-dir DIR] [--yes]
        hookbench expect [filters] [--count N] [--timeout SECONDS] [--json] [--junit FILE] [--server URL]
        hookbench reset [--mark NAME | --clear] [--json] [--server URL]
+       hookbench export [--format ndjson|csv] [filters] [--out FILE] [--server URL]
+       hookbench import FILE --write-key KEY [--server URL]
 serve:
   --config FILE    apply sources, destinations, delivery and retention settings from a JSON file at start
   --data-dir DIR   where the SQLite log lives (default: the user's data folder)
@@ -38,7 +40,10 @@ expect (asks a running hookbench serve; the token comes from HOOKBENCH_TOKEN):
 reset (asks a running hookbench serve):
   --mark NAME      mark the log's end as NAME (the default, with a made-up name); prints the name
   --clear          empty the log and drop every marker
-  --json           print the answer as JSON`;
+  --json           print the answer as JSON
+export (asks a running hookbench serve): the messages matching the filters of expect (and --limit N),
+  oldest first, as NDJSON (each message as stored; the default) or CSV, to stdout or --out FILE
+import: sends an NDJSON file's messages through a server's Tracking API with --write-key KEY, in batches`;
 
 export interface ClearArgs {
   dataDir?: string;
@@ -188,6 +193,65 @@ export function parseResetArgs(argv: string[]): ResetArgs {
   if (values.clear && values.mark !== undefined) throw new Error(`give --mark or --clear, not both\n${USAGE}`);
   const args: ResetArgs = { clear: values.clear ?? false, json: values.json ?? false };
   if (!args.clear) args.mark = values.mark ?? true;
+  if (values.server !== undefined) args.server = values.server;
+  return args;
+}
+
+export interface ExportArgs {
+  server?: string;
+  query: Record<string, string>;
+  out?: string;
+}
+
+export function parseExportArgs(argv: string[], env: { HOOKBENCH_MARKER?: string | undefined } = {}): ExportArgs {
+  const values = parse(argv, {
+    format: { type: 'string' },
+    type: { type: 'string' },
+    event: { type: 'string' },
+    'user-id': { type: 'string' },
+    'anonymous-id': { type: 'string' },
+    source: { type: 'string' },
+    marker: { type: 'string' },
+    since: { type: 'string' },
+    limit: { type: 'string' },
+    delivered: { type: 'boolean' },
+    'no-violations': { type: 'boolean' },
+    out: { type: 'string' },
+    server: { type: 'string' },
+  });
+  const query: Record<string, string> = {};
+  const names = { format: 'format', type: 'type', event: 'event', 'user-id': 'userId', 'anonymous-id': 'anonymousId', source: 'source', marker: 'marker', since: 'since', limit: 'limit' } as const;
+  for (const [flag, param] of Object.entries(names)) {
+    const value = values[flag as keyof typeof names];
+    if (value !== undefined) query[param] = value;
+  }
+  if (query.format !== undefined && query.format !== 'ndjson' && query.format !== 'csv') throw new Error(`--format must be ndjson or csv, not "${query.format}"`);
+  if (query.marker === undefined && env.HOOKBENCH_MARKER) query.marker = env.HOOKBENCH_MARKER;
+  if (values.delivered) query.delivered = 'true';
+  if (values['no-violations']) query.violations = 'none';
+  const args: ExportArgs = { query };
+  if (values.out !== undefined) args.out = values.out;
+  if (values.server !== undefined) args.server = values.server;
+  return args;
+}
+
+export interface ImportArgs {
+  file: string;
+  writeKey: string;
+  server?: string;
+}
+
+export function parseImportArgs(argv: string[]): ImportArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: { 'write-key': { type: 'string' }, server: { type: 'string' } }, strict: true, allowPositionals: true });
+  } catch (err) {
+    throw refusal(err, argv);
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length !== 1) throw new Error(`hookbench import takes one NDJSON file\n${USAGE}`);
+  if (!values['write-key']) throw new Error(`--write-key needs a value: the write key of the source to import into\n${USAGE}`);
+  const args: ImportArgs = { file: positionals[0] as string, writeKey: values['write-key'] };
   if (values.server !== undefined) args.server = values.server;
   return args;
 }

@@ -5,6 +5,7 @@
  *   GET  /api/deliveries      matching deliveries, oldest first
  *   GET  /api/violations      messages with tracking-plan violations, per type and event
  *   POST /api/reset           {"clear": true} or {"mark": NAME | true}
+ *   GET  /api/export          matching messages as NDJSON (as stored) or CSV, streamed
  * Filters are query parameters; an answer is the result object itself, a refusal
  * `{"error": {code, message, fields?}}` with a 4xx naming each bad field.
  */
@@ -14,10 +15,11 @@ import { deliveryListSchema, markerQuerySchema, messageListSchema, resetSchema, 
 import { fieldErrorsOf, ValidationError, type FieldError } from '../../src-shared/settings';
 import type { Assertions } from '../engine/assertions/service';
 import { StorageFaultError } from '../engine/store/storage-fault';
+import { streamExport } from './export';
 
 const MAX_RESET_BYTES = 4096;
 
-export const ASSERTION_ROUTES = ['/api/messages', '/api/messages/wait', '/api/deliveries', '/api/violations', '/api/reset'] as const;
+export const ASSERTION_ROUTES = ['/api/messages', '/api/messages/wait', '/api/deliveries', '/api/violations', '/api/reset', '/api/export'] as const;
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   if (res.writableEnded || res.destroyed) return;
@@ -88,6 +90,14 @@ export function handleAssertions(assertions: Assertions, req: IncomingMessage, r
     return true;
   }
   const url = req.url ?? path;
+  if (path === '/api/export') {
+    (async () => streamExport(assertions, queryOf(url), res))().catch((err: unknown) => {
+      // Once streaming, a failure can only cut the response short.
+      if (res.headersSent) res.destroy();
+      else failed(res, err);
+    });
+    return true;
+  }
   const run = async (): Promise<unknown> => {
     switch (path) {
       case '/api/messages':

@@ -11,7 +11,7 @@ import { parseServeArgs, USAGE } from './args';
 import { defaultDataDir } from './data-dir';
 import { listen } from './server';
 import { clearCommand } from './clear';
-import { expectCommand, resetCommand } from './expect';
+import { expectCommand, exportCommand, importCommand, resetCommand } from './expect';
 import { generateToken, tokenFromEnv } from './auth';
 
 function oneLine(err: unknown): string {
@@ -157,9 +157,14 @@ export async function main(argv: string[]): Promise<void> {
     process.exitCode = await clearCommand(rest, { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) });
     return;
   }
-  if (command === 'expect' || command === 'reset') {
-    const io = { out: (t: string) => process.stdout.write(t), err: (t: string) => process.stderr.write(t), env: process.env };
-    process.exitCode = await (command === 'expect' ? expectCommand : resetCommand)(rest, io);
+  const commands = { expect: expectCommand, reset: resetCommand, import: importCommand } as const;
+  const io = { out: (t: string) => process.stdout.write(t), err: (t: string) => process.stderr.write(t), env: process.env };
+  if (command === 'expect' || command === 'reset' || command === 'import') {
+    process.exitCode = await commands[command](rest, io);
+    return;
+  }
+  if (command === 'export') {
+    process.exitCode = await exportCommand(rest, { ...io, stdout: process.stdout });
     return;
   }
   if (command === '--help' || command === '-h' || command === 'help') {

@@ -3,10 +3,13 @@
  * running `hookbench serve` over HTTP with the token from HOOKBENCH_TOKEN. Formatting is pure
  * (describeExpectation, accountOf, junitXml) so that what a CI log shows is checked in tests.
  */
-import { writeFileSync } from 'node:fs';
+import { createWriteStream, writeFileSync } from 'node:fs';
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { MarkerView, WaitResult } from '../../src-shared/assertions';
 import type { ClearLogResult } from '../../src-shared/api';
-import { parseExpectArgs, parseResetArgs } from './args';
+import { parseExportArgs, parseExpectArgs, parseImportArgs, parseResetArgs } from './args';
+import { importNdjson } from './export';
 
 export interface CommandIo {
   out(text: string): void;
@@ -173,6 +176,48 @@ export async function resetCommand(argv: string[], io: CommandIo): Promise<numbe
     return 0;
   } catch (err) {
     io.err(`hookbench reset: ${(err as Error).message}\n`);
+    return 2;
+  }
+}
+
+/** Streams the export to stdout or a file: the server pages through the log, nothing is held whole. */
+export async function exportCommand(argv: string[], io: CommandIo & { stdout?: Writable }): Promise<number> {
+  try {
+    const args = parseExportArgs(argv, { HOOKBENCH_MARKER: io.env.HOOKBENCH_MARKER });
+    const server = serverOf(args.server, io.env);
+    const token = tokenOf(io.env);
+    const url = new URL(`/api/export?${new URLSearchParams(args.query).toString()}`, server);
+    let res: Response;
+    try {
+      res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
+      throw new CommandError(`cannot reach hookbench serve at ${server.origin} (${cause}); is it running, and is --server or HOOKBENCH_SERVER right?`);
+    }
+    if (res.status !== 200 || !res.body) {
+      const body = (await res.json().catch(() => ({}))) as { error?: { message?: string } };
+      throw new CommandError(`the server refused the export (${res.status}): ${body.error?.message ?? ''}`);
+    }
+    const sink = args.out !== undefined ? createWriteStream(args.out) : (io.stdout ?? new Writable({ write: (chunk: Buffer, _enc, done) => (io.out(chunk.toString('utf8')), done()) }));
+    await pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>), sink);
+    return 0;
+  } catch (err) {
+    io.err(`hookbench export: ${(err as Error).message}\n`);
+    return 2;
+  }
+}
+
+/** Returns 0 when every message was accepted, 1 when some were refused or skipped, 2 when it could not start. */
+export async function importCommand(argv: string[], io: CommandIo): Promise<number> {
+  try {
+    const args = parseImportArgs(argv);
+    const server = serverOf(args.server, io.env);
+    const r = await importNdjson(args.file, { server, writeKey: args.writeKey }, io);
+    io.out(`imported ${args.file}: ${r.sent} messages accepted, ${r.refused} refused, ${r.skipped} lines skipped\n`);
+    for (const why of [...new Set(r.refusals)]) io.out(`  refused: ${why}\n`);
+    return r.refused + r.skipped === 0 ? 0 : 1;
+  } catch (err) {
+    io.err(`hookbench import: ${err instanceof CommandError ? err.message : (err as Error).message}\n`);
     return 2;
   }
 }

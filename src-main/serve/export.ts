@@ -1,0 +1,147 @@
+/**
+ * Export and import of the message log. GET /api/export streams the messages a filter matches,
+ * oldest first, a page at a time (never the whole log in memory): NDJSON is each message as
+ * stored, one per line, which is what `hookbench import` sends back through the Tracking API;
+ * CSV is one row of its main fields per message. Formatting is pure (csvLine, batchesOf).
+ */
+import type { ServerResponse } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { messageListSchema } from '../../src-shared/assertions';
+import { TRACKING_LIMITS } from '../../src-shared/limits';
+import { ValidationError } from '../../src-shared/settings';
+import type { Assertions } from '../engine/assertions/service';
+import type { AssertedMessage } from '../../src-shared/assertions';
+
+const PAGE = 1000;
+
+export const exportQuerySchema = messageListSchema.safeExtend({
+  format: z.enum(['ndjson', 'csv'], { error: 'must be ndjson or csv' }).optional(),
+});
+
+export const CSV_COLUMNS = ['id', 'receivedAt', 'type', 'event', 'userId', 'anonymousId', 'source', 'messageId', 'violations', 'deliveries'] as const;
+
+/** Pure: one CSV field, quoted when it has to be (RFC 4180); a leading formula sign is neutralized for spreadsheets. */
+function csvField(value: string | number | null): string {
+  if (value === null) return '';
+  let text = String(value);
+  if (/^[=+\-@\t\r]/.test(text) && typeof value === 'string') text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** Pure: a message as one CSV line (CRLF-terminated). */
+export function csvLine(m: AssertedMessage): string {
+  const deliveries = m.deliveries.map((d) => `${d.destination ?? '?'}:${d.status}${d.httpStatus === null ? '' : `:${d.httpStatus}`}`).join(' ');
+  const fields = [m.id, m.receivedAt, m.type, m.event, m.userId, m.anonymousId, m.source, m.messageId, m.violations.length, deliveries];
+  return `${fields.map(csvField).join(',')}\r\n`;
+}
+
+/** Streams the export; the filter is checked before the first byte, so a bad one is still a 400. */
+export async function streamExport(assertions: Assertions, query: Record<string, string>, res: ServerResponse): Promise<void> {
+  const parsed = exportQuerySchema.safeParse(query);
+  if (!parsed.success) {
+    throw new ValidationError(parsed.error.issues.map((i) => ({ field: i.path.join('.') || (i.code === 'unrecognized_keys' ? i.keys.join(', ') : '(query)'), message: i.message })));
+  }
+  const { format = 'ndjson', after, limit, ...filter } = parsed.data;
+  let next: number | null = after ?? 0;
+  let left = limit ?? Number.POSITIVE_INFINITY;
+  // The first page is read before the headers go: an unknown marker is refused as a 400.
+  let page = assertions.messages({ ...filter, after: next, limit: Math.min(PAGE, left) });
+  res.writeHead(200, {
+    'content-type': format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson',
+    'content-disposition': `attachment; filename="hookbench-messages.${format}"`,
+    'cache-control': 'no-store',
+  });
+  if (format === 'csv') res.write(`${CSV_COLUMNS.join(',')}\r\n`);
+  for (;;) {
+    for (const m of page.messages) {
+      const line = format === 'csv' ? csvLine(m) : `${JSON.stringify(m.message)}\n`;
+      // Backpressure: a slow reader pauses the reads instead of piling pages up in memory.
+      if (!res.write(line)) await new Promise((resolve) => res.once('drain', resolve));
+      if (res.destroyed) return;
+    }
+    left -= page.messages.length;
+    next = page.next;
+    if (next === null || left <= 0) break;
+    page = assertions.messages({ ...filter, after: next, limit: Math.min(PAGE, left) });
+  }
+  res.end();
+}
+
+/**
+ * Pure: NDJSON text as batches for /v1/batch, each within the Tracking API's limits (items and
+ * bytes, with room for the envelope). Lines that are not JSON objects are returned as skipped,
+ * by line number, with the reason.
+ */
+export function batchesOf(text: string, maxItems = 100): { batches: unknown[][]; skipped: { line: number; reason: string }[]; messages: number } {
+  const budget = TRACKING_LIMITS.maxBatchBytes - 1024;
+  const batches: unknown[][] = [];
+  const skipped: { line: number; reason: string }[] = [];
+  let current: unknown[] = [];
+  let bytes = 0;
+  let messages = 0;
+  text.split('\n').forEach((raw, i) => {
+    const line = raw.trim();
+    if (line === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      skipped.push({ line: i + 1, reason: 'not valid JSON' });
+      return;
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      skipped.push({ line: i + 1, reason: 'not a JSON object' });
+      return;
+    }
+    const size = Buffer.byteLength(line) + 1;
+    if (current.length >= maxItems || (current.length > 0 && bytes + size > budget)) {
+      batches.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(value);
+    bytes += size;
+    messages++;
+  });
+  if (current.length > 0) batches.push(current);
+  return { batches, skipped, messages };
+}
+
+export interface ImportIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/**
+ * Sends NDJSON messages through a server's Tracking API with a write key, batch by batch, saying
+ * how far it got. Returns what was accepted, refused (a batch answered other than 200) and skipped.
+ */
+export async function importNdjson(
+  file: string,
+  target: { server: URL; writeKey: string },
+  io: ImportIo,
+): Promise<{ sent: number; refused: number; skipped: number; refusals: string[] }> {
+  const { batches, skipped, messages } = batchesOf(readFileSync(file, 'utf8'));
+  for (const s of skipped) io.err(`hookbench import: line ${s.line} skipped: ${s.reason}\n`);
+  const auth = `Basic ${Buffer.from(`${target.writeKey}:`).toString('base64')}`;
+  let sent = 0;
+  let refused = 0;
+  const refusals: string[] = [];
+  for (const batch of batches) {
+    const res = await fetch(new URL('/v1/batch', target.server), {
+      method: 'POST',
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ batch }),
+      signal: AbortSignal.timeout(60_000),
+    });
+    const answer = (await res.json().catch(() => ({}))) as { success?: boolean; message?: string };
+    if (res.status === 200 && answer.success === true) sent += batch.length;
+    else {
+      refused += batch.length;
+      refusals.push(`${res.status} ${answer.message ?? ''}`.trim());
+    }
+    io.err(`hookbench import: ${sent + refused} of ${messages} sent\n`);
+  }
+  return { sent, refused, skipped: skipped.length, refusals };
+}
