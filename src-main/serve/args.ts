@@ -15,7 +15,7 @@ export const USAGE = `usage: hookbench serve [--config FILE] [--data-dir DIR] [-
        hookbench clear [--data-dir DIR] [--yes]
        hookbench expect [filters] [--count N] [--timeout SECONDS] [--json] [--junit FILE] [--server URL]
        hookbench reset [--mark NAME | --clear] [--json] [--server URL]
-       hookbench export [--format ndjson|csv] [filters] [--out FILE] [--server URL]
+       hookbench export [--format ndjson|csv|har] [filters] [--out FILE] [--server URL]
        hookbench import FILE --write-key KEY [--server URL]
 serve:
   --config FILE    apply sources, destinations, delivery and retention settings from a JSON file at start
@@ -42,7 +42,8 @@ reset (asks a running hookbench serve):
   --clear          empty the log and drop every marker
   --json           print the answer as JSON
 export (asks a running hookbench serve): the messages matching the filters of expect (and --limit N),
-  oldest first, as NDJSON (each message as stored; the default) or CSV, to stdout or --out FILE
+  oldest first, as NDJSON (each message as stored; the default) or CSV, or their webhook attempts as
+  HAR 1.2 (--format har), to stdout or --out FILE
 import: sends an NDJSON file's messages through a server's Tracking API with --write-key KEY, in batches`;
 
 export interface ClearArgs {
@@ -225,7 +226,7 @@ export function parseExportArgs(argv: string[], env: { HOOKBENCH_MARKER?: string
     const value = values[flag as keyof typeof names];
     if (value !== undefined) query[param] = value;
   }
-  if (query.format !== undefined && query.format !== 'ndjson' && query.format !== 'csv') throw new Error(`--format must be ndjson or csv, not "${query.format}"`);
+  if (query.format !== undefined && !['ndjson', 'csv', 'har'].includes(query.format)) throw new Error(`--format must be ndjson, csv or har, not "${query.format}"`);
   if (query.marker === undefined && env.HOOKBENCH_MARKER) query.marker = env.HOOKBENCH_MARKER;
   if (values.delivered) query.delivered = 'true';
   if (values['no-violations']) query.violations = 'none';

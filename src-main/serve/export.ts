@@ -2,7 +2,7 @@
  * Export and import of the message log. GET /api/export streams the messages a filter matches,
  * oldest first, a page at a time (never the whole log in memory): NDJSON is each message as
  * stored, one per line, which is what `hookbench import` sends back through the Tracking API;
- * CSV is one row of its main fields per message. Formatting is pure (csvLine, batchesOf).
+ * CSV is one row of its main fields per message; HAR has each webhook attempt of their deliveries. Formatting is pure (csvLine, batchesOf).
  */
 import type { ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
@@ -11,12 +11,15 @@ import { messageListSchema } from '../../src-shared/assertions';
 import { TRACKING_LIMITS } from '../../src-shared/limits';
 import { ValidationError } from '../../src-shared/settings';
 import type { Assertions } from '../engine/assertions/service';
-import type { AssertedMessage } from '../../src-shared/assertions';
+import type { AssertedMessage, MessageFilter } from '../../src-shared/assertions';
+import { HAR_END, HAR_PREAMBLE, harEntry } from './har';
+
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 const PAGE = 1000;
 
 export const exportQuerySchema = messageListSchema.safeExtend({
-  format: z.enum(['ndjson', 'csv'], { error: 'must be ndjson or csv' }).optional(),
+  format: z.enum(['ndjson', 'csv', 'har'], { error: 'must be ndjson, csv or har' }).optional(),
 });
 
 export const CSV_COLUMNS = ['id', 'receivedAt', 'type', 'event', 'userId', 'anonymousId', 'source', 'messageId', 'violations', 'deliveries'] as const;
@@ -43,6 +46,7 @@ export async function streamExport(assertions: Assertions, query: Record<string,
     throw new ValidationError(parsed.error.issues.map((i) => ({ field: i.path.join('.') || (i.code === 'unrecognized_keys' ? i.keys.join(', ') : '(query)'), message: i.message })));
   }
   const { format = 'ndjson', after, limit, ...filter } = parsed.data;
+  if (format === 'har') return streamHar(assertions, filter, after ?? 0, limit ?? Number.POSITIVE_INFINITY, res);
   let next: number | null = after ?? 0;
   let left = limit ?? Number.POSITIVE_INFINITY;
   // The first page is read before the headers go: an unknown marker is refused as a 400.
@@ -66,6 +70,31 @@ export async function streamExport(assertions: Assertions, query: Record<string,
     page = assertions.messages({ ...filter, after: next, limit: Math.min(PAGE, left) });
   }
   res.end();
+}
+
+/** Every attempt of the matching messages' deliveries as a HAR 1.2 entry, in one streamed document. */
+async function streamHar(assertions: Assertions, filter: MessageFilter, after: number, limit: number, res: ServerResponse): Promise<void> {
+  let left = limit;
+  let page = assertions.attempts({ ...filter, after, limit: Math.min(PAGE, left) });
+  res.writeHead(200, {
+    'content-type': 'application/json',
+    'content-disposition': 'attachment; filename="hookbench-attempts.har"',
+    'cache-control': 'no-store',
+  });
+  res.write(HAR_PREAMBLE(VERSION));
+  let first = true;
+  for (;;) {
+    for (const a of page.attempts) {
+      const text = `${first ? '' : ','}${JSON.stringify(harEntry(a))}`;
+      first = false;
+      if (!res.write(text)) await new Promise((resolve) => res.once('drain', resolve));
+      if (res.destroyed) return;
+    }
+    left -= page.attempts.length;
+    if (page.next === null || left <= 0) break;
+    page = assertions.attempts({ ...filter, after: page.next, limit: Math.min(PAGE, left) });
+  }
+  res.end(HAR_END);
 }
 
 /**

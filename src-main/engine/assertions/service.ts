@@ -23,7 +23,7 @@ import type { ClearLogResult } from '../../../src-shared/api';
 import { ValidationError } from '../../../src-shared/settings';
 import type { Engine } from '../index';
 import { toIso } from '../ingest/timestamps';
-import type { AssertionDeliveryRow, AssertionMessageRow, MarkerRow, MessageQueryFilter } from '../store/assertions';
+import type { AssertionDeliveryRow, AssertionMessageRow, ExportAttemptRow, MarkerRow, MessageQueryFilter } from '../store/assertions';
 import { closestMisses, type Criteria } from './match';
 
 type FilterInput = z.output<typeof messageFilterSchema>;
@@ -35,6 +35,8 @@ const CLOSEST_SHOWN = 5;
 export interface Assertions {
   messages(input: z.output<typeof messageListSchema>): { messages: AssertedMessage[]; next: number | null };
   deliveries(input: z.output<typeof deliveryListSchema>): { deliveries: AssertedDeliveryRow[]; next: number | null };
+  /** Attempts of the deliveries the filter matches (message fields over their message), oldest first. */
+  attempts(input: z.output<typeof deliveryListSchema>): { attempts: ExportAttemptRow[]; next: number | null };
   /** Resolves once `count` messages match or the timeout passes, or early when `signal` aborts. */
   wait(input: z.output<typeof waitSchema>, signal?: AbortSignal): Promise<WaitResult>;
   reset(input: z.output<typeof resetSchema>): Promise<{ marker: MarkerView } | { cleared: ClearLogResult; markers: number }>;
@@ -172,6 +174,18 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
         limit,
       );
       return { deliveries: rows.map(toDeliveryRow), next: rows.length === limit ? (rows[rows.length - 1]?.id ?? null) : null };
+    },
+
+    attempts(input) {
+      const { filter, marker } = resolve(input);
+      const limit = input.limit ?? DEFAULT_ASSERT_LIMIT;
+      const rows = store.attempts(
+        filter,
+        { status: input.status ?? null, destination: input.destination ?? null, afterDeliveryId: marker?.delivery_id ?? null },
+        input.after ?? 0,
+        limit,
+      );
+      return { attempts: rows, next: rows.length === limit ? (rows[rows.length - 1]?.id ?? null) : null };
     },
 
     async wait(input, signal) {

@@ -166,6 +166,53 @@ export function deliveryPageSql(
   };
 }
 
+/** An attempt with what a HAR entry needs of its delivery. */
+export interface ExportAttemptRow {
+  id: number;
+  delivery_id: number;
+  url: string;
+  started_at: number;
+  state: string;
+  http_status: number | null;
+  request_headers: string;
+  timings: string | null;
+  response_headers: string | null;
+  response_body: Buffer | null;
+  response_bytes: number | null;
+  error_text: string | null;
+  body: Buffer | null;
+  destination: string | null;
+  event: string | null;
+  type: string | null;
+}
+
+/** Pure: the attempts of the deliveries a filter matches, oldest first, after an attempt id. */
+export function attemptPageSql(f: MessageQueryFilter, extra: DeliveryQueryExtra, afterId: number, limit: number): { sql: string; params: unknown[] } {
+  const { terms, params } = messageFilterSql(f);
+  if (extra.status !== null) {
+    terms.push('d.status = ?');
+    params.push(extra.status);
+  }
+  if (extra.destination !== null) {
+    terms.push('d.destination_id = (SELECT x.id FROM destinations x WHERE x.name = ?)');
+    params.push(extra.destination);
+  }
+  if (extra.afterDeliveryId !== null) {
+    terms.push('d.id > ?');
+    params.push(extra.afterDeliveryId);
+  }
+  terms.push('a.id > ?');
+  params.push(afterId);
+  return {
+    sql: `SELECT a.id, a.delivery_id, a.url, a.started_at, a.state, a.http_status, a.request_headers, a.timings, a.response_headers,
+        a.response_body, a.response_bytes, a.error_text, d.body, dst.name AS destination, m.event, d.payload_type AS type
+      FROM attempts a JOIN deliveries d ON d.id = a.delivery_id LEFT JOIN messages m ON m.id = d.message_id
+      LEFT JOIN destinations dst ON dst.id = d.destination_id
+      ${where(terms)} ORDER BY a.id LIMIT ?`,
+    params: [...params, limit],
+  };
+}
+
 export class AssertionStore {
   private readonly s;
 
@@ -203,6 +250,11 @@ export class AssertionStore {
   deliveries(f: MessageQueryFilter, extra: DeliveryQueryExtra, afterId: number, limit: number): AssertionDeliveryRow[] {
     const { sql, params } = deliveryPageSql(f, extra, afterId, limit);
     return statement(this.db, sql).all(...params) as AssertionDeliveryRow[];
+  }
+
+  attempts(f: MessageQueryFilter, extra: DeliveryQueryExtra, afterId: number, limit: number): ExportAttemptRow[] {
+    const { sql, params } = attemptPageSql(f, extra, afterId, limit);
+    return statement(this.db, sql).all(...params) as ExportAttemptRow[];
   }
 
   /** Marks the log's current end under a name (replacing a marker of that name). */
