@@ -44,7 +44,8 @@ reset (asks a running hookbench serve):
 export (asks a running hookbench serve): the messages matching the filters of expect (and --limit N),
   oldest first, as NDJSON (each message as stored; the default) or CSV, or their webhook attempts as
   HAR 1.2 (--format har), to stdout or --out FILE
-import: sends an NDJSON file's messages through a server's Tracking API with --write-key KEY, in batches`;
+import: sends an NDJSON file's messages (or a .har file's Tracking API calls) through a server's Tracking API
+  with --write-key KEY, in batches`;
 
 export interface ClearArgs {
   dataDir?: string;
@@ -250,7 +251,7 @@ export function parseImportArgs(argv: string[]): ImportArgs {
     throw refusal(err, argv);
   }
   const { values, positionals } = parsed;
-  if (positionals.length !== 1) throw new Error(`hookbench import takes one NDJSON file\n${USAGE}`);
+  if (positionals.length !== 1) throw new Error(`hookbench import takes one NDJSON (or .har) file\n${USAGE}`);
   if (!values['write-key']) throw new Error(`--write-key needs a value: the write key of the source to import into\n${USAGE}`);
   const args: ImportArgs = { file: positionals[0] as string, writeKey: values['write-key'] };
   if (values.server !== undefined) args.server = values.server;

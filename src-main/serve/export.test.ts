@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { batchesOf, csvLine } from './export';
+import { batchesOf, csvLine, messagesOfHar } from './export';
 import { parseExportArgs, parseImportArgs } from './args';
 import { startServe, type ServeProcess } from './testing/process';
 import type { AssertedMessage } from '../../src-shared/assertions';
@@ -22,13 +22,36 @@ test('batchesOf keeps each batch within the limits and names the lines it skips'
   assert.ok(split.length > 1 && split.every((b) => Buffer.byteLength(JSON.stringify({ batch: b })) < 500 * 1024));
 });
 
+const harOf = (entries: unknown[]) => ({ log: { version: '1.2', creator: { name: 'devtools', version: '1' }, entries } });
+const post = (url: string, body: unknown) => ({ request: { method: 'POST', url, postData: { mimeType: 'text/plain', text: JSON.stringify(body) } } });
+
+test('messagesOfHar takes the Tracking API calls of a HAR file and names what it skips', () => {
+  const { messages, skipped } = messagesOfHar(
+    harOf([
+      post('https://api.segment.io/v1/t', { event: 'Clicked', anonymousId: 'a', messageId: 'h1' }),
+      post('https://api.segment.io/v1/batch', { batch: [{ type: 'identify', userId: 'u', messageId: 'h2' }, 'junk'] }),
+      { request: { method: 'GET', url: 'https://cdn.segment.com/analytics.js/v1/k/analytics.min.js' } },
+      post('https://api.segment.io/v1/p', 'not an object'),
+    ]),
+  );
+  assert.deepEqual(messages, [
+    { event: 'Clicked', anonymousId: 'a', messageId: 'h1', type: 'track' },
+    { type: 'identify', userId: 'u', messageId: 'h2' },
+  ]);
+  assert.deepEqual(skipped.map((s) => s.reason), [
+    'entry 2 is not a Tracking API call (GET https://cdn.segment.com/analytics.js/v1/k/analytics.min.js)',
+    'entry 3 has no JSON object as its body',
+  ]);
+  assert.deepEqual(messagesOfHar({ nope: 1 }).skipped, [{ line: 0, reason: 'not a HAR file: no log.entries' }]);
+});
+
 test('csvLine quotes what needs quoting and neutralizes a formula', () => {
   const m = { id: 1, receivedAt: 't', type: 'track', event: 'Say "hi", then\nleave', userId: '=cmd()', anonymousId: null, source: 's', messageId: 'm', message: {}, violations: [], deliveries: [{ id: 1, destination: 'Hook', status: 'succeeded', httpStatus: 200 }] } as AssertedMessage;
   assert.equal(csvLine(m), `1,t,track,"Say ""hi"", then\nleave",'=cmd(),,s,m,0,Hook:succeeded:200\r\n`);
   assert.deepEqual(parseExportArgs(['--format', 'csv', '--event', 'E', '--limit', '5']).query, { format: 'csv', event: 'E', limit: '5' });
   assert.throws(() => parseExportArgs(['--format', 'xml']), /--format must be ndjson, csv or har/);
   assert.deepEqual(parseImportArgs(['f.ndjson', '--write-key', 'wk']), { file: 'f.ndjson', writeKey: 'wk' });
-  assert.throws(() => parseImportArgs(['--write-key', 'wk']), /takes one NDJSON file/);
+  assert.throws(() => parseImportArgs(['--write-key', 'wk']), /takes one NDJSON \(or \.har\) file/);
   assert.throws(() => parseImportArgs(['f.ndjson']), /--write-key needs a value/);
 });
 
@@ -96,6 +119,16 @@ test('an NDJSON export imported into a fresh data folder gives the same messages
     assert.deepEqual(after.map(strip), before.map(strip));
     assert.deepEqual(after.map((m) => m.messageId), before.map((m) => m.messageId));
     assert.equal(readFileSync(ndjson, 'utf8').trim().split('\n').length, 3);
+
+    // The Tracking API calls of a HAR file (as a browser records them) go in the same way.
+    const har = join(dir, 'browser.har');
+    writeFileSync(har, JSON.stringify(harOf([post('https://api.segment.io/v1/t', { event: 'From HAR', anonymousId: 'a-9', messageId: 'har-1' })])));
+    const fromHar = await run(['import', har, '--write-key', 'wk_app', '--server', b.url], {});
+    assert.equal(fromHar.code, 0, fromHar.stderr);
+    assert.match(fromHar.stdout, /1 messages accepted, 0 refused, 0 lines skipped/);
+    const last = (await list(b.url)).at(-1);
+    assert.equal(last?.event, 'From HAR');
+    assert.equal(last?.messageId, 'har-1');
   } finally {
     for (const s of servers) {
       s.child.kill('SIGTERM');

@@ -88,6 +88,12 @@ function storageUnavailable(problem: Problem): IngestError {
   );
 }
 
+/** What a Tracking API path takes: a batch, one call of a type, or null for any other path. */
+export function ingestCallOf(path: string): 'batch' | MessageType | null {
+  if (BATCH_PATHS.has(path)) return 'batch';
+  return SINGLE_CALL_PATHS[path] ?? null;
+}
+
 /** The Tracking API's path for a request URL, or null when it is not one: `//v1/batch` counts. */
 export function ingestPath(url: string): string | null {
   const path = url.split('?')[0]?.replace(/^\/+/, '/').replace(/\/+$/, '') ?? '';
