@@ -4,7 +4,7 @@
  */
 import type { EngineApi, InboundMessageView } from '../../../src-shared/api';
 import type { IngestWarning } from '../../../src-shared/events';
-import type { Violation } from '../../../src-shared/assertions';
+import { violationsOf } from '../assertions/service';
 import type { Engine } from '../index';
 import { toIso } from '../ingest/timestamps';
 
@@ -18,17 +18,6 @@ function warningsOf(text: string | null | undefined): IngestWarning[] {
       (w): w is IngestWarning =>
         typeof w === 'object' && w !== null && typeof w.field === 'string' && typeof w.problem === 'string' && typeof w.value === 'string',
     );
-  } catch {
-    return [];
-  }
-}
-
-function violationsOf(text: string | null | undefined): Violation[] {
-  if (!text) return [];
-  try {
-    const list: unknown = JSON.parse(text);
-    if (!Array.isArray(list)) return [];
-    return list.filter((v): v is Violation => typeof v === 'object' && v !== null && typeof v.path === 'string' && typeof v.rule === 'string' && typeof v.message === 'string');
   } catch {
     return [];
   }

@@ -57,7 +57,11 @@ function parseList<T>(text: string | null, keep: (v: unknown) => v is T): T[] {
 }
 
 const isViolation = (v: unknown): v is Violation =>
-  typeof v === 'object' && v !== null && typeof (v as Violation).path === 'string' && typeof (v as Violation).rule === 'string';
+  typeof v === 'object' &&
+  v !== null &&
+  typeof (v as Violation).path === 'string' &&
+  typeof (v as Violation).rule === 'string' &&
+  typeof (v as Violation).message === 'string';
 
 const isDelivery = (v: unknown): v is AssertedMessage['deliveries'][number] =>
   typeof v === 'object' && v !== null && typeof (v as { id?: unknown }).id === 'number';
@@ -70,6 +74,9 @@ function jsonOf(text: string): unknown {
   }
 }
 
+/** A stored violations list, read defensively: a row written by hand or by an older build may hold anything. */
+export const violationsOf = (text: string | null | undefined): Violation[] => parseList(text ?? null, isViolation);
+
 export function toAssertedMessage(r: AssertionMessageRow): AssertedMessage {
   return {
     id: r.id,
@@ -81,7 +88,7 @@ export function toAssertedMessage(r: AssertionMessageRow): AssertedMessage {
     source: r.source,
     receivedAt: toIso(r.received_at),
     message: jsonOf(r.json),
-    violations: parseList(r.violations, isViolation),
+    violations: violationsOf(r.violations),
     deliveries: parseList(r.deliveries, isDelivery),
   };
 }
