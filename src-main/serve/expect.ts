@@ -6,6 +6,7 @@
 import { createWriteStream, writeFileSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { Agent, fetch as undiciFetch } from 'undici';
 import type { MarkerView, WaitResult } from '../../src-shared/assertions';
 import type { ClearLogResult } from '../../src-shared/api';
 import { parseExportArgs, parseExpectArgs, parseImportArgs, parseResetArgs } from './args';
@@ -48,15 +49,30 @@ interface ApiAnswer {
   body: unknown;
 }
 
+/**
+ * A wait may last 300 s before its answer's headers come, as long as fetch's default headers
+ * timeout: the CLI's own timeout (the wait's plus a grace) is the bound instead.
+ */
 async function call(server: URL, token: string, path: string, init: { method?: string; body?: unknown; timeoutMs: number }): Promise<ApiAnswer> {
   const url = new URL(path, server);
-  let res: Response;
+  // One connection per call, closed after it: a kept-alive socket would hold the CLI open.
+  const longPoll = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
   try {
-    res = await fetch(url, {
+    return await answerOf(server, url, token, init, longPoll);
+  } finally {
+    await longPoll.close();
+  }
+}
+
+async function answerOf(server: URL, url: URL, token: string, init: { method?: string; body?: unknown; timeoutMs: number }, longPoll: Agent): Promise<ApiAnswer> {
+  let res: Awaited<ReturnType<typeof undiciFetch>>;
+  try {
+    res = await undiciFetch(url, {
       method: init.method ?? 'GET',
       headers: { authorization: `Bearer ${token}`, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
       signal: AbortSignal.timeout(init.timeoutMs),
+      dispatcher: longPoll,
     });
   } catch (err) {
     const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
