@@ -162,7 +162,7 @@ const messageFilterShape = {
   since: since.optional(),
   marker: markerNameSchema.optional(),
   deliveryStatus: statusSchema.optional(),
-  /** Shorthand for deliveryStatus=succeeded: a 2xx from every URL of a webhook destination. */
+  /** Shorthand for deliveryStatus=succeeded: a 2xx from a URL of a webhook destination (which ends its delivery). */
   delivered: bool.optional(),
   violations: z.enum(['none', 'any'], { error: 'must be none or any' }).optional(),
 };

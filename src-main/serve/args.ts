@@ -27,7 +27,7 @@ clear (the folder must not be in use; a running Hookbench has Clear log in its C
   --yes            clear it; without it, only say what would go
 expect (asks a running hookbench serve; the token comes from HOOKBENCH_TOKEN):
   --type T, --event E, --user-id U, --anonymous-id A, --source NAME   match these exactly
-  --delivered      a delivery succeeded (every webhook URL answered 2xx)
+  --delivered      a delivery succeeded (a URL of the webhook destination answered 2xx)
   --no-violations  the message passed the tracking plan
   --marker NAME    only messages after this marker (default: HOOKBENCH_MARKER)
   --since TIME     only messages received at or after an ISO 8601 time
