@@ -17,6 +17,8 @@ import type {
 import type { IngestWarning } from './events';
 import type { AttemptFailure } from './delivery-outcomes';
 import type { ReceiverInput, ReceiverRequestDetail, ReceiverRequestSummary, ReceiverView } from './receivers';
+import type { Violation } from './assertions';
+import type { TrackingPlan, TrackingPlanInput } from './tracking-plan';
 import type { DeliverySettings, Destination, DestinationInput, RetentionSettings, RETRY_PRESETS, Source, SourceInput } from './settings';
 
 export type DeliveryStatus = 'pending' | 'in_flight' | 'succeeded' | 'retrying' | 'failed' | 'discarded';
@@ -43,6 +45,8 @@ export interface DeliveryFilter {
   text?: string;
   /** true: only deliveries that were replayed at least once; false: only those never replayed. */
   replayed?: boolean;
+  /** The message failed the tracking plan ('any'), or did not ('none'). */
+  violations?: 'any' | 'none';
 }
 export interface DeliveryPage extends Page, DeliveryFilter {
   /** Only rows newer than this id (the live tail catching up); still newest first. */
@@ -108,6 +112,8 @@ export interface DeliverySummary {
   urls: UrlOutcome[];
   /** A test event: made from a sample in Hookbench, not from a call to the Tracking API. */
   test: boolean;
+  /** How many tracking-plan violations its message has. */
+  violations: number;
 }
 
 /** The latest attempt at one URL of a delivery: what a list row shows per URL. */
@@ -291,8 +297,25 @@ export interface InboundMessageView {
   json: string;
   /** What ingest could not use in it (fields left out or turned into strings); empty for most. */
   warnings: IngestWarning[];
+  /** Where it failed the tracking plan; empty when it passed or no plan applied. */
+  violations: Violation[];
   /** Deliveries made from it. */
   deliveryIds: number[];
+}
+
+/** Messages with tracking-plan violations, per call type and event. */
+export interface ViolationCount {
+  type: string;
+  event: string | null;
+  messages: number;
+  violations: number;
+}
+
+export interface TrackingPlanView {
+  /** The plan in force; null when there is none. */
+  plan: TrackingPlan | null;
+  /** Over the whole log, most affected first. */
+  counts: ViolationCount[];
 }
 
 /** What the Compose view sends through the client library to the running ingest. */
@@ -423,6 +446,10 @@ export interface EngineApi {
    * go on as usual.
    */
   clearLog(): Promise<ClearLogResult>;
+  /** The tracking plan in force and how many messages of the log failed it, per event. */
+  getTrackingPlan(): Promise<TrackingPlanView>;
+  /** Replaces the tracking plan (null removes it); a schema the validator cannot use is refused by its field. */
+  saveTrackingPlan(plan: TrackingPlanInput | null): Promise<TrackingPlanView>;
   /**
    * Where this engine listens for the Tracking API (null until it does) and where it keeps its data.
    * The renderer cannot guess the ingest address: in Electron the page's origin is not the ingest.
@@ -574,6 +601,8 @@ export const API_METHODS = [
   'resetReceiver',
   'listReceiverRequests',
   'getReceiverRequest',
+  'getTrackingPlan',
+  'saveTrackingPlan',
 ] as const satisfies readonly ApiMethod[];
 
 // Compile-time proof that API_METHODS lists every method of EngineApi, not just some of them.
@@ -606,7 +635,7 @@ export type LiveEvent =
   /** These deliveries changed (created, attempted, finished): refetch the ones on screen. */
   | { type: 'deliveries'; ids: number[] }
   /** Sources, destinations or delivery settings were saved through the API. */
-  | { type: 'config'; what: 'sources' | 'destinations' | 'delivery' | 'templates' | 'retention' | 'receivers' }
+  | { type: 'config'; what: 'sources' | 'destinations' | 'delivery' | 'templates' | 'retention' | 'receivers' | 'trackingPlan' }
   /** Computations were saved, deleted or synced (also by their interval): refetch them. */
   | { type: 'computations'; ids: number[] }
   /** Deletion requests were created or changed status: refetch them. */

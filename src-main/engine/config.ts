@@ -13,6 +13,7 @@ import {
   type SourceInput,
 } from '../../src-shared/settings';
 import { receiverInputSchema, type ReceiverInput } from '../../src-shared/receivers';
+import type { TrackingPlan } from '../../src-shared/tracking-plan';
 
 /** The shape of `hookbench serve --config FILE`: applied at start, idempotently, by name. */
 export interface HookbenchConfig {
@@ -23,9 +24,11 @@ export interface HookbenchConfig {
   retention?: Partial<RetentionSettings>;
   /** Test receivers by name, each replaced whole (a changed script starts over). */
   receivers?: ReceiverInput[];
+  /** The tracking plan, read from the file the config names; null removes the one in force. */
+  trackingPlan?: TrackingPlan | null;
 }
 
-const CONFIG_FIELDS = 'sources, destinations, delivery, retention, receivers';
+const CONFIG_FIELDS = 'sources, destinations, delivery, retention, receivers, trackingPlan';
 
 /**
  * The config file, whole. Also the source of schema/hookbench.schema.json (npm run schema), so an
@@ -43,6 +46,11 @@ export const configSchema = z
         .array(receiverInputSchema, { error: 'must be a list' })
         .optional()
         .meta({ description: 'Test receivers at /receivers/{name}, each answering by its script of responses (the last one repeats).' }),
+      trackingPlan: z
+        .string({ error: 'must be the path of a tracking plan file (JSON), relative to this file' })
+        .min(1, { error: 'must be the path of a tracking plan file (JSON), relative to this file' })
+        .optional()
+        .meta({ description: 'A JSON file with a JSON Schema per event (and for identify, page, screen and group), checked at ingest.' }),
     },
     {
       error: (iss) =>
@@ -77,6 +85,12 @@ export function parseConfig(input: unknown): HookbenchConfig {
   if (c.retention !== undefined) config.retention = c.retention;
   if (c.receivers !== undefined) config.receivers = c.receivers;
   return config;
+}
+
+/** The tracking plan file a config names (its path as written), read and checked by the caller. */
+export function trackingPlanFileOf(input: unknown): string | undefined {
+  const file = (input as { trackingPlan?: unknown } | null)?.trackingPlan;
+  return typeof file === 'string' && file !== '' ? file : undefined;
 }
 
 /** Delivery settings from a config's delivery block: preset first, then explicit fields. */

@@ -29,6 +29,8 @@ import type { MessageType } from '../../src-shared/events';
 import { sampleMessage } from './delivery/samples';
 import { serializePayload, toWebhookPayload } from './delivery/payloads';
 import { createReceivers, type Receivers } from './receivers/service';
+import { compilePlan, type CompiledPlan } from './tracking-plan/check';
+import type { TrackingPlan } from '../../src-shared/tracking-plan';
 
 export interface EngineOptions {
   dataDir: string;
@@ -143,6 +145,13 @@ export interface Engine {
   retentionSettings(): RetentionSettings;
   /** Test receivers at /receivers/{name} (src-main/engine/receivers). */
   readonly receivers: Receivers;
+  /** The tracking plan every accepted message is checked against; null when there is none. */
+  trackingPlan(): TrackingPlan | null;
+  /**
+   * Replaces the tracking plan (null removes it). Compiled first: a schema the validator cannot
+   * use is a ValidationError naming it, and nothing changes.
+   */
+  setTrackingPlan(plan: TrackingPlan | null): void;
 }
 
 export function createEngine(options: EngineOptions): Engine {
@@ -182,6 +191,20 @@ export function createEngine(options: EngineOptions): Engine {
   let routes = new Map<number, number[]>();
   let settings: DeliverySettings = DEFAULT_DELIVERY_SETTINGS;
   let retentionSettings: RetentionSettings = DEFAULT_RETENTION;
+  // Compiled once per change of the plan, never per message.
+  let plan: { text: string; compiled: CompiledPlan } | null = null;
+  const loadPlan = (): void => {
+    const stored = config.getSetting<TrackingPlan>('trackingPlan') ?? null;
+    const text = stored === null ? null : JSON.stringify(stored);
+    if (text === (plan?.text ?? null)) return;
+    try {
+      plan = stored === null || text === null ? null : { text, compiled: compilePlan(stored) };
+    } catch (err) {
+      // Saved plans were compiled before saving; one that no longer compiles is reported, not applied.
+      plan = null;
+      process.stderr.write(`hookbench: the stored tracking plan cannot be used: ${err instanceof Error ? err.message : String(err)}\n`);
+    }
+  };
   const reload = (): void => {
     const sources = config.listSources();
     const destinations = config.listDestinations();
@@ -192,6 +215,7 @@ export function createEngine(options: EngineOptions): Engine {
     );
     settings = config.getDeliverySettings(DEFAULT_DELIVERY_SETTINGS);
     retentionSettings = { ...DEFAULT_RETENTION, ...(config.getSetting<Partial<RetentionSettings>>('retention') ?? {}) };
+    loadPlan();
   };
   reload();
 
@@ -358,6 +382,7 @@ export function createEngine(options: EngineOptions): Engine {
     storage: health,
     onCommitted: () => scheduler.wake(),
     onRequest,
+    plan: () => plan?.compiled ?? null,
   });
   const sdkSettings = createSdkSettingsHandler({ log, routing, clock, storage: health, onRequest });
 
@@ -406,13 +431,17 @@ export function createEngine(options: EngineOptions): Engine {
     },
     applyConfig(file) {
       const now = clock.now();
+      // Compiled before anything is written: a plan that does not compile leaves the config unapplied.
+      const compiled = file.trackingPlan ? compilePlan(file.trackingPlan) : null;
       stores.transaction(() => {
         for (const s of file.sources) config.upsertSource(s, now);
         for (const d of file.destinations) config.upsertDestination(d, now);
         if (file.delivery !== undefined) config.setSetting('delivery', deliverySettingsOf(file.delivery));
         if (file.retention !== undefined) config.setSetting('retention', { ...retentionSettings, ...file.retention });
         for (const r of file.receivers ?? []) stores.receivers.save(r, now);
+        if (file.trackingPlan !== undefined) config.setSetting('trackingPlan', file.trackingPlan);
       });
+      if (compiled !== null && file.trackingPlan) plan = { text: JSON.stringify(file.trackingPlan), compiled };
       reload();
       scheduler.wake();
       retention.nudge();
@@ -421,6 +450,12 @@ export function createEngine(options: EngineOptions): Engine {
     retention,
     retentionSettings: () => retentionSettings,
     receivers,
+    trackingPlan: () => plan?.compiled.plan ?? null,
+    setTrackingPlan(next) {
+      const compiled = next === null ? null : compilePlan(next);
+      config.setSetting('trackingPlan', next);
+      plan = compiled === null || next === null ? null : { text: JSON.stringify(next), compiled };
+    },
     deleteSource(name) {
       const outcome = stores.transaction(() => {
         const attachedTo = config.destinationsAttachedTo(name);

@@ -67,7 +67,7 @@ test('config validation names the field and the limit', () => {
   }
   assert.deepEqual(configErrors(dest([{ url: 'http://x/' }], { sources: ['nope'] })), ['destinations[0].sources[0]: no source named "nope" in sources']);
   assert.deepEqual(configErrors({ ...base, destinations: [], delivery: { timeoutMs: -1 } }), ['delivery.timeoutMs: must be a whole number of milliseconds from 1 to 3600000']);
-  assert.deepEqual(configErrors({ ...base, destinations: [], colour: 'blue' }), ['colour: is not a config field (expected sources, destinations, delivery, retention, receivers)']);
+  assert.deepEqual(configErrors({ ...base, destinations: [], colour: 'blue' }), ['colour: is not a config field (expected sources, destinations, delivery, retention, receivers, trackingPlan)']);
   assert.deepEqual(configErrors({ ...base, destinations: [], retention: { days: 0, megabytes: 1.5, hours: 3 } }), [
     'retention.hours: is not a retention setting (expected days, megabytes)',
     'retention.days: must be a whole number of days from 1 to 3650',

@@ -1,15 +1,17 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { DataDirLockedError } from '../engine/store/data-lock';
 import { classifyStorageError, StorageFaultError } from '../engine/store/storage-fault';
 import { faultContext } from '../engine/health';
 import { createEngine } from '../engine';
-import { parseConfig } from '../engine/config';
+import { parseConfig, trackingPlanFileOf } from '../engine/config';
+import { readTrackingPlanFile } from '../engine/tracking-plan/file';
 import { ValidationError } from '../../src-shared/settings';
 import { parseServeArgs, USAGE } from './args';
 import { defaultDataDir } from './data-dir';
 import { listen } from './server';
 import { clearCommand } from './clear';
+import { expectCommand, exportCommand, importCommand, resetCommand } from './expect';
 import { tokenFromEnv } from './auth';
 import { launchToken } from './launch-token';
 
@@ -30,7 +32,8 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-function loadConfig(path: string): ReturnType<typeof parseConfig> {
+/** The config, with the tracking plan it names read in; planFile is that file's path, for messages. */
+function loadConfig(path: string): { config: ReturnType<typeof parseConfig>; planFile?: string } {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -43,14 +46,25 @@ function loadConfig(path: string): ReturnType<typeof parseConfig> {
   } catch (err) {
     fail(`config file ${path} is not valid JSON: ${(err as Error).message}`);
   }
+  let config;
   try {
-    return parseConfig(json);
+    config = parseConfig(json);
   } catch (err) {
     if (err instanceof ValidationError) {
       fail(`config file ${path} has problems:\n${err.errors.map((e) => `  ${e.field}: ${e.message}`).join('\n')}`);
     }
     throw err;
   }
+  // The plan's path is relative to the config file, as an editor following it would read it.
+  const named = trackingPlanFileOf(json);
+  if (named === undefined) return { config };
+  const planFile = resolve(dirname(path), named);
+  try {
+    config.trackingPlan = readTrackingPlanFile(planFile);
+  } catch (err) {
+    fail((err as Error).message);
+  }
+  return { config, planFile };
 }
 
 export async function serve(argv: string[]): Promise<void> {
@@ -60,7 +74,8 @@ export async function serve(argv: string[]): Promise<void> {
   } catch (err) {
     fail((err as Error).message);
   }
-  const config = args.config ? loadConfig(args.config) : undefined;
+  const loaded = args.config ? loadConfig(args.config) : undefined;
+  const config = loaded?.config;
   let envToken: string | undefined;
   try {
     envToken = tokenFromEnv(process.env.HOOKBENCH_TOKEN);
@@ -88,6 +103,10 @@ export async function serve(argv: string[]): Promise<void> {
     try {
       engine.applyConfig(config);
     } catch (err) {
+      if (err instanceof ValidationError) {
+        await engine.stop();
+        fail(`tracking plan ${loaded?.planFile ?? ''} has problems:\n${err.errors.map((e) => `  ${e.field}: ${e.message}`).join('\n')}`);
+      }
       const applyFault = engine.health.fault(err);
       await engine.stop();
       fail(applyFault ? `${applyFault.message}; ${applyFault.advice}` : `cannot apply config file ${args.config ?? ''}: ${oneLine(err)}`);
@@ -153,6 +172,16 @@ export async function main(argv: string[]): Promise<void> {
   if (command === 'serve') return serve(rest);
   if (command === 'clear') {
     process.exitCode = await clearCommand(rest, { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) });
+    return;
+  }
+  const commands = { expect: expectCommand, reset: resetCommand, import: importCommand } as const;
+  const io = { out: (t: string) => process.stdout.write(t), err: (t: string) => process.stderr.write(t), env: process.env };
+  if (command === 'expect' || command === 'reset' || command === 'import') {
+    process.exitCode = await commands[command](rest, io);
+    return;
+  }
+  if (command === 'export') {
+    process.exitCode = await exportCommand(rest, { ...io, stdout: process.stdout });
     return;
   }
   if (command === '--help' || command === '-h' || command === 'help') {

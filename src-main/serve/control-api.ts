@@ -8,6 +8,8 @@ import { createEngineApi } from '../engine/api';
 import type { ApiResponse, EngineApi, LiveEvent } from '../../src-shared/api';
 import { dispatchCall } from '../engine/api/dispatch';
 import { checkApiRequest, type AuthContext } from './auth';
+import { createAssertions } from '../engine/assertions/service';
+import { ASSERTION_ROUTES, handleAssertions } from './assert-http';
 
 export { createEngineApi };
 
@@ -55,6 +57,7 @@ export function createControlApi(engine: Engine, options: { ingestUrl?: () => st
   const streams = new Set<(event: LiveEvent) => void>();
   const closers = new Set<() => void>();
   let stopped = false;
+  const assertions = createAssertions(engine);
   const api = createEngineApi(engine, {
     ...options,
     onConfig: (what) => {
@@ -136,10 +139,12 @@ export function createControlApi(engine: Engine, options: { ingestUrl?: () => st
         if (req.method !== 'GET') return fail(res, 405, 'method_not_allowed', 'use GET /api/live');
         return live(req, res);
       }
-      fail(res, 404, 'not_found', `${req.method} ${path} is not a control API endpoint (POST /api/call, GET /api/live)`);
+      if (handleAssertions(assertions, req, res, path ?? '')) return;
+      fail(res, 404, 'not_found', `${req.method} ${path} is not a control API endpoint (POST /api/call, GET /api/live, ${ASSERTION_ROUTES.join(', ')})`);
     },
     close() {
       stopped = true;
+      assertions.close();
       for (const end of [...closers]) end();
     },
   };

@@ -27,6 +27,7 @@ export function summaryFixture(id: number, overrides: Partial<DeliverySummary> =
     name: null,
     urls: [],
     test: false,
+    violations: 0,
     ...overrides,
   };
 }

@@ -25,7 +25,7 @@ export type ParsedPage = DeliveryQueryPage;
 function filterOf(f: DeliveryFilter): ParsedFilter {
   const some = (v: string | undefined): string | null => (v === undefined || v === '' ? null : v);
   const statuses = f.status === undefined ? null : [...new Set(Array.isArray(f.status) ? f.status : [f.status])];
-  return { statuses, type: some(f.type), url: some(f.url), text: some(f.text), replayed: f.replayed ?? null };
+  return { statuses, type: some(f.type), url: some(f.url), text: some(f.text), replayed: f.replayed ?? null, violations: f.violations ?? null };
 }
 
 /** Pure: a listDeliveries param as the query needs it, or a ValidationError naming each bad field. */

@@ -4,6 +4,7 @@
  */
 import type { EngineApi, InboundMessageView } from '../../../src-shared/api';
 import type { IngestWarning } from '../../../src-shared/events';
+import { violationsOf } from '../assertions/service';
 import type { Engine } from '../index';
 import { toIso } from '../ingest/timestamps';
 
@@ -38,6 +39,7 @@ export function createInboundApi(engine: Engine): Pick<EngineApi, 'messagesOf'> 
           receivedAt: toIso(m.received_at),
           json: m.json,
           warnings: warningsOf(m.warnings),
+          violations: violationsOf(m.violations),
           deliveryIds: requests.deliveryIdsOfMessage(m.id),
         }),
       );

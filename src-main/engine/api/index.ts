@@ -13,6 +13,7 @@ import { createPersonasApi } from './personas';
 import { createDeletionApi } from './deletion';
 import { createRetentionApi } from './retention';
 import { createReceiversApi } from './receivers';
+import { createTrackingPlanApi } from './tracking-plan';
 import { createDetailQuery } from './detail';
 import { createDoctorApi } from './doctor';
 import { ValidationError, type FieldError, type Source, type SourceInput } from '../../../src-shared/settings';
@@ -76,6 +77,7 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
     ...createDoctorApi(engine),
     ...createTestEventApi(engine),
     ...createReceiversApi(engine, { onConfig }),
+    ...createTrackingPlanApi(engine, { onConfig }),
     async countDeliveriesByStatus() {
       return engine.stores.log.countDeliveriesByStatus();
     },

@@ -27,6 +27,7 @@ import {
 import { deletionInputSchema } from '../deletion/identity';
 import { MAX_PASTED_CHARS } from '../doctor/doctor';
 import { receiverInputSchema } from '../../../src-shared/receivers';
+import { trackingPlanSchema } from '../../../src-shared/tracking-plan';
 
 const WHOLE = 'must be a positive whole number';
 export const idSchema = z.number({ error: WHOLE }).int({ error: WHOLE }).min(1, { error: WHOLE }).max(Number.MAX_SAFE_INTEGER, { error: WHOLE });
@@ -67,9 +68,10 @@ const filterShape = {
   url: needle(MAX_NEEDLE_LENGTH),
   text: needle(MAX_NEEDLE_LENGTH),
   replayed: z.boolean({ error: 'must be true (only replayed deliveries) or false (only those never replayed)' }).optional(),
+  violations: z.enum(['any', 'none'], { error: 'must be any or none' }).optional(),
 };
 
-export const deliveryFilterSchema = strictParams(filterShape, '{ status?, type?, url?, text?, replayed? }', 'filter');
+export const deliveryFilterSchema = strictParams(filterShape, '{ status?, type?, url?, text?, replayed?, violations? }', 'filter');
 export const deliveryPageSchema = strictParams(
   { ...filterShape, beforeId: idSchema.optional(), afterId: idSchema.optional(), limit: limitSchema.optional() },
   '{ beforeId?, afterId?, limit?, status?, type?, url?, text?, replayed? }',
@@ -300,6 +302,8 @@ export const API_PARAMS: Record<ApiMethod, ParamSpec> = {
   resetReceiver: spec('receiver.name', receiverNameSchema),
   listReceiverRequests: spec('page', receiverRequestPageSchema),
   getReceiverRequest: spec('id', idSchema),
+  getTrackingPlan: spec('params', nothing),
+  saveTrackingPlan: spec('trackingPlan', trackingPlanSchema.nullable()),
 };
 
 /** Pure: a method's raw params as its implementation takes them, or a ValidationError naming each bad field. */

@@ -70,6 +70,7 @@ export function toSummary(r: SummaryRow, urls: UrlOutcomeRow[] = []): DeliverySu
     name: typeof r.name === 'string' ? r.name : null,
     urls: urls.map(toUrlOutcome),
     test: r.test === 1,
+    violations: r.violations ?? 0,
   };
 }
 

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { INGEST_LIMITS, type MessageType } from '../../../src-shared/events';
 import { isJsonObject, type JsonObject } from '../../../src-shared/json';
 import type { Clock } from '../clock';
+import type { CompiledPlan } from '../tracking-plan/check';
 import type { AcceptedItem, DroppedItem, LogStore, RequestRecord } from '../store/log-store';
 import type { StorageFault } from '../store/storage-fault';
 import { echo } from '../store/refused-log';
@@ -56,6 +57,8 @@ export interface IngestDeps {
   onRequest?(requestId: number): void;
   /** The engine's storage health: consulted before each write, told of each fault and each commit. */
   storage?: IngestStorage;
+  /** The tracking plan in force, compiled; null or absent when there is none. */
+  plan?: () => CompiledPlan | null;
 }
 
 /** A storage fault, or the engine's current problem (its code as plain text, as on the wire). */
@@ -83,6 +86,12 @@ function storageUnavailable(problem: Problem): IngestError {
       (problem.retryable ? '. It takes calls again by itself once that is done: send this one again' : ''),
     { 'retry-after': String(problem.retryable ? STORAGE_RETRY_AFTER_S : CORRUPT_RETRY_AFTER_S) },
   );
+}
+
+/** What a Tracking API path takes: a batch, one call of a type, or null for any other path. */
+export function ingestCallOf(path: string): 'batch' | MessageType | null {
+  if (BATCH_PATHS.has(path)) return 'batch';
+  return SINGLE_CALL_PATHS[path] ?? null;
 }
 
 /** The Tracking API's path for a request URL, or null when it is not one: `//v1/batch` counts. */
@@ -204,6 +213,7 @@ function accept(
 
   const ip = req.socket.remoteAddress;
   const destinations = deps.routing.destinationsOf(source.id);
+  const plan = deps.plan?.() ?? null;
   const items: AcceptedItem[] = [];
   const dropped: DroppedItem[] = [];
   rawItems.forEach((raw, index) => {
@@ -212,7 +222,10 @@ function accept(
       dropped.push({ index, kind: 'invalid', reason: result.reason, raw: JSON.stringify(stripWriteKey(raw)) ?? 'null' });
       return;
     }
-    const routed = destinations.length > 0 && webhooksEnabled(result.message.integrations) ? destinations : [];
+    const violations = plan?.check(result.message) ?? [];
+    // A held message is kept in the log with its violations and sent nowhere.
+    const held = plan !== null && plan.hold && violations.length > 0;
+    const routed = !held && destinations.length > 0 && webhooksEnabled(result.message.integrations) ? destinations : [];
     items.push({
       index,
       raw: stripWriteKey(raw),
@@ -220,6 +233,7 @@ function accept(
       json: JSON.stringify(result.message),
       destinationIds: routed,
       warnings: result.warnings,
+      violations,
     });
   });
   // Judged first (a bad call is a 4xx whatever the disk), then refused at once while the log cannot take it.

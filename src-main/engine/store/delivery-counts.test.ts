@@ -74,7 +74,7 @@ test('a URL filter finds deliveries by entry, by replay target and by an old att
     seedDeliveries(engine.stores.log, 300, { sourceId: 1, destinationId: 1, url: 'https://Old-Host.example/hook', now: T0 });
     const api = createEngineApi(engine);
     const views = engine.stores.deliveryViews;
-    const parse = (url: string): Parameters<typeof views.urlReach>[0] => ({ statuses: null, type: null, url, text: null, replayed: null });
+    const parse = (url: string): Parameters<typeof views.urlReach>[0] => ({ statuses: null, type: null, url, text: null, replayed: null, violations: null });
     assert.deepEqual(views.urlReach(parse('old-host')), { entries: false, targets: false, attempts: true });
     assert.deepEqual(views.urlReach(parse('127.0.0.1:9')), { entries: true, targets: false, attempts: false });
     assert.equal((await api.countDeliveries({ url: 'OLD-HOST.example' })).matching, 300);
@@ -104,7 +104,7 @@ test('a text or URL filter reads the log in windows that yield: the same rows an
     seedDeliveries(engine.stores.log, 20_000, { sourceId: 1, destinationId: 1, url: 'http://127.0.0.1:9/hook', now: T0, batch: 1000 });
     const api = createEngineApi(engine);
     const views = engine.stores.deliveryViews;
-    const filter = { statuses: null, type: null, url: null, text: 'user_42', replayed: null };
+    const filter = { statuses: null, type: null, url: null, text: 'user_42', replayed: null, violations: null };
     // One statement over the whole log, for comparison.
     const all = views.page({ ...filter, beforeId: null, afterId: null, limit: 100_000 }).map((r) => r.id);
     assert.ok(all.length > 300, `${all.length} rows match`);

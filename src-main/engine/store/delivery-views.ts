@@ -16,6 +16,8 @@ export interface DeliveryQueryFilter {
   text: string | null;
   /** true: replayed at least once; false: never replayed; null: either. */
   replayed: boolean | null;
+  /** The message failed the tracking plan, or did not (a delivery without a message never did). */
+  violations: 'any' | 'none' | null;
 }
 
 export interface DeliveryQueryPage extends DeliveryQueryFilter {
@@ -42,6 +44,8 @@ export interface SummaryRow {
   message_uid: string | null;
   /** Time-warp factor the delivery was created with. */
   warp: number;
+  /** Tracking-plan violations of the message (0 without). */
+  violations?: number;
   /** The summary's computed columns (SUMMARY_COLUMNS); absent from rows selected without them. */
   entries?: number;
   latency_ms?: number | null;
@@ -93,7 +97,8 @@ export const BASE_SUMMARY_COLUMNS = `d.id, d.message_id AS message_row_id, d.des
   d.next_attempt_at, d.rounds, d.last_http_status, d.last_error, d.replay_of, d.warp,
   COALESCE(m.user_id, ${fromBody('userId')}) AS user_id, COALESCE(m.anonymous_id, ${fromBody('anonymousId')}) AS anonymous_id,
   COALESCE(m.event, ${fromBody('event')}) AS event, COALESCE(m.message_id, ${fromBody('messageId')}) AS message_uid,
-  d.test`;
+  d.test,
+  COALESCE(json_array_length(m.violations), 0) AS violations`;
 
 /**
  * Entries, latency, replays and names as correlated subqueries: each is one index seek per row
@@ -117,7 +122,7 @@ export const COMPUTED_SUMMARY_COLUMNS = `
 export const SUMMARY_COLUMNS = `${BASE_SUMMARY_COLUMNS},${COMPUTED_SUMMARY_COLUMNS}`;
 
 export function isEmptyFilter(f: DeliveryQueryFilter): boolean {
-  return f.statuses === null && f.type === null && f.url === null && f.text === null && f.replayed === null;
+  return f.statuses === null && f.type === null && f.url === null && f.text === null && f.replayed === null && f.violations === null;
 }
 
 /**
@@ -180,7 +185,9 @@ export function filterSql(f: DeliveryQueryFilter, reach: UrlReach = EVERYWHERE):
     // One seek on deliveries_replay_of per row.
     terms.push(`${f.replayed ? '' : 'NOT '}EXISTS (SELECT 1 FROM deliveries r WHERE r.replay_of = d.id)`);
   }
-  return { terms, params, needsMessages: f.text !== null };
+  if (f.violations === 'any') terms.push('m.violations IS NOT NULL');
+  if (f.violations === 'none') terms.push('m.violations IS NULL');
+  return { terms, params, needsMessages: f.text !== null || f.violations !== null };
 }
 
 /**
@@ -336,7 +343,7 @@ export class DeliveryViewStore {
     const counts = this.statusCounts();
     const total = [...counts.values()].reduce((a, b) => a + b, 0);
     const byStatus = f.statuses === null ? total : inStatuses(counts, f.statuses);
-    if ((f.type === null && f.url === null && f.text === null && f.replayed === null) || byStatus === 0) return { total, matching: byStatus };
+    if ((f.type === null && f.url === null && f.text === null && f.replayed === null && f.violations === null) || byStatus === 0) return { total, matching: byStatus };
     const reach = this.urlReach(f);
     if (urlMatchesNothing(f, reach)) return { total, matching: 0 };
     const { sql, params } = countSql(f, reach);

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Db } from './database';
 import { statements } from './statements';
 import type { InboundMessage, IngestWarning } from '../../../src-shared/events';
+import type { Violation } from '../../../src-shared/assertions';
 import { failureText, type AttemptFailure, type DeliveryDecision } from '../../../src-shared/delivery-outcomes';
 import { clip, decideRefused, REFUSED_TEXT_LIMITS, SUMMARY_CODE, summaryText, type RefusedWindow } from './refused-log';
 
@@ -36,6 +37,8 @@ export interface AcceptedItem {
   destinationIds: number[];
   /** What ingest could not use in it; stored beside the message, never inside its JSON. */
   warnings?: IngestWarning[];
+  /** Where it fails the tracking plan; stored beside the message like its warnings. */
+  violations?: Violation[];
 }
 
 export interface CommitResult {
@@ -57,6 +60,8 @@ export interface MessageRow {
   json: string;
   /** JSON list of IngestWarning, or NULL. */
   warnings?: string | null;
+  /** JSON list of Violation, or NULL. */
+  violations?: string | null;
 }
 
 export interface DeliveryRow {
@@ -168,8 +173,8 @@ export class LogStore {
       insertRequest: `INSERT INTO requests (source_id, path, received_at, http_status, bytes, user_agent, error_code, error_text)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       insertMessage: `INSERT OR IGNORE INTO messages
-           (source_id, request_id, message_id, dedupe_key, type, user_id, anonymous_id, event, received_at, json, warnings)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           (source_id, request_id, message_id, dedupe_key, type, user_id, anonymous_id, event, received_at, json, warnings, violations)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       findDuplicate: 'SELECT id, received_at FROM messages WHERE source_id = ? AND dedupe_key = ?',
       releaseDedupeKey: 'UPDATE messages SET dedupe_key = NULL WHERE id = ?',
       // A delivery takes its destination's warp when it is made, and keeps it.
@@ -289,6 +294,7 @@ export class LogStore {
             record.receivedAt,
             item.json,
             item.warnings && item.warnings.length > 0 ? JSON.stringify(item.warnings) : null,
+            item.violations && item.violations.length > 0 ? JSON.stringify(item.violations) : null,
           );
         let inserted = insert();
         if (inserted.changes === 0) {

@@ -26,7 +26,7 @@ export class RequestStore {
   constructor(db: Db) {
     this.s = statements(db, {
       page: 'SELECT * FROM requests WHERE id < ? ORDER BY id DESC LIMIT ?',
-      messagesOf: `SELECT id, message_id, type, user_id, anonymous_id, event, received_at, json, warnings
+      messagesOf: `SELECT id, message_id, type, user_id, anonymous_id, event, received_at, json, warnings, violations
         FROM messages WHERE request_id = ? ORDER BY id`,
       deliveriesOfMessage: 'SELECT id FROM deliveries WHERE message_id = ? ORDER BY id',
       deliveriesOfRequest: 'SELECT d.id FROM messages m JOIN deliveries d ON d.message_id = m.id WHERE m.request_id = ? ORDER BY d.id',

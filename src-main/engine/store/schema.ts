@@ -322,4 +322,16 @@ export const MIGRATIONS: readonly string[] = [
   END;
   CREATE INDEX deliveries_target ON deliveries (target_url) WHERE target_url IS NOT NULL;
   `,
+  /* 14: assertions from tests. A message's tracking-plan violations (a JSON list of {path, rule,
+     value}, NULL when it passed or no plan applied), kept beside it like its warnings. Markers:
+     named points in the log (the last message and delivery ids when marked) that a test run
+     filters from, so it sees only what came after its own mark. */ `
+  ALTER TABLE messages ADD COLUMN violations TEXT;
+  CREATE TABLE log_markers (
+    name TEXT PRIMARY KEY,
+    message_id INTEGER NOT NULL,
+    delivery_id INTEGER NOT NULL,
+    created_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  `,
 ];

@@ -8,6 +8,7 @@ import { RetentionStore } from './retention';
 import { DeliveryViewStore } from './delivery-views';
 import { RequestStore } from './requests';
 import { ReceiverStore } from './receivers';
+import { AssertionStore } from './assertions';
 
 /** Runs fn in one transaction; inside another one it becomes a savepoint of it. */
 export type Transaction = <T>(fn: () => T) => T;
@@ -31,6 +32,8 @@ export interface Stores {
   readonly retention: RetentionStore;
   /** Test receivers and the requests they got. */
   readonly receivers: ReceiverStore;
+  /** Tests' assertions: messages and deliveries by exact field values, and markers in the log. */
+  readonly assertions: AssertionStore;
   readonly transaction: Transaction;
   /** Whether a transaction is open now (a hook called from inside one can tell). */
   inTransaction(): boolean;
@@ -52,6 +55,7 @@ export function createStores(db: Db, secrets?: SecretSealer): Stores {
     deletions: new DeletionStore(db),
     retention: new RetentionStore(db),
     receivers: new ReceiverStore(db),
+    assertions: new AssertionStore(db),
     transaction: (fn) => db.transaction(fn)(),
     inTransaction: () => db.inTransaction,
     compactFile: () => {

@@ -2,6 +2,7 @@ import { DeliverySection } from './DeliverySection';
 import { DestinationsSection } from './DestinationsSection';
 import { RetentionSection } from './RetentionSection';
 import { SourcesSection } from './SourcesSection';
+import { TrackingPlanSection } from './TrackingPlanSection';
 import { useConfigure, useFollowWhileShown } from '../../app/view-stores';
 
 export function ConfigureView() {
@@ -16,6 +17,7 @@ export function ConfigureView() {
             <DestinationsSection />
             <DeliverySection />
             <RetentionSection />
+            <TrackingPlanSection />
           </div>
         </div>
       )}

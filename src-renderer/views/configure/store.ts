@@ -4,7 +4,8 @@
  * whose refusals (ours, then the engine's) are kept by field path for the inputs to show.
  */
 import { createStore } from 'zustand/vanilla';
-import type { ClearLogResult, EngineEnvironment, LiveEvent, StorageStatus } from '../../../src-shared/api';
+import type { ClearLogResult, EngineEnvironment, LiveEvent, StorageStatus, TrackingPlanView } from '../../../src-shared/api';
+import type { TrackingPlanInput } from '../../../src-shared/tracking-plan';
 import {
   validateRetention,
   validateSourceInput,
@@ -60,6 +61,12 @@ export interface ConfigureState {
   cleared: ClearLogResult | null;
   clearError: string | null;
 
+  /** The tracking plan in force with the log's violation counts; its editor's text, refusals and saved mark. */
+  trackingPlan: TrackingPlanView | null;
+  planDraft: string;
+  planErrors: FieldError[];
+  planSaved: boolean;
+
   /** Refusals of a removal, by the source or destination name they concern. */
   removeErrors: Record<string, string>;
   /** Refusals of a write-key rotation, by source name. */
@@ -89,6 +96,28 @@ export interface ConfigureState {
   saveRetention(): Promise<boolean>;
   refreshStorage(): Promise<void>;
   clearLog(): Promise<void>;
+
+  setPlanDraft(text: string): void;
+  /** Saves the editor's JSON as the plan; an empty editor removes it. */
+  savePlan(): Promise<boolean>;
+  refreshPlan(): Promise<void>;
+}
+
+/** The plan as the editor shows it: pretty JSON, or nothing when there is no plan. */
+export const planText = (view: TrackingPlanView | null): string => (view?.plan ? `${JSON.stringify(view.plan, null, 2)}\n` : '');
+
+/** Pure: the editor's text as the plan to save (null: remove it), or the refusal naming why not. */
+export function parsePlanDraft(text: string): { ok: true; plan: TrackingPlanInput | null } | { ok: false; error: FieldError } {
+  if (text.trim() === '') return { ok: true, plan: null };
+  try {
+    const plan: unknown = JSON.parse(text);
+    if (typeof plan !== 'object' || plan === null || Array.isArray(plan)) {
+      return { ok: false, error: { field: 'trackingPlan', message: 'must be a JSON object { "events": { "Event Name": { JSON Schema } }, … }' } };
+    }
+    return { ok: true, plan: plan as TrackingPlanInput };
+  } catch (err) {
+    return { ok: false, error: { field: 'trackingPlan', message: `is not valid JSON: ${(err as Error).message}` } };
+  }
 }
 
 const draftOfRetention = (r: RetentionSettings): { days: string; megabytes: string } => ({ days: String(r.days), megabytes: String(r.megabytes) });
@@ -125,6 +154,10 @@ export function createConfigureStore(transport: Transport, newKey: () => string 
     clearing: false,
     cleared: null,
     clearError: null,
+    trackingPlan: null,
+    planDraft: '',
+    planErrors: [],
+    planSaved: false,
 
     selectSource(name) {
       set({ selectedSource: name });
@@ -304,6 +337,31 @@ export function createConfigureStore(transport: Transport, newKey: () => string 
       }
       await get().refreshStorage().catch(() => {});
     },
+
+    setPlanDraft(text) {
+      set({ planDraft: text, planErrors: [], planSaved: false });
+    },
+    async savePlan() {
+      const parsed = parsePlanDraft(get().planDraft);
+      if (!parsed.ok) {
+        set({ planErrors: [parsed.error], planSaved: false });
+        return false;
+      }
+      try {
+        const view = await transport.call('saveTrackingPlan', parsed.plan);
+        set({ trackingPlan: view, planDraft: planText(view), planErrors: [], planSaved: true });
+        return true;
+      } catch (err) {
+        set({ planErrors: refusalOf(err, 'trackingPlan'), planSaved: false });
+        return false;
+      }
+    },
+    async refreshPlan() {
+      const view = await transport.call('getTrackingPlan');
+      // Text being edited stays as typed; the counts are always fresh.
+      const editing = get().planDraft !== planText(get().trackingPlan);
+      set({ trackingPlan: view, ...(editing ? {} : { planDraft: planText(view) }) });
+    },
   }));
 
   const sameDraft = (draft: { days: string; megabytes: string }, r: RetentionSettings | undefined): boolean =>
@@ -333,6 +391,7 @@ export function createConfigureStore(transport: Transport, newKey: () => string 
         loadDestinations(),
         loadDelivery(),
         store.getState().refreshStorage(),
+        store.getState().refreshPlan(),
       ]);
       store.setState({ environment, loaded: true, error: null });
     } catch (err) {
@@ -351,7 +410,9 @@ export function createConfigureStore(transport: Transport, newKey: () => string 
             ? loadDelivery
             : event.what === 'retention'
               ? store.getState().refreshStorage
-              : null;
+              : event.what === 'trackingPlan'
+                ? store.getState().refreshPlan
+                : null;
     load?.().catch(fail);
   }
 

@@ -115,6 +115,11 @@ export const DeliveryListRow = memo(function DeliveryListRow({ row, index, top, 
             {row.replays.length > 1 ? ` +${row.replays.length - 1}` : ''}
           </RowLink>
         )}
+        {row.violations > 0 && (
+          <span className="wreplay" data-testid="delivery-violations" data-count={row.violations} title="Its message fails the tracking plan (details in Inbound)">
+            {row.violations} plan violation{row.violations === 1 ? '' : 's'}
+          </span>
+        )}
       </span>
       <span className="wcell wnum" role="gridcell" data-testid="delivery-entries">
         {row.entries}

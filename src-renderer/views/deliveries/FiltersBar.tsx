@@ -90,6 +90,18 @@ export function FiltersBar({ searchRef }: { searchRef: Ref<HTMLInputElement> }) 
           ))}
         </select>
       </label>
+      <label className="wfield">
+        <span className="wfield-label">Tracking plan</span>
+        <select
+          data-testid="filter-violations"
+          value={filter.violations ?? ''}
+          onChange={(e) => patch({ violations: e.target.value === 'any' || e.target.value === 'none' ? e.target.value : undefined })}
+        >
+          <option value="">any message</option>
+          <option value="any">violating it</option>
+          <option value="none">passing it</option>
+        </select>
+      </label>
       <label className="wfield wfield-grow">
         <span className="wfield-label">URL</span>
         <input type="search" data-testid="filter-url" placeholder="part of a webhook URL" value={url} onChange={(e) => setUrl(e.target.value)} spellCheck={false} />

@@ -31,6 +31,7 @@ export function summaryOf(d: DeliveryDetail | DeliverySummary): DeliverySummary 
     name: d.name,
     urls: d.urls,
     test: d.test,
+    violations: d.violations,
   };
 }
 
@@ -89,6 +90,7 @@ export function filterParams(f: DeliveryFilter): DeliveryFilter {
   if (f.type) out.type = f.type;
   if (f.url) out.url = f.url;
   if (f.text) out.text = f.text;
+  if (f.violations) out.violations = f.violations;
   return out;
 }
 

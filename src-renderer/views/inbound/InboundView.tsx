@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import type { InboundMessageView, InboundRequest } from '../../../src-shared/api';
 import type { IngestWarning } from '../../../src-shared/events';
+import type { Violation } from '../../../src-shared/assertions';
 import { snippetsFor } from '../configure/snippets';
 import { bytesOf, prettyJson, timeOf } from '../../shared/format';
 import { Badge } from '../../shared/Badge';
@@ -237,6 +238,12 @@ function RequestDetail() {
                 · {warned(detail.messages)} with warnings
               </span>
             )}
+            {violating(detail.messages) > 0 && (
+              <span className="muted" data-testid="inbound-violating-count">
+                {' '}
+                · {violating(detail.messages)} violating the tracking plan
+              </span>
+            )}
           </h3>
           {detail.messages.length === 0 ? (
             <p className="muted" data-testid="inbound-no-messages">
@@ -252,18 +259,21 @@ function RequestDetail() {
 }
 
 const warned = (messages: InboundMessageView[]): number => messages.filter((m) => m.warnings.length > 0).length;
+const violating = (messages: InboundMessageView[]): number => messages.filter((m) => m.violations.length > 0).length;
 
 function Message({ message: m }: { message: InboundMessageView }) {
   const selectDelivery = useDeliveries((s) => s.select);
   return (
-    <div className={m.warnings.length > 0 ? 'entry warn' : 'entry'} data-testid="inbound-message" data-message-id={m.messageId}>
+    <div className={m.warnings.length > 0 || m.violations.length > 0 ? 'entry warn' : 'entry'} data-testid="inbound-message" data-message-id={m.messageId}>
       <p>
         <strong>{m.type}</strong> {m.event ? `“${m.event}”` : ''} <span className="muted">{m.userId ?? m.anonymousId ?? ''}</span>{' '}
         <span className="mono muted">{m.messageId}</span>
       </p>
       <p className="inbound-deliveries" data-testid="inbound-deliveries">
         {m.deliveryIds.length === 0 ? (
-          <span className="muted">No delivery: no enabled destination took it.</span>
+          <span className="muted">
+            {m.violations.length > 0 ? 'No delivery: no enabled destination took it, or the tracking plan held it back.' : 'No delivery: no enabled destination took it.'}
+          </span>
         ) : (
           <>
             Deliveries:{' '}
@@ -284,6 +294,7 @@ function Message({ message: m }: { message: InboundMessageView }) {
         )}
       </p>
       {m.warnings.length > 0 && <MessageWarnings warnings={m.warnings} />}
+      {m.violations.length > 0 && <MessageViolations violations={m.violations} />}
       <pre className="code" data-testid="inbound-message-json">
         {prettyJson(m.json)}
       </pre>
@@ -304,6 +315,27 @@ function MessageWarnings({ warnings }: { warnings: IngestWarning[] }) {
           <span className="mono muted" title="the value as received">
             {w.value}
           </span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Where a message failed the tracking plan: the path, the rule's words, the value found there. */
+function MessageViolations({ violations }: { violations: Violation[] }) {
+  return (
+    <ul className="inbound-warnings" data-testid="inbound-violations" aria-label="Tracking plan violations">
+      {violations.map((v, i) => (
+        <li key={i} data-testid="inbound-violation">
+          <span className="mono" data-testid="inbound-violation-path">
+            {v.path}
+          </span>
+          : <span data-testid="inbound-violation-message">{v.message}</span> <span className="muted">({v.rule})</span>{' '}
+          {'value' in v && (
+            <span className="mono muted" title="the value found there">
+              {JSON.stringify(v.value)}
+            </span>
+          )}
         </li>
       ))}
     </ul>

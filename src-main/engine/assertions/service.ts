@@ -1,0 +1,259 @@
+/**
+ * Assertions from a test suite: list what was received and delivered, wait until enough matches
+ * (woken by the engine's live events, bounded by a timeout on the engine's clock), and reset (clear
+ * the log, or mark a point to filter from). The transports check the input with the schemas of
+ * src-shared/assertions.ts first.
+ */
+import type { z } from 'zod';
+import {
+  DEFAULT_ASSERT_LIMIT,
+  DEFAULT_WAIT_SECONDS,
+  type AssertedDeliveryRow,
+  type AssertedMessage,
+  type MarkerView,
+  type Violation,
+  type WaitResult,
+  deliveryListSchema,
+  messageFilterSchema,
+  messageListSchema,
+  resetSchema,
+  waitSchema,
+} from '../../../src-shared/assertions';
+import type { ClearLogResult } from '../../../src-shared/api';
+import { ValidationError } from '../../../src-shared/settings';
+import type { Engine } from '../index';
+import { toIso } from '../ingest/timestamps';
+import type { AssertionDeliveryRow, AssertionMessageRow, ExportAttemptRow, MarkerRow, MessageQueryFilter } from '../store/assertions';
+import { closestMisses, type Criteria } from './match';
+
+type FilterInput = z.output<typeof messageFilterSchema>;
+
+/** How many of the newest messages in scope an unmet wait looks through for its near misses. */
+const CLOSEST_CANDIDATES = 200;
+const CLOSEST_SHOWN = 5;
+
+export interface Assertions {
+  messages(input: z.output<typeof messageListSchema>): { messages: AssertedMessage[]; next: number | null };
+  deliveries(input: z.output<typeof deliveryListSchema>): { deliveries: AssertedDeliveryRow[]; next: number | null };
+  /** Attempts of the deliveries the filter matches (message fields over their message), oldest first. */
+  attempts(input: z.output<typeof deliveryListSchema>): { attempts: ExportAttemptRow[]; next: number | null };
+  /** Resolves once `count` messages match or the timeout passes, or early when `signal` aborts. */
+  wait(input: z.output<typeof waitSchema>, signal?: AbortSignal): Promise<WaitResult>;
+  reset(input: z.output<typeof resetSchema>): Promise<{ marker: MarkerView } | { cleared: ClearLogResult; markers: number }>;
+  /** Messages with violations, per type and event (after a marker when given). */
+  violationCounts(marker?: string): { type: string; event: string | null; messages: number; violations: number }[];
+  /** Ends every wait in progress with what it has (the server is stopping). */
+  close(): void;
+}
+
+function parseList<T>(text: string | null, keep: (v: unknown) => v is T): T[] {
+  if (!text) return [];
+  try {
+    const list: unknown = JSON.parse(text);
+    return Array.isArray(list) ? list.filter(keep) : [];
+  } catch {
+    return [];
+  }
+}
+
+const isViolation = (v: unknown): v is Violation =>
+  typeof v === 'object' &&
+  v !== null &&
+  typeof (v as Violation).path === 'string' &&
+  typeof (v as Violation).rule === 'string' &&
+  typeof (v as Violation).message === 'string';
+
+const isDelivery = (v: unknown): v is AssertedMessage['deliveries'][number] =>
+  typeof v === 'object' && v !== null && typeof (v as { id?: unknown }).id === 'number';
+
+function jsonOf(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** A stored violations list, read defensively: a row written by hand or by an older build may hold anything. */
+export const violationsOf = (text: string | null | undefined): Violation[] => parseList(text ?? null, isViolation);
+
+export function toAssertedMessage(r: AssertionMessageRow): AssertedMessage {
+  return {
+    id: r.id,
+    messageId: r.message_id,
+    type: r.type,
+    event: r.event,
+    userId: r.user_id,
+    anonymousId: r.anonymous_id,
+    source: r.source,
+    receivedAt: toIso(r.received_at),
+    message: jsonOf(r.json),
+    violations: violationsOf(r.violations),
+    deliveries: parseList(r.deliveries, isDelivery),
+  };
+}
+
+function toDeliveryRow(r: AssertionDeliveryRow): AssertedDeliveryRow {
+  return {
+    id: r.id,
+    messageRowId: r.message_row_id,
+    messageId: r.message_id,
+    type: r.type,
+    event: r.event,
+    userId: r.user_id,
+    anonymousId: r.anonymous_id,
+    source: r.source,
+    destination: r.destination,
+    status: r.status,
+    httpStatus: r.last_http_status,
+    error: r.last_error,
+    rounds: r.rounds,
+    replayOf: r.replay_of,
+    createdAt: toIso(r.created_at),
+    finishedAt: r.finished_at === null ? null : toIso(r.finished_at),
+  };
+}
+
+const toMarkerView = (m: MarkerRow): MarkerView => ({
+  name: m.name,
+  afterMessageId: m.message_id,
+  afterDeliveryId: m.delivery_id,
+  createdAt: toIso(m.created_at),
+});
+
+export function createAssertions(engine: Engine, random: () => number = Math.random): Assertions {
+  const store = engine.stores.assertions;
+  const waits = new Set<() => void>();
+
+  const markerOf = (name: string | undefined): MarkerRow | null => {
+    if (name === undefined) return null;
+    const marker = store.marker(name);
+    if (!marker) {
+      throw new ValidationError([{ field: 'marker', message: `there is no marker named "${name}"; make one first with POST /api/reset {"mark": "${name}"} (hookbench reset --mark ${name})` }]);
+    }
+    return marker;
+  };
+
+  const resolve = (input: FilterInput): { filter: MessageQueryFilter; criteria: Criteria; marker: MarkerRow | null } => {
+    if (input.delivered === true && input.deliveryStatus !== undefined && input.deliveryStatus !== 'succeeded') {
+      throw new ValidationError([{ field: 'delivered', message: `asks for a succeeded delivery, but deliveryStatus asks for ${input.deliveryStatus}; give one of them` }]);
+    }
+    const marker = markerOf(input.marker);
+    const deliveryStatus = input.deliveryStatus ?? (input.delivered === true ? 'succeeded' : undefined);
+    const criteria: Criteria = {
+      type: input.type,
+      event: input.event,
+      userId: input.userId,
+      anonymousId: input.anonymousId,
+      source: input.source,
+      deliveryStatus,
+      violations: input.violations,
+    };
+    const filter: MessageQueryFilter = {
+      type: input.type ?? null,
+      event: input.event ?? null,
+      userId: input.userId ?? null,
+      anonymousId: input.anonymousId ?? null,
+      source: input.source ?? null,
+      since: input.since ?? null,
+      afterMessageId: marker?.message_id ?? null,
+      deliveryStatus: deliveryStatus ?? null,
+      violations: input.violations ?? null,
+    };
+    return { filter, criteria, marker };
+  };
+
+  return {
+    messages(input) {
+      const { filter } = resolve(input);
+      const limit = input.limit ?? DEFAULT_ASSERT_LIMIT;
+      const rows = store.messages(filter, input.after ?? 0, limit);
+      return { messages: rows.map(toAssertedMessage), next: rows.length === limit ? (rows[rows.length - 1]?.id ?? null) : null };
+    },
+
+    deliveries(input) {
+      const { filter, marker } = resolve(input);
+      const limit = input.limit ?? DEFAULT_ASSERT_LIMIT;
+      const rows = store.deliveries(
+        filter,
+        { status: input.status ?? null, destination: input.destination ?? null, afterDeliveryId: marker?.delivery_id ?? null },
+        input.after ?? 0,
+        limit,
+      );
+      return { deliveries: rows.map(toDeliveryRow), next: rows.length === limit ? (rows[rows.length - 1]?.id ?? null) : null };
+    },
+
+    attempts(input) {
+      const { filter, marker } = resolve(input);
+      const limit = input.limit ?? DEFAULT_ASSERT_LIMIT;
+      const rows = store.attempts(
+        filter,
+        { status: input.status ?? null, destination: input.destination ?? null, afterDeliveryId: marker?.delivery_id ?? null },
+        input.after ?? 0,
+        limit,
+      );
+      return { attempts: rows, next: rows.length === limit ? (rows[rows.length - 1]?.id ?? null) : null };
+    },
+
+    async wait(input, signal) {
+      const { filter, criteria } = resolve(input);
+      const wanted = input.count ?? 1;
+      const timeoutMs = Math.round((input.timeout ?? DEFAULT_WAIT_SECONDS) * 1000);
+      const started = engine.clock.now();
+      let matched = store.countMessages(filter);
+      if (matched < wanted && timeoutMs > 0 && !signal?.aborted) {
+        await new Promise<void>((done) => {
+          let finished = false;
+          const finish = (): void => {
+            if (finished) return;
+            finished = true;
+            unsubscribe();
+            timer.cancel();
+            waits.delete(finish);
+            signal?.removeEventListener('abort', finish);
+            done();
+          };
+          // New messages arrive as `requests` events, delivery outcomes as `deliveries`: each is
+          // a moment the count can have changed, and the only moments it can.
+          const unsubscribe = engine.onLive((event) => {
+            if (event.type !== 'requests' && event.type !== 'deliveries') return;
+            matched = store.countMessages(filter);
+            if (matched >= wanted) finish();
+          });
+          const timer = engine.clock.setTimer(finish, timeoutMs);
+          waits.add(finish);
+          signal?.addEventListener('abort', finish);
+        });
+        matched = store.countMessages(filter);
+      }
+      const limit = input.limit ?? DEFAULT_ASSERT_LIMIT;
+      const messages = store.messages(filter, 0, limit).map(toAssertedMessage);
+      const met = matched >= wanted;
+      const closest = met
+        ? []
+        : closestMisses(
+            criteria,
+            store.newestMessages(filter.afterMessageId ?? 0, filter.since ?? 0, CLOSEST_CANDIDATES).map(toAssertedMessage),
+            CLOSEST_SHOWN,
+          );
+      return { met, matched, wanted, waitedMs: engine.clock.now() - started, messages, closest };
+    },
+
+    async reset(input) {
+      if (input.clear === true) {
+        const cleared = await engine.retention.clear();
+        return { cleared, markers: store.clearMarkers() };
+      }
+      const name = input.mark === true || input.mark === undefined ? `run-${engine.clock.now().toString(36)}-${Math.floor(random() * 36 ** 6).toString(36)}` : input.mark;
+      return { marker: toMarkerView(store.mark(name, engine.clock.now())) };
+    },
+
+    violationCounts(marker) {
+      return store.violationCounts(markerOf(marker)?.message_id ?? 0);
+    },
+
+    close() {
+      for (const finish of [...waits]) finish();
+    },
+  };
+}

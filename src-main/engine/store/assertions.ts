@@ -1,0 +1,284 @@
+/**
+ * The reads a test's assertions make: accepted messages and deliveries by exact field values, in
+ * the order they arrived, and named markers in the log. The statement texts come from pure
+ * functions (messageFilterSql) so their shapes can be checked on their own.
+ */
+import type { DeliveryStatus } from '../../../src-shared/api';
+import type { Db } from './database';
+import { statement, statements } from './statements';
+
+/** A filter as the queries take it: checked already; null means "any". */
+export interface MessageQueryFilter {
+  type: string | null;
+  event: string | null;
+  userId: string | null;
+  anonymousId: string | null;
+  /** A source's name. */
+  source: string | null;
+  /** received_at at or after this (ms since the epoch). */
+  since: number | null;
+  /** Only messages whose row id is above this (a marker's point). */
+  afterMessageId: number | null;
+  /** Only messages with at least one delivery in this status. */
+  deliveryStatus: DeliveryStatus | null;
+  /** 'none': passed the tracking plan (or none applied); 'any': at least one violation. */
+  violations: 'none' | 'any' | null;
+}
+
+export interface DeliveryQueryExtra {
+  /** Only deliveries whose row id is above this (a marker's point). */
+  afterDeliveryId: number | null;
+  /** The delivery's own status. */
+  status: DeliveryStatus | null;
+  /** A destination's name. */
+  destination: string | null;
+}
+
+/** A message with what the assertions report about it. */
+export interface AssertionMessageRow {
+  id: number;
+  message_id: string;
+  type: string;
+  event: string | null;
+  user_id: string | null;
+  anonymous_id: string | null;
+  source: string | null;
+  received_at: number;
+  json: string;
+  warnings: string | null;
+  violations: string | null;
+  /** JSON list of {id, destination, status, httpStatus}. */
+  deliveries: string;
+}
+
+export interface AssertionDeliveryRow {
+  id: number;
+  message_row_id: number | null;
+  message_id: string | null;
+  type: string | null;
+  event: string | null;
+  user_id: string | null;
+  anonymous_id: string | null;
+  source: string | null;
+  destination: string | null;
+  status: DeliveryStatus;
+  last_http_status: number | null;
+  last_error: string | null;
+  rounds: number;
+  replay_of: number | null;
+  created_at: number;
+  finished_at: number | null;
+}
+
+export interface MarkerRow {
+  name: string;
+  message_id: number;
+  delivery_id: number;
+  created_at: number;
+}
+
+/** Markers kept: older ones are dropped as new ones are made, so a CI server's table stays small. */
+export const MAX_MARKERS = 1000;
+
+/** Pure: the WHERE terms over messages m and their params, in order. */
+export function messageFilterSql(f: MessageQueryFilter): { terms: string[]; params: unknown[] } {
+  const terms: string[] = [];
+  const params: unknown[] = [];
+  const eq = (column: string, value: string | number | null): void => {
+    if (value === null) return;
+    terms.push(`${column} = ?`);
+    params.push(value);
+  };
+  eq('m.type', f.type);
+  eq('m.event', f.event);
+  eq('m.user_id', f.userId);
+  eq('m.anonymous_id', f.anonymousId);
+  if (f.source !== null) {
+    terms.push('m.source_id = (SELECT s.id FROM sources s WHERE s.name = ?)');
+    params.push(f.source);
+  }
+  if (f.since !== null) {
+    terms.push('m.received_at >= ?');
+    params.push(f.since);
+  }
+  if (f.afterMessageId !== null) {
+    terms.push('m.id > ?');
+    params.push(f.afterMessageId);
+  }
+  if (f.deliveryStatus !== null) {
+    // deliveries_message makes this one seek per candidate message.
+    terms.push('EXISTS (SELECT 1 FROM deliveries d WHERE d.message_id = m.id AND d.status = ?)');
+    params.push(f.deliveryStatus);
+  }
+  if (f.violations === 'none') terms.push('m.violations IS NULL');
+  if (f.violations === 'any') terms.push('m.violations IS NOT NULL');
+  return { terms, params };
+}
+
+const where = (terms: string[]): string => (terms.length > 0 ? `WHERE ${terms.join(' AND ')}` : '');
+
+const MESSAGE_COLUMNS = `m.id, m.message_id, m.type, m.event, m.user_id, m.anonymous_id,
+  (SELECT s.name FROM sources s WHERE s.id = m.source_id) AS source, m.received_at, m.json, m.warnings, m.violations,
+  (SELECT json_group_array(json_object('id', d.id, 'destination', dst.name, 'status', d.status, 'httpStatus', d.last_http_status))
+     FROM deliveries d LEFT JOIN destinations dst ON dst.id = d.destination_id WHERE d.message_id = m.id) AS deliveries`;
+
+/** Pure: a page of matching messages, oldest first, after a row id (keyset). */
+export function messagePageSql(f: MessageQueryFilter, afterId: number, limit: number): { sql: string; params: unknown[] } {
+  const { terms, params } = messageFilterSql(f);
+  terms.push('m.id > ?');
+  params.push(afterId);
+  return {
+    sql: `WITH page AS MATERIALIZED (SELECT m.id FROM messages m ${where(terms)} ORDER BY m.id LIMIT ?)
+      SELECT ${MESSAGE_COLUMNS} FROM page JOIN messages m ON m.id = page.id ORDER BY m.id`,
+    params: [...params, limit],
+  };
+}
+
+/** Pure: the deliveries matching message fields (over their message) and their own, oldest first. */
+export function deliveryPageSql(
+  f: MessageQueryFilter,
+  extra: DeliveryQueryExtra,
+  afterId: number,
+  limit: number,
+): { sql: string; params: unknown[] } {
+  const { terms, params } = messageFilterSql(f);
+  if (extra.status !== null) {
+    terms.push('d.status = ?');
+    params.push(extra.status);
+  }
+  if (extra.destination !== null) {
+    terms.push('d.destination_id = (SELECT x.id FROM destinations x WHERE x.name = ?)');
+    params.push(extra.destination);
+  }
+  if (extra.afterDeliveryId !== null) {
+    terms.push('d.id > ?');
+    params.push(extra.afterDeliveryId);
+  }
+  terms.push('d.id > ?');
+  params.push(afterId);
+  return {
+    sql: `SELECT d.id, d.message_id AS message_row_id, m.message_id, m.type, m.event, m.user_id, m.anonymous_id,
+        (SELECT s.name FROM sources s WHERE s.id = m.source_id) AS source, dst.name AS destination, d.status,
+        d.last_http_status, d.last_error, d.rounds, d.replay_of, d.created_at, d.finished_at
+      FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id LEFT JOIN destinations dst ON dst.id = d.destination_id
+      ${where(terms)} ORDER BY d.id LIMIT ?`,
+    params: [...params, limit],
+  };
+}
+
+/** An attempt with what a HAR entry needs of its delivery. */
+export interface ExportAttemptRow {
+  id: number;
+  delivery_id: number;
+  url: string;
+  started_at: number;
+  state: string;
+  http_status: number | null;
+  request_headers: string;
+  timings: string | null;
+  response_headers: string | null;
+  response_body: Buffer | null;
+  response_bytes: number | null;
+  error_text: string | null;
+  body: Buffer | null;
+  destination: string | null;
+  event: string | null;
+  type: string | null;
+}
+
+/** Pure: the attempts of the deliveries a filter matches, oldest first, after an attempt id. */
+export function attemptPageSql(f: MessageQueryFilter, extra: DeliveryQueryExtra, afterId: number, limit: number): { sql: string; params: unknown[] } {
+  const { terms, params } = messageFilterSql(f);
+  if (extra.status !== null) {
+    terms.push('d.status = ?');
+    params.push(extra.status);
+  }
+  if (extra.destination !== null) {
+    terms.push('d.destination_id = (SELECT x.id FROM destinations x WHERE x.name = ?)');
+    params.push(extra.destination);
+  }
+  if (extra.afterDeliveryId !== null) {
+    terms.push('d.id > ?');
+    params.push(extra.afterDeliveryId);
+  }
+  terms.push('a.id > ?');
+  params.push(afterId);
+  return {
+    sql: `SELECT a.id, a.delivery_id, a.url, a.started_at, a.state, a.http_status, a.request_headers, a.timings, a.response_headers,
+        a.response_body, a.response_bytes, a.error_text, d.body, dst.name AS destination, m.event, d.payload_type AS type
+      FROM attempts a JOIN deliveries d ON d.id = a.delivery_id LEFT JOIN messages m ON m.id = d.message_id
+      LEFT JOIN destinations dst ON dst.id = d.destination_id
+      ${where(terms)} ORDER BY a.id LIMIT ?`,
+    params: [...params, limit],
+  };
+}
+
+export class AssertionStore {
+  private readonly s;
+
+  constructor(private readonly db: Db) {
+    this.s = statements(db, {
+      lastMessageId: 'SELECT COALESCE(MAX(id), 0) AS id FROM messages',
+      lastDeliveryId: 'SELECT COALESCE(MAX(id), 0) AS id FROM deliveries',
+      putMarker: `INSERT INTO log_markers (name, message_id, delivery_id, created_at) VALUES (?, ?, ?, ?)
+        ON CONFLICT (name) DO UPDATE SET message_id = excluded.message_id, delivery_id = excluded.delivery_id, created_at = excluded.created_at`,
+      trimMarkers: `DELETE FROM log_markers WHERE name IN
+        (SELECT name FROM log_markers ORDER BY created_at DESC, name LIMIT -1 OFFSET ?)`,
+      marker: 'SELECT * FROM log_markers WHERE name = ?',
+      clearMarkers: 'DELETE FROM log_markers',
+      newest: `SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE m.id > ? AND m.received_at >= ? ORDER BY m.id DESC LIMIT ?`,
+      violationCounts: `SELECT m.type, m.event, COUNT(*) AS messages, SUM(json_array_length(m.violations)) AS violations
+        FROM messages m WHERE m.violations IS NOT NULL AND m.id > ? GROUP BY m.type, m.event ORDER BY messages DESC, m.type, m.event`,
+    });
+  }
+
+  messages(f: MessageQueryFilter, afterId: number, limit: number): AssertionMessageRow[] {
+    const { sql, params } = messagePageSql(f, afterId, limit);
+    return statement(this.db, sql).all(...params) as AssertionMessageRow[];
+  }
+
+  countMessages(f: MessageQueryFilter): number {
+    const { terms, params } = messageFilterSql(f);
+    return (statement(this.db, `SELECT COUNT(*) AS n FROM messages m ${where(terms)}`).get(...params) as { n: number }).n;
+  }
+
+  /** The newest messages after a point, newest first: the candidates when an assertion is not met. */
+  newestMessages(afterMessageId: number, since: number, limit: number): AssertionMessageRow[] {
+    return this.s.newest.all(afterMessageId, since, limit) as AssertionMessageRow[];
+  }
+
+  deliveries(f: MessageQueryFilter, extra: DeliveryQueryExtra, afterId: number, limit: number): AssertionDeliveryRow[] {
+    const { sql, params } = deliveryPageSql(f, extra, afterId, limit);
+    return statement(this.db, sql).all(...params) as AssertionDeliveryRow[];
+  }
+
+  attempts(f: MessageQueryFilter, extra: DeliveryQueryExtra, afterId: number, limit: number): ExportAttemptRow[] {
+    const { sql, params } = attemptPageSql(f, extra, afterId, limit);
+    return statement(this.db, sql).all(...params) as ExportAttemptRow[];
+  }
+
+  /** Marks the log's current end under a name (replacing a marker of that name). */
+  mark(name: string, now: number): MarkerRow {
+    return this.db.transaction((): MarkerRow => {
+      const messageId = (this.s.lastMessageId.get() as { id: number }).id;
+      const deliveryId = (this.s.lastDeliveryId.get() as { id: number }).id;
+      this.s.putMarker.run(name, messageId, deliveryId, now);
+      this.s.trimMarkers.run(MAX_MARKERS);
+      return { name, message_id: messageId, delivery_id: deliveryId, created_at: now };
+    })();
+  }
+
+  marker(name: string): MarkerRow | undefined {
+    return this.s.marker.get(name) as MarkerRow | undefined;
+  }
+
+  /** After the log is cleared, ids may be handed out again from the start: every marker would hide them. */
+  clearMarkers(): number {
+    return this.s.clearMarkers.run().changes;
+  }
+
+  /** Messages with violations and how many violations they hold, per type and event, after a row id. */
+  violationCounts(afterMessageId: number): { type: string; event: string | null; messages: number; violations: number }[] {
+    return this.s.violationCounts.all(afterMessageId) as { type: string; event: string | null; messages: number; violations: number }[];
+  }
+}

@@ -1,0 +1,63 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startHarness, configWith } from '../testing/harness';
+import { createEngineApi } from '../api';
+import { Receiver } from '../testing/receiver';
+import { waitUntil } from '../testing/wait';
+import { ValidationError } from '../../../src-shared/settings';
+import { EMPTY_TRACKING_PLAN, type TrackingPlan } from '../../../src-shared/tracking-plan';
+import type { AssertedMessage } from '../../../src-shared/assertions';
+
+const plan: TrackingPlan = {
+  ...EMPTY_TRACKING_PLAN,
+  events: { 'Order Completed': { type: 'object', required: ['total'], properties: { total: { type: 'number' } } } },
+};
+
+test('violations are stored with the message, filterable and counted per event; hold keeps violating messages from delivery', async () => {
+  const receiver = await new Receiver().start();
+  const h = await startHarness({ ...configWith(receiver.url), trackingPlan: plan });
+  const get = async <T>(path: string): Promise<T> =>
+    (await (await fetch(`${h.server.url}${path}`, { headers: { authorization: `Bearer ${h.server.token}` } })).json()) as T;
+  try {
+    assert.deepEqual(h.engine.trackingPlan(), plan);
+    const order = (total: unknown) => ({ type: 'track', event: 'Order Completed', userId: 'u', properties: { total } });
+    assert.equal((await h.post('/v1/batch', { batch: [order(10), order('ten'), order('eleven'), { type: 'track', event: 'Other', userId: 'u' }] })).status, 200);
+    await receiver.waitFor(4);
+
+    const bad = await get<{ messages: AssertedMessage[] }>('/api/messages?violations=any');
+    assert.equal(bad.messages.length, 2);
+    assert.deepEqual(bad.messages[0]?.violations, [{ path: '/properties/total', rule: 'type', message: 'must be number', value: 'ten' }]);
+    assert.equal((await get<{ messages: AssertedMessage[] }>('/api/messages?violations=none')).messages.length, 2);
+    assert.deepEqual(await get('/api/violations'), { counts: [{ type: 'track', event: 'Order Completed', messages: 2, violations: 2 }] });
+
+    // The Deliveries view filters on them and shows how many each message has.
+    const api = createEngineApi(h.engine);
+    const violating = await api.listDeliveries({ violations: 'any' });
+    assert.deepEqual(violating.items.map((d) => d.violations), [1, 1]);
+    assert.deepEqual(await api.countDeliveries({ violations: 'none' }), { total: 4, matching: 2 });
+    await assert.rejects(api.countDeliveries({ violations: 'some' } as never), (err: unknown) => err instanceof ValidationError && err.errors[0]?.field === 'filter.violations');
+
+    // A plan that does not compile is refused by name, and the one in force stays.
+    assert.throws(() => h.engine.setTrackingPlan({ ...plan, identify: { type: 12 } }), (err: unknown) => err instanceof ValidationError && err.errors[0]?.field === 'identify');
+    assert.deepEqual(h.engine.trackingPlan(), plan);
+
+    h.engine.setTrackingPlan({ ...plan, violatingEvents: 'hold' });
+    await h.post('/v1/batch', { batch: [order('held'), order(12)] });
+    await receiver.waitFor(5);
+    const after = await get<{ messages: AssertedMessage[] }>('/api/messages?event=Order%20Completed');
+    const held = after.messages.find((m) => (m.message as { properties: { total: unknown } }).properties.total === 'held');
+    assert.deepEqual(held?.deliveries, [], 'held: logged with its violations, sent nowhere');
+    assert.equal(held?.violations.length, 1);
+    await waitUntil(() => h.engine.stores.log.countDeliveriesByStatus().pending === undefined, 'the queue to drain');
+    assert.equal(receiver.received.length, 5);
+
+    h.engine.setTrackingPlan(null);
+    assert.equal(h.engine.trackingPlan(), null);
+    await h.post('/v1/batch', { batch: [order('free again')] });
+    const last = (await get<{ messages: AssertedMessage[] }>('/api/messages?event=Order%20Completed')).messages.at(-1);
+    assert.deepEqual(last?.violations, []);
+  } finally {
+    await h.close();
+    await receiver.close();
+  }
+});
