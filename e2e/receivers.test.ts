@@ -65,7 +65,7 @@ test('a flaky receiver scripted 500, 500, 200 behind a destination on the short 
   await p.getByTestId('receiver-add-to-destination').click();
   await p.getByTestId('receiver-notice').filter({ hasText: `Added ${flaky.httpUrl} to “Local receiver”.` }).waitFor();
   const [destination] = await wb.call('listDestinations');
-  assert.deepEqual(destination?.webhooks, [{ url: flaky.httpUrl, headers: {} }]);
+  assert.deepEqual(destination?.webhooks, [{ url: flaky.httpUrl, headers: {}, enabled: true }]);
 
   const res = await wb.ingest('/v1/track', WRITE_KEY, { userId: 'u-flaky', event: 'Order Completed', properties: { total: 42 } });
   assert.equal(res.status, 200);

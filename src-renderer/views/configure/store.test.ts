@@ -222,7 +222,7 @@ test('Clear log: the log empties, the sources stay, and the store says what went
     assert.equal((await h.post('/v1/track', {}, { writeKey: 'nope' })).status, 200);
     await s.getState().clearLog();
     assert.equal(s.getState().clearError, null);
-    assert.deepEqual(s.getState().cleared, { requests: 2, messages: 0, deliveries: 0, attempts: 0, droppedItems: 0, keptActiveDeliveries: 0 });
+    assert.deepEqual(s.getState().cleared, { requests: 2, messages: 0, deliveries: 0, attempts: 0, droppedItems: 0, keptActiveDeliveries: 0, receiverRequests: 0 });
     assert.equal((h.inspect.get('SELECT COUNT(*) AS n FROM requests') as { n: number }).n, 0);
     assert.deepEqual(s.getState().sources.map((o) => o.name), ['backend']);
   } finally {
