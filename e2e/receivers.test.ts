@@ -115,3 +115,21 @@ test('a flaky receiver scripted 500, 500, 200 behind a destination on the short 
   await p.locator('[data-testid="receiver-request"]').nth(3).waitFor();
   assert.deepEqual(problems, []);
 });
+
+test('at 640 px a receiver\'s script fits its card: every column, the remove button included, in view', async () => {
+  assert.ok(wb);
+  const narrow = await wb.openPage({ view: 'receivers', viewport: { width: 640, height: 900 } });
+  const np = narrow.page;
+  await np.getByTestId('nav-receivers').click();
+  await np.locator('.rc-item').first().click();
+  const steps = np.getByTestId('receiver-steps');
+  await steps.waitFor();
+  const { table, card } = await steps.evaluate((t) => ({
+    table: t.getBoundingClientRect().right,
+    card: (t.closest('.card') as HTMLElement).getBoundingClientRect().right,
+  }));
+  assert.ok(table <= card + 0.5, `the steps table ends at ${table} px, its card at ${card} px`);
+  await np.screenshot({ path: screenshotPath('receivers-640') });
+  assert.deepEqual(narrow.problems, []);
+  await np.close();
+});

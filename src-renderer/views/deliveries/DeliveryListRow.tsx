@@ -116,8 +116,9 @@ export const DeliveryListRow = memo(function DeliveryListRow({ row, index, top, 
           </RowLink>
         )}
         {row.violations > 0 && (
-          <span className="wreplay" data-testid="delivery-violations" data-count={row.violations} title="Its message fails the tracking plan (details in Inbound)">
-            {row.violations} plan violation{row.violations === 1 ? '' : 's'}
+          <span className="wviolations" data-testid="delivery-violations" data-count={row.violations} title="Its message fails the tracking plan (details in Inbound)">
+            {row.violations}
+            <span className="wviolations-words"> plan violation{row.violations === 1 ? '' : 's'}</span>
           </span>
         )}
       </span>

@@ -6,7 +6,9 @@ export function WarpMark({ warp }: { warp: number }) {
   if (mark === null) return null;
   return (
     <span className="warp-badge" data-testid="delivery-warp" data-warp={warp} title={warpNotice(warp) ?? undefined}>
-      {mark}
+      {/* The words give way in a narrow list; the factor stays, so the row still says it is warped. */}
+      <span className="warp-words">{mark.slice(0, mark.indexOf('×'))}</span>
+      {mark.slice(mark.indexOf('×'))}
     </span>
   );
 }
