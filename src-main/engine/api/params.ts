@@ -83,12 +83,32 @@ export const idsSchema = z
   .max(MAX_PAGE_LIMIT, { error: (iss) => `must hold at most ${MAX_PAGE_LIMIT} ids (got ${(iss.input as unknown[]).length})`, abort: true })
   .pipe(z.array(idSchema));
 
-/** The Inbound view's pages: newest first, by id; requests have no filters. */
-export const requestPageSchema = z
-  .looseObject({ beforeId: idSchema.optional(), limit: limitSchema.optional() }, { error: 'must be an object { beforeId?, limit? }' })
-  .superRefine((p, ctx) => {
-    if (p.status !== undefined) ctx.addIssue({ code: 'custom', path: ['status'], message: 'requests have no status filter' });
-  });
+/** A time bound: an ISO 8601 date and time ("2026-11-23T12:00:00Z"). */
+const TIME = 'must be an ISO 8601 date and time, like 2026-11-23T12:00:00Z';
+export const timeBoundSchema = z
+  .string({ error: TIME })
+  .max(40, { error: TIME })
+  .refine((v) => /^\d{4}-\d{2}-\d{2}T/.test(v) && Number.isFinite(Date.parse(v)), { error: TIME });
+
+/** The Inbound view's pages: newest first, by id, with its filters; the oldest page on request. */
+export const requestPageSchema = strictParams(
+  {
+    beforeId: idSchema.optional(),
+    limit: limitSchema.optional(),
+    status: z.enum(['accepted', 'refused'], { error: 'must be accepted or refused' }).optional(),
+    sourceId: idSchema.optional(),
+    path: needle(MAX_NEEDLE_LENGTH),
+    from: timeBoundSchema.optional(),
+    to: timeBoundSchema.optional(),
+    oldest: z.boolean({ error: 'must be true (the oldest page) or false' }).optional(),
+  },
+  '{ beforeId?, limit?, status?, sourceId?, path?, from?, to?, oldest? }',
+  'page',
+).superRefine((p, ctx) => {
+  if (p.from !== undefined && p.to !== undefined && Date.parse(p.from) >= Date.parse(p.to)) {
+    ctx.addIssue({ code: 'custom', path: ['to'], message: `must be later than from (${p.from})` });
+  }
+});
 
 /** Profile ids, linked ids and the text filter: longer than any id the ingest takes is a mistake. */
 export const MAX_ID_LENGTH = 1000;
@@ -245,6 +265,7 @@ export const API_PARAMS: Record<ApiMethod, ParamSpec> = {
   listRequests: spec('page', optional(requestPageSchema)),
   droppedItemsOf: spec('requestId', idSchema),
   messagesOf: spec('requestId', idSchema),
+  getRequest: spec('id', idSchema),
   listSources: spec('params', nothing),
   saveSource: spec('source', sourceInputSchema),
   rotateWriteKey: spec('rotation', sourceInputSchema),
