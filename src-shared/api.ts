@@ -47,10 +47,16 @@ export interface DeliveryFilter {
   replayed?: boolean;
   /** The message failed the tracking plan ('any'), or did not ('none'). */
   violations?: 'any' | 'none';
+  /** Created at or after this time (ISO 8601). */
+  from?: string;
+  /** Created before this time (ISO 8601). */
+  to?: string;
 }
 export interface DeliveryPage extends Page, DeliveryFilter {
   /** Only rows newer than this id (the live tail catching up); still newest first. */
   afterId?: number;
+  /** The oldest matching rows (listed newest first within the page); nextBeforeId is then null. */
+  oldest?: boolean;
 }
 export interface DeliveryCounts {
   /** Every delivery in the log. */
