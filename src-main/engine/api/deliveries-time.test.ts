@@ -1,6 +1,13 @@
 /** Deliveries by time range, and the oldest page, on a real engine and its SQLite file. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { seedDeliveries } from '../../../bench/support/seed';
+import { createEngine } from '../index';
+import { LogInspector } from '../store/inspect';
+import { parseDeliveryPage } from './deliveries';
 import type { DeliveryFilter, DeliveryPage } from '../../../src-shared/api';
 import { ValidationError } from '../../../src-shared/settings';
 import { ManualClock } from '../clock';
@@ -9,6 +16,7 @@ import { Receiver } from '../testing/receiver';
 import { createEngineApi } from './index';
 
 const T0 = Date.UTC(2026, 10, 23, 12);
+
 const at = (minute: number): string => new Date(T0 + minute * 60_000).toISOString();
 
 test('listDeliveries and countDeliveries take a time range, and the oldest page comes first on request', async () => {
@@ -88,5 +96,44 @@ test('a bad time range is refused naming the field', async () => {
     assert.deepEqual((await api.listDeliveries({ from: at(0) })).items, [], 'an empty log has nothing in any range');
   } finally {
     await h.close();
+  }
+});
+
+test('on a seeded log with gaps, the binary search finds the same first id as reading every row, and the range page seeks by id', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hookbench-time-'));
+  const engine = createEngine({ dataDir: dir });
+  const inspect = LogInspector.of(dir);
+  try {
+    engine.applyConfig({
+      sources: [{ name: 'b', writeKey: 'wk_b' }],
+      destinations: [{ name: 'd', enabled: true, sources: ['b'], sharedSecret: null, webhooks: [{ url: 'http://127.0.0.1:9/hook', headers: {} }] }],
+    });
+    // 5,000 deliveries, 1,000 per commit at one time each (ms apart), then holes cut in the ids.
+    seedDeliveries(engine.stores.log, 5_000, { sourceId: 1, destinationId: 1, url: 'http://127.0.0.1:9/hook', now: T0 });
+    inspect.run('DELETE FROM attempts WHERE delivery_id BETWEEN 1200 AND 2600');
+    inspect.run('DELETE FROM deliveries WHERE id BETWEEN 1200 AND 2600');
+    const views = engine.stores.deliveryViews;
+    const times = inspect.all<{ t: number }>('SELECT DISTINCT created_at AS t FROM deliveries ORDER BY t').map((r) => r.t);
+    assert.ok(times.length >= 4, 'several distinct times');
+    for (const ms of [times[0]! - 1, ...times, times[1]! + 1, times[times.length - 1]! + 1]) {
+      const linear = inspect.value<number | null>('SELECT MIN(id) FROM deliveries WHERE created_at >= ?', ms);
+      assert.equal(views.idAtOrAfter(ms), linear, `first id at or after ${ms}`);
+    }
+    const api = createEngineApi(engine);
+    const from = new Date(times[1]!).toISOString();
+    const to = new Date(times[3]!).toISOString();
+    const expected = inspect.value<number>('SELECT COUNT(*) FROM deliveries WHERE created_at >= ? AND created_at < ?', times[1], times[3]);
+    assert.deepEqual(await api.countDeliveries({ from, to }), { total: inspect.count('deliveries'), matching: expected });
+    const page = await api.listDeliveries({ from, to, limit: 10 });
+    const newestInRange = inspect.value<number>('SELECT MAX(id) FROM deliveries WHERE created_at < ?', times[3]);
+    assert.equal(page.items[0]?.id, newestInRange);
+    const oldest = await api.listDeliveries({ oldest: true, limit: 3 });
+    assert.deepEqual(oldest.items.map((d) => d.id), [3, 2, 1]);
+    const plan = views.pagePlan(parseDeliveryPage({ from, to, afterId: 10, beforeId: 4000 }));
+    assert.ok(plan.some((line) => /SEARCH d USING INTEGER PRIMARY KEY \(rowid>\? AND rowid<\?\)/.test(line)), plan.join('\n'));
+  } finally {
+    inspect.close();
+    await engine.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
