@@ -47,10 +47,16 @@ export interface DeliveryFilter {
   replayed?: boolean;
   /** The message failed the tracking plan ('any'), or did not ('none'). */
   violations?: 'any' | 'none';
+  /** Created at or after this time (ISO 8601). */
+  from?: string;
+  /** Created before this time (ISO 8601). */
+  to?: string;
 }
 export interface DeliveryPage extends Page, DeliveryFilter {
   /** Only rows newer than this id (the live tail catching up); still newest first. */
   afterId?: number;
+  /** The oldest matching rows (listed newest first within the page); nextBeforeId is then null. */
+  oldest?: boolean;
 }
 export interface DeliveryCounts {
   /** Every delivery in the log. */
@@ -275,6 +281,36 @@ export interface InboundRequest {
   errorText: string | null;
 }
 
+/** One call as it arrived: its headers and body, for the Inbound inspector. */
+export interface InboundRequestDetail extends InboundRequest {
+  /** Header names (lower case) and values as received; credentials masked. null for calls logged before headers were kept. */
+  headers: Record<string, string> | null;
+  /** The body as text (gzip inflated), or null when none was read (refused before its body, or logged before bodies were kept). */
+  body: string | null;
+  /** True when the body was cut to REQUEST_BODY_LIMITS (refused calls keep less than accepted ones). */
+  bodyClipped: boolean;
+}
+
+/** How much of a call's body the log keeps, in characters. */
+export const REQUEST_BODY_LIMITS = { accepted: 16 * 1024, refused: 1024 } as const;
+
+/** Inbound's filters: all optional, combined with AND. */
+export interface RequestFilter {
+  /** accepted: the call was taken (its items may still have been dropped); refused: it was answered with an error. */
+  status?: 'accepted' | 'refused';
+  sourceId?: number;
+  /** Substring of the path (/v1/batch, /v1/track…). */
+  path?: string;
+  /** Received at or after this time (ISO 8601). */
+  from?: string;
+  /** Received before this time (ISO 8601). */
+  to?: string;
+}
+export interface RequestPage extends Page, RequestFilter {
+  /** The oldest page first (still listed newest first within it): jump to the start of the log. */
+  oldest?: boolean;
+}
+
 /** An item of an accepted request that did not become a message. */
 export interface DroppedItemView {
   index: number;
@@ -371,7 +407,9 @@ export interface EngineApi {
   /** null when no delivery has that id. */
   getDelivery(id: number): Promise<DeliveryDetail | null>;
   countDeliveriesByStatus(): Promise<Partial<Record<DeliveryStatus, number>>>;
-  listRequests(page?: Page): Promise<PageResult<InboundRequest>>;
+  listRequests(page?: RequestPage): Promise<PageResult<InboundRequest>>;
+  /** One call with its headers and body as received; null when no call has that id. */
+  getRequest(id: number): Promise<InboundRequestDetail | null>;
   droppedItemsOf(requestId: number): Promise<DroppedItemView[]>;
   messagesOf(requestId: number): Promise<InboundMessageView[]>;
   listSources(): Promise<Source[]>;
@@ -558,6 +596,7 @@ export const API_METHODS = [
   'getDelivery',
   'countDeliveriesByStatus',
   'listRequests',
+  'getRequest',
   'droppedItemsOf',
   'messagesOf',
   'listSources',

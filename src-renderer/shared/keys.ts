@@ -19,4 +19,7 @@ export const SHORTCUTS: { scope: string; keys: string; does: string }[] = [
   { scope: 'Deliveries', keys: 'Esc', does: 'close the detail' },
   { scope: 'Inbound', keys: 'j / ↓', does: 'next call' },
   { scope: 'Inbound', keys: 'k / ↑', does: 'previous call' },
+  { scope: 'Inbound', keys: 'Enter', does: 'open the first call when none is open' },
+  { scope: 'Inbound', keys: '/', does: 'filter by path' },
+  { scope: 'Inbound', keys: 'Esc', does: 'close the detail' },
 ];

@@ -13,7 +13,7 @@ import {
 } from '../../../src-shared/api';
 import { parseOrThrow } from '../../../src-shared/settings';
 import { deliveryFilterSchema, deliveryPageSchema, idsSchema } from './params';
-import type { DeliveryQueryFilter, DeliveryQueryPage, DeliveryViewStore, SummaryRow } from '../store/delivery-views';
+import { hasTimeRange, type DeliveryQueryFilter, type DeliveryQueryPage, type DeliveryViewStore, type SummaryRow } from '../store/delivery-views';
 import { toSummary } from './views';
 
 export { MAX_NEEDLE_LENGTH } from './params';
@@ -25,13 +25,28 @@ export type ParsedPage = DeliveryQueryPage;
 function filterOf(f: DeliveryFilter): ParsedFilter {
   const some = (v: string | undefined): string | null => (v === undefined || v === '' ? null : v);
   const statuses = f.status === undefined ? null : [...new Set(Array.isArray(f.status) ? f.status : [f.status])];
-  return { statuses, type: some(f.type), url: some(f.url), text: some(f.text), replayed: f.replayed ?? null, violations: f.violations ?? null };
+  return {
+    statuses,
+    type: some(f.type),
+    url: some(f.url),
+    text: some(f.text),
+    replayed: f.replayed ?? null,
+    violations: f.violations ?? null,
+    fromMs: f.from === undefined ? null : Date.parse(f.from),
+    toMs: f.to === undefined ? null : Date.parse(f.to),
+  };
 }
 
 /** Pure: a listDeliveries param as the query needs it, or a ValidationError naming each bad field. */
 export function parseDeliveryPage(input: unknown): ParsedPage {
   const page = parseOrThrow(deliveryPageSchema.nullish(), input, 'page') ?? {};
-  return { ...filterOf(page), beforeId: page.beforeId ?? null, afterId: page.afterId ?? null, limit: page.limit ?? DEFAULT_PAGE_LIMIT };
+  return {
+    ...filterOf(page),
+    beforeId: page.beforeId ?? null,
+    afterId: page.afterId ?? null,
+    limit: page.limit ?? DEFAULT_PAGE_LIMIT,
+    oldest: page.oldest ?? false,
+  };
 }
 
 /** Pure: a countDeliveries param, or a ValidationError naming each bad field. */
@@ -89,6 +104,34 @@ async function windows(floor: number, high: number, read: (afterId: number, befo
   }
 }
 
+/** The same, oldest first: from `floor` up to `high`, for the oldest page. */
+async function windowsUp(floor: number, high: number, read: (afterId: number, beforeId: number) => boolean): Promise<void> {
+  let size = FIRST_WINDOW;
+  for (let after = floor; after + 1 < high; ) {
+    const before = Math.min(high, after + 1 + size);
+    const t = performance.now();
+    const enough = read(after, before);
+    size = nextWindow(size, performance.now() - t);
+    after = before - 1;
+    if (enough) return;
+    await nextTurn();
+  }
+}
+
+/**
+ * The ids (afterId, beforeId) a time range spans, exclusive at both ends, or null when it spans
+ * none: two binary searches by primary key, so neither end reads the rows outside the range.
+ */
+function timeBounds(views: DeliveryViewStore, f: ParsedFilter): { afterId: number; beforeId: number } | null {
+  const range = views.idRange();
+  if (range === null) return null;
+  const first = (f.fromMs ?? null) === null ? range.low : views.idAtOrAfter(f.fromMs!);
+  if (first === null) return null;
+  const end = (f.toMs ?? null) === null ? null : views.idAtOrAfter(f.toMs!);
+  const beforeId = end ?? range.high + 1;
+  return first < beforeId ? { afterId: first - 1, beforeId } : null;
+}
+
 /** Summaries of listed rows, with the outcome per URL read for all of them at once. */
 function withOutcomes(views: DeliveryViewStore, rows: SummaryRow[]): DeliverySummary[] {
   const outcomes = views.urlOutcomes(rows.map((r) => r.id));
@@ -99,20 +142,32 @@ export function createDeliveryQueries(views: DeliveryViewStore): DeliveryQueries
   return {
     async list(input) {
       const p = parseDeliveryPage(input);
+      if (hasTimeRange(p)) {
+        const bounds = timeBounds(views, p);
+        if (bounds === null) return { items: [], nextBeforeId: null };
+        p.afterId = Math.max(p.afterId ?? 0, bounds.afterId);
+        p.beforeId = Math.min(p.beforeId ?? Number.MAX_SAFE_INTEGER, bounds.beforeId);
+        if (p.beforeId - 1 <= p.afterId) return { items: [], nextBeforeId: null };
+      }
       let rows: SummaryRow[];
       const range = readsWide(p) ? views.idRange() : null;
       if (range === null) rows = views.page(p);
       else {
-        rows = [];
+        const found: SummaryRow[] = [];
         const floor = Math.max(p.afterId ?? 0, range.low - 1);
         const high = Math.min(p.beforeId ?? Number.MAX_SAFE_INTEGER, range.high + 1);
-        await windows(floor, high, (afterId, beforeId) => {
-          rows.push(...views.page({ ...p, afterId, beforeId, limit: p.limit - rows.length }));
-          return rows.length >= p.limit;
+        await (p.oldest ? windowsUp : windows)(floor, high, (afterId, beforeId) => {
+          const part = views.page({ ...p, afterId, beforeId, limit: p.limit - found.length });
+          // Oldest first, each window's rows come before the next (newer) window's.
+          found.push(...(p.oldest ? part.reverse() : part));
+          return found.length >= p.limit;
         });
+        rows = p.oldest ? found.reverse() : found;
       }
       const last = rows[rows.length - 1];
-      return { items: withOutcomes(views, rows), nextBeforeId: rows.length === p.limit && last ? last.id : null };
+      // The oldest page has nothing older than it.
+      const more = !p.oldest && rows.length === p.limit && last;
+      return { items: withOutcomes(views, rows), nextBeforeId: more ? last.id : null };
     },
     summaries(input) {
       const ids = parseIds(input);
@@ -121,13 +176,16 @@ export function createDeliveryQueries(views: DeliveryViewStore): DeliveryQueries
     },
     async count(input) {
       const f = parseDeliveryFilter(input);
-      const range = readsWide(f) ? views.idRange() : null;
-      // Without a wide filter (or on an empty log) the count is from the status counts or one short read.
+      const timed = hasTimeRange(f);
+      const range = readsWide(f) || timed ? views.idRange() : null;
+      // Without a wide filter or a time range (or on an empty log) the count is from the status counts or one short read.
       if (range === null) return views.count(f);
       const start = views.countStart(f);
       if (start.none) return { total: start.total, matching: 0 };
+      const bounds = timed ? timeBounds(views, f) : { afterId: range.low - 1, beforeId: range.high + 1 };
+      if (bounds === null) return { total: start.total, matching: 0 };
       let matching = 0;
-      await windows(range.low - 1, range.high + 1, (afterId, beforeId) => {
+      await windows(bounds.afterId, bounds.beforeId, (afterId, beforeId) => {
         matching += views.countIn(f, afterId, beforeId);
         return matching > COUNT_LIMIT;
       });

@@ -8,7 +8,7 @@ import { API_METHODS, DEFAULT_PAGE_LIMIT, type DeliveryPage, type EngineApi, typ
 import { createComposeApi } from './compose';
 import { createDeliveryQueries } from './deliveries';
 import { createConfigApi } from './config';
-import { createInboundApi } from './inbound';
+import { createInboundApi, requestQueryFilter } from './inbound';
 import { createPersonasApi } from './personas';
 import { createDeletionApi } from './deletion';
 import { createRetentionApi } from './retention';
@@ -86,7 +86,12 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
     },
     async listRequests(page) {
       const p = { beforeId: page?.beforeId ?? Number.MAX_SAFE_INTEGER, limit: page?.limit ?? DEFAULT_PAGE_LIMIT };
-      return pageOf(engine.stores.requests.page(p.beforeId, p.limit).map(toRequest), p.limit);
+      const filter = requestQueryFilter(page);
+      if (filter === null && !page?.oldest) return pageOf(engine.stores.requests.page(p.beforeId, p.limit).map(toRequest), p.limit);
+      const rows = engine.stores.requests.filteredPage(filter ?? {}, p.beforeId, p.limit, page?.oldest === true);
+      // The oldest page has nothing before it; a newer page is reached by dropping `oldest`.
+      if (page?.oldest) return { items: rows.map(toRequest), nextBeforeId: null };
+      return pageOf(rows.map(toRequest), p.limit);
     },
     async droppedItemsOf(requestId) {
       return engine.stores.requests.droppedItemsOf(requestId);

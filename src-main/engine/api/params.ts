@@ -62,6 +62,13 @@ const statusFilterSchema = z
   })
   .transform((v) => v as DeliveryStatus | DeliveryStatus[]);
 
+/** A time bound: an ISO 8601 date and time ("2026-11-23T12:00:00Z"). */
+const TIME = 'must be an ISO 8601 date and time, like 2026-11-23T12:00:00Z';
+export const timeBoundSchema = z
+  .string({ error: TIME })
+  .max(40, { error: TIME })
+  .refine((v) => /^\d{4}-\d{2}-\d{2}T/.test(v) && Number.isFinite(Date.parse(v)), { error: TIME });
+
 const filterShape = {
   status: statusFilterSchema.optional(),
   type: needle(MAX_TYPE_LENGTH),
@@ -69,26 +76,52 @@ const filterShape = {
   text: needle(MAX_NEEDLE_LENGTH),
   replayed: z.boolean({ error: 'must be true (only replayed deliveries) or false (only those never replayed)' }).optional(),
   violations: z.enum(['any', 'none'], { error: 'must be any or none' }).optional(),
+  from: timeBoundSchema.optional(),
+  to: timeBoundSchema.optional(),
 };
 
-export const deliveryFilterSchema = strictParams(filterShape, '{ status?, type?, url?, text?, replayed?, violations? }', 'filter');
-export const deliveryPageSchema = strictParams(
-  { ...filterShape, beforeId: idSchema.optional(), afterId: idSchema.optional(), limit: limitSchema.optional() },
-  '{ beforeId?, afterId?, limit?, status?, type?, url?, text?, replayed? }',
-  'page',
+/** A time range whose end is not after its start is a mistake, named at `to`. */
+function rangeInOrder(p: { from?: string | undefined; to?: string | undefined }, ctx: z.RefinementCtx): void {
+  if (p.from !== undefined && p.to !== undefined && Date.parse(p.from) >= Date.parse(p.to)) {
+    ctx.addIssue({ code: 'custom', path: ['to'], message: `must be later than from (${p.from})` });
+  }
+}
+
+export const deliveryFilterSchema = strictParams(filterShape, '{ status?, type?, url?, text?, replayed?, violations?, from?, to? }', 'filter').superRefine(
+  rangeInOrder,
 );
+export const deliveryPageSchema = strictParams(
+  {
+    ...filterShape,
+    beforeId: idSchema.optional(),
+    afterId: idSchema.optional(),
+    limit: limitSchema.optional(),
+    oldest: z.boolean({ error: 'must be true (the oldest page) or false' }).optional(),
+  },
+  '{ beforeId?, afterId?, limit?, oldest?, status?, type?, url?, text?, replayed?, violations?, from?, to? }',
+  'page',
+).superRefine(rangeInOrder);
 
 export const idsSchema = z
   .array(z.unknown(), { error: 'must be a list of delivery ids' })
   .max(MAX_PAGE_LIMIT, { error: (iss) => `must hold at most ${MAX_PAGE_LIMIT} ids (got ${(iss.input as unknown[]).length})`, abort: true })
   .pipe(z.array(idSchema));
 
-/** The Inbound view's pages: newest first, by id; requests have no filters. */
-export const requestPageSchema = z
-  .looseObject({ beforeId: idSchema.optional(), limit: limitSchema.optional() }, { error: 'must be an object { beforeId?, limit? }' })
-  .superRefine((p, ctx) => {
-    if (p.status !== undefined) ctx.addIssue({ code: 'custom', path: ['status'], message: 'requests have no status filter' });
-  });
+/** The Inbound view's pages: newest first, by id, with its filters; the oldest page on request. */
+export const requestPageSchema = strictParams(
+  {
+    beforeId: idSchema.optional(),
+    limit: limitSchema.optional(),
+    status: z.enum(['accepted', 'refused'], { error: 'must be accepted or refused' }).optional(),
+    sourceId: idSchema.optional(),
+    path: needle(MAX_NEEDLE_LENGTH),
+    from: timeBoundSchema.optional(),
+    to: timeBoundSchema.optional(),
+    oldest: z.boolean({ error: 'must be true (the oldest page) or false' }).optional(),
+  },
+  '{ beforeId?, limit?, status?, sourceId?, path?, from?, to?, oldest? }',
+  'page',
+).superRefine(rangeInOrder);
 
 /** Profile ids, linked ids and the text filter: longer than any id the ingest takes is a mistake. */
 export const MAX_ID_LENGTH = 1000;
@@ -245,6 +278,7 @@ export const API_PARAMS: Record<ApiMethod, ParamSpec> = {
   listRequests: spec('page', optional(requestPageSchema)),
   droppedItemsOf: spec('requestId', idSchema),
   messagesOf: spec('requestId', idSchema),
+  getRequest: spec('id', idSchema),
   listSources: spec('params', nothing),
   saveSource: spec('source', sourceInputSchema),
   rotateWriteKey: spec('rotation', sourceInputSchema),

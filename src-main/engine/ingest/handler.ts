@@ -5,7 +5,9 @@ import type { Clock } from '../clock';
 import type { CompiledPlan } from '../tracking-plan/check';
 import type { AcceptedItem, DroppedItem, LogStore, RequestRecord } from '../store/log-store';
 import type { StorageFault } from '../store/storage-fault';
-import { echo } from '../store/refused-log';
+import { clipBody, echo } from '../store/refused-log';
+import { REQUEST_BODY_LIMITS } from '../../../src-shared/api';
+import { headersText } from './raw-request';
 import { IngestError } from './errors';
 import { webhooksEnabled } from './integrations';
 import { jsonTypeOf, quoted } from './describe';
@@ -118,6 +120,7 @@ export function createIngestHandler(deps: IngestDeps): (req: IncomingMessage, re
       httpStatus: 200,
       bytes: 0,
       userAgent: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'] : null,
+      headers: headersText(req.headers),
     };
     const refuse = (err: IngestError): void => {
       // Answered already (a listener failed after the 200): nothing more can be said to this client.
@@ -147,6 +150,9 @@ export function createIngestHandler(deps: IngestDeps): (req: IncomingMessage, re
     readBody(req, limit, limitName)
       .then((body) => {
         record.bytes = body.length;
+        const kept = clipBody(body.toString('utf8'), REQUEST_BODY_LIMITS.accepted);
+        record.body = kept.body;
+        record.bodyClipped = kept.clipped;
         return accept(deps, req, body, record, forcedType);
       })
       .then((committed) => {

@@ -18,12 +18,23 @@ export interface DeliveryQueryFilter {
   replayed: boolean | null;
   /** The message failed the tracking plan, or did not (a delivery without a message never did). */
   violations: 'any' | 'none' | null;
+  /** Created at or after this time (ms); absent or null: no lower bound. */
+  fromMs?: number | null;
+  /** Created before this time (ms). */
+  toMs?: number | null;
 }
 
 export interface DeliveryQueryPage extends DeliveryQueryFilter {
   beforeId: number | null;
   afterId: number | null;
   limit: number;
+  /** The oldest matching rows instead of the newest (still returned newest first). */
+  oldest?: boolean;
+}
+
+/** Pure: whether the filter has a time range. */
+export function hasTimeRange(f: DeliveryQueryFilter): boolean {
+  return (f.fromMs ?? null) !== null || (f.toMs ?? null) !== null;
 }
 
 export interface SummaryRow {
@@ -122,7 +133,7 @@ export const COMPUTED_SUMMARY_COLUMNS = `
 export const SUMMARY_COLUMNS = `${BASE_SUMMARY_COLUMNS},${COMPUTED_SUMMARY_COLUMNS}`;
 
 export function isEmptyFilter(f: DeliveryQueryFilter): boolean {
-  return f.statuses === null && f.type === null && f.url === null && f.text === null && f.replayed === null && f.violations === null;
+  return f.statuses === null && f.type === null && f.url === null && f.text === null && f.replayed === null && f.violations === null && !hasTimeRange(f);
 }
 
 /**
@@ -185,6 +196,15 @@ export function filterSql(f: DeliveryQueryFilter, reach: UrlReach = EVERYWHERE):
     // One seek on deliveries_replay_of per row.
     terms.push(`${f.replayed ? '' : 'NOT '}EXISTS (SELECT 1 FROM deliveries r WHERE r.replay_of = d.id)`);
   }
+  // The caller also bounds the ids by the range (idAtOrAfter), so these only check the rows inside it.
+  if ((f.fromMs ?? null) !== null) {
+    terms.push('d.created_at >= ?');
+    params.push(f.fromMs);
+  }
+  if ((f.toMs ?? null) !== null) {
+    terms.push('d.created_at < ?');
+    params.push(f.toMs);
+  }
   if (f.violations === 'any') terms.push('m.violations IS NOT NULL');
   if (f.violations === 'none') terms.push('m.violations IS NULL');
   return { terms, params, needsMessages: f.text !== null || f.violations !== null };
@@ -209,7 +229,7 @@ export function pageSql(p: DeliveryQueryPage, reach: UrlReach = EVERYWHERE): { s
   const sql = `WITH page AS MATERIALIZED (
       SELECT d.id FROM deliveries d ${needsMessages ? 'LEFT JOIN messages m ON m.id = d.message_id' : ''}
       ${terms.length > 0 ? `WHERE ${terms.join(' AND ')}` : ''}
-      ORDER BY d.id DESC LIMIT ?
+      ORDER BY d.id ${p.oldest ? 'ASC' : 'DESC'} LIMIT ?
     )
     SELECT ${SUMMARY_COLUMNS} FROM page CROSS JOIN deliveries d ON d.id = page.id LEFT JOIN messages m ON m.id = d.message_id
     ORDER BY d.id DESC`;
@@ -250,6 +270,7 @@ export class DeliveryViewStore {
       detail: `SELECT ${SUMMARY_COLUMNS}, d.body, d.target_url, d.edited, d.first_attempt_at, d.finished_at, d.pending_urls, d.decision
         FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id WHERE d.id = ?`,
       bodyOf: 'SELECT body FROM deliveries WHERE id = ?',
+      firstFrom: 'SELECT id, created_at FROM deliveries WHERE id >= ? ORDER BY id LIMIT 1',
       // The latest attempt per URL of each listed delivery, through attempts_delivery: one
       // lookup for a whole page, bounded by the attempts of those deliveries.
       urlOutcomes: `SELECT delivery_id, url, round, state, http_status, error_kind, error_text, failure, started_at FROM (
@@ -316,6 +337,28 @@ export class DeliveryViewStore {
     return r.low === null || r.high === null ? null : { low: r.low, high: r.high };
   }
 
+  /**
+   * The first delivery id created at or after `ms`, or null when none was. Deliveries are written
+   * in clock order, so created_at grows with the id: a binary search over the ids answers in
+   * about log2(n) primary-key seeks, with no index on created_at to keep on every insert.
+   */
+  idAtOrAfter(ms: number): number | null {
+    const range = this.idRange();
+    if (range === null) return null;
+    const at = (id: number): { id: number; created_at: number } | undefined =>
+      this.s.firstFrom.get(id) as { id: number; created_at: number } | undefined;
+    let lo = range.low;
+    let hi = range.high + 1;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      const row = at(mid);
+      if (row === undefined || row.created_at >= ms) hi = mid;
+      else lo = row.id + 1;
+    }
+    const found = at(lo);
+    return found !== undefined && found.created_at >= ms ? found.id : null;
+  }
+
   /** The log's total, and whether the filter can match nothing at all (no delivery has its statuses, its URL is nowhere). */
   countStart(f: DeliveryQueryFilter): { total: number; none: boolean } {
     const counts = this.statusCounts();
@@ -343,7 +386,8 @@ export class DeliveryViewStore {
     const counts = this.statusCounts();
     const total = [...counts.values()].reduce((a, b) => a + b, 0);
     const byStatus = f.statuses === null ? total : inStatuses(counts, f.statuses);
-    if ((f.type === null && f.url === null && f.text === null && f.replayed === null && f.violations === null) || byStatus === 0) return { total, matching: byStatus };
+    if (byStatus === 0) return { total, matching: 0 };
+    if (f.type === null && f.url === null && f.text === null && f.replayed === null && f.violations === null && !hasTimeRange(f)) return { total, matching: byStatus };
     const reach = this.urlReach(f);
     if (urlMatchesNothing(f, reach)) return { total, matching: 0 };
     const { sql, params } = countSql(f, reach);

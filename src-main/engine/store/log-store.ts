@@ -4,7 +4,8 @@ import { statements } from './statements';
 import type { InboundMessage, IngestWarning } from '../../../src-shared/events';
 import type { Violation } from '../../../src-shared/assertions';
 import { failureText, type AttemptFailure, type DeliveryDecision } from '../../../src-shared/delivery-outcomes';
-import { clip, decideRefused, REFUSED_TEXT_LIMITS, SUMMARY_CODE, summaryText, type RefusedWindow } from './refused-log';
+import { REQUEST_BODY_LIMITS } from '../../../src-shared/api';
+import { clip, clipBody, decideRefused, REFUSED_TEXT_LIMITS, SUMMARY_CODE, summaryText, type RefusedWindow } from './refused-log';
 
 export type DeliveryStatus = 'pending' | 'in_flight' | 'succeeded' | 'retrying' | 'failed' | 'discarded';
 
@@ -17,6 +18,11 @@ export interface RequestRecord {
   userAgent: string | null;
   errorCode?: string;
   errorText?: string;
+  /** The headers as received (JSON, credentials masked); absent in records made inside the engine. */
+  headers?: string | null;
+  /** The body's text as received, already cut to the accepted bound. */
+  body?: string | null;
+  bodyClipped?: boolean;
 }
 
 export interface DroppedItem {
@@ -160,6 +166,13 @@ const INTERRUPTED: AttemptFailure = { kind: 'interrupted' };
  */
 const WARP_OF_DESTINATION = 'COALESCE((SELECT warp FROM destinations WHERE id = ?), 1)';
 
+/** A refused call keeps only the start of its body: it costs its sender nothing, so it is bounded harder. */
+function refusedBody(record: RequestRecord): Pick<RequestRecord, 'body' | 'bodyClipped'> {
+  if (record.body === undefined || record.body === null) return { body: null, bodyClipped: record.bodyClipped ?? false };
+  const { body, clipped } = clipBody(record.body, REQUEST_BODY_LIMITS.refused);
+  return { body, bodyClipped: clipped || (record.bodyClipped ?? false) };
+}
+
 /**
  * The message log and the delivery queue: SQLite is the queue, so every state change
  * of a delivery is a row update here, and the scheduler only ever works from what is committed.
@@ -170,8 +183,8 @@ export class LogStore {
 
   constructor(private readonly db: Db) {
     this.s = statements(db, {
-      insertRequest: `INSERT INTO requests (source_id, path, received_at, http_status, bytes, user_agent, error_code, error_text)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      insertRequest: `INSERT INTO requests (source_id, path, received_at, http_status, bytes, user_agent, error_code, error_text, headers, body, body_clipped)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       insertMessage: `INSERT OR IGNORE INTO messages
            (source_id, request_id, message_id, dedupe_key, type, user_id, anonymous_id, event, received_at, json, warnings, violations)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -230,6 +243,7 @@ export class LogStore {
       path: clip(record.path, REFUSED_TEXT_LIMITS.path) ?? '',
       userAgent: clip(record.userAgent, REFUSED_TEXT_LIMITS.userAgent),
       errorText: clip(record.errorText ?? null, REFUSED_TEXT_LIMITS.errorText) ?? undefined,
+      ...refusedBody(record),
     };
     if (decision.store === 'row') return this.insertRequestRow(clipped);
     const text = summaryText(window.summarized, { httpStatus: record.httpStatus, errorCode: record.errorCode ?? null, path: clipped.path });
@@ -253,6 +267,9 @@ export class LogStore {
         record.userAgent,
         record.errorCode ?? null,
         record.errorText ?? null,
+        record.headers ?? null,
+        record.body ?? null,
+        record.bodyClipped ? 1 : 0,
       ).lastInsertRowid,
     );
   }

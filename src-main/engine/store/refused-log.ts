@@ -16,6 +16,11 @@ export function clip(text: string | null, max: number): string | null {
   return `${text.slice(0, max)}… (${text.length - max} more characters not stored)`;
 }
 
+/** A body's text cut to max characters, and whether it was cut (the caller stores the flag beside it). */
+export function clipBody(text: string, max: number): { body: string; clipped: boolean } {
+  return text.length <= max ? { body: text, clipped: false } : { body: text.slice(0, max), clipped: true };
+}
+
 /** A value to echo inside an error message: short ones whole, long ones by their start and length. */
 export function echo(value: string, max = 64): string {
   return value.length <= max ? value : `${value.slice(0, max)}… (${value.length} characters)`;

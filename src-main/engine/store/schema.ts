@@ -334,4 +334,13 @@ export const MIGRATIONS: readonly string[] = [
     created_at INTEGER NOT NULL
   ) WITHOUT ROWID;
   `,
+  /* 15: Inbound as an inspector. Each Tracking API call's headers as received (a JSON object,
+     credentials masked) and its body as text, cut to a bound (body_clipped = 1 when it was), so a
+     call can be read as it arrived, refused ones included. Rows from before carry neither. The
+     time index serves Inbound's time range. */ `
+  ALTER TABLE requests ADD COLUMN headers TEXT;
+  ALTER TABLE requests ADD COLUMN body TEXT;
+  ALTER TABLE requests ADD COLUMN body_clipped INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX requests_received ON requests (received_at);
+  `,
 ];

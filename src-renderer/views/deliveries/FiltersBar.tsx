@@ -3,6 +3,7 @@ import { COMPOSE_TYPES, DELIVERY_STATUSES, type DeliveryFilter, type DeliverySta
 import { isFilterActive, statusesOf } from './rows';
 import { countWords, hiddenWords } from './list-words';
 import { useDeliveries } from '../../app/view-stores';
+import { TimeRangeField } from '../../shared/TimeRangeField';
 
 /** Typing waits this long for the next key before the list reloads. */
 export const TYPING_DEBOUNCE_MS = 250;
@@ -50,6 +51,8 @@ export function FiltersBar({ searchRef }: { searchRef: Ref<HTMLInputElement> }) 
   const newWhilePaused = useDeliveries((s) => s.newWhilePaused);
   const showNew = useDeliveries((s) => s.showNew);
   const loading = useDeliveries((s) => s.loading);
+  const atOldest = useDeliveries((s) => s.atOldest);
+  const jump = useDeliveries((s) => s.jump);
   const statuses = statusesOf(filter);
   const active = isFilterActive(filter);
   const latest = useRef(filter);
@@ -118,6 +121,15 @@ export function FiltersBar({ searchRef }: { searchRef: Ref<HTMLInputElement> }) 
           spellCheck={false}
         />
       </label>
+      <TimeRangeField from={filter.from} to={filter.to} testId="filter-time" onChange={(r) => patch({ from: r.from, to: r.to })} />
+      <div className="wjump" role="group" aria-label="Jump">
+        <button type="button" className="btn" data-testid="jump-oldest" aria-pressed={atOldest} onClick={() => jump('oldest')} title="The oldest deliveries of this filter (live pauses)">
+          Oldest
+        </button>
+        <button type="button" className="btn" data-testid="jump-newest" aria-pressed={!atOldest} onClick={() => jump('newest')} title="The newest deliveries, live">
+          Newest
+        </button>
+      </div>
       <div className="wlive">
         <button type="button" role="switch" aria-checked={!paused && !engineStopped} aria-label="Live" className="wswitch" data-testid="live-pause" disabled={engineStopped} onClick={() => setPaused(!paused)}>
           <span className="wswitch-knob" aria-hidden="true" />

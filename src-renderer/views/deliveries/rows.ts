@@ -91,6 +91,8 @@ export function filterParams(f: DeliveryFilter): DeliveryFilter {
   if (f.url) out.url = f.url;
   if (f.text) out.text = f.text;
   if (f.violations) out.violations = f.violations;
+  if (f.from) out.from = f.from;
+  if (f.to) out.to = f.to;
   return out;
 }
 

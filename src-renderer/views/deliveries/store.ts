@@ -79,6 +79,10 @@ export interface DeliveriesState {
   hasOlder: boolean;
   loadingOlder: boolean;
   paused: boolean;
+  /** The list shows the oldest page (live paused) until the user goes back to the newest. */
+  atOldest: boolean;
+  /** Shows the oldest page of the filter (pausing live), or the newest again (live resumed). */
+  jump(to: 'oldest' | 'newest'): void;
   /** New matching rows that arrived while paused, not shown yet. */
   newWhilePaused: number;
   bulk: BulkReplayState | null;
@@ -179,6 +183,7 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
     hasOlder: false,
     loadingOlder: false,
     paused: false,
+    atOldest: false,
     newWhilePaused: 0,
     bulk: null,
     bulkConfirm: null,
@@ -214,18 +219,33 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
       }
     },
     setFilter(filter) {
-      set({ filter: filterParams(filter) });
+      set({ filter: filterParams(filter), atOldest: false });
       void reload();
+    },
+    jump(to) {
+      if (to === 'newest') {
+        set({ atOldest: false, paused: false });
+        void reload();
+        return;
+      }
+      // New rows would land above a page from the other end of the log: they are held, as when paused.
+      set({ atOldest: true, paused: true });
+      void loadOldest();
     },
     loadOlder() {
       void loadOlder();
     },
     setPaused(paused) {
+      if (!paused && get().atOldest) {
+        get().jump('newest');
+        return;
+      }
       set({ paused });
       if (!paused) get().showNew();
     },
     showNew() {
-      if (heldOverflow > 0) {
+      if (heldOverflow > 0 || get().atOldest) {
+        if (get().atOldest) set({ atOldest: false });
         void reload();
         return;
       }
@@ -370,6 +390,27 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
       nextBeforeId = page.nextBeforeId;
       store.setState({ rows: page.items, loaded: true, loading: false, hasOlder: page.nextBeforeId !== null, error: null });
       if (changed.size > 0) kick();
+    } catch (err) {
+      if (g === generation) {
+        store.setState({ loading: false });
+        fail(err);
+      }
+    }
+  }
+
+  /** The filter's oldest page: nothing is older, and newer pages come back with jump('newest'). */
+  async function loadOldest(): Promise<void> {
+    const g = ++generation;
+    changed.clear();
+    stale.clear();
+    held.clear();
+    heldOverflow = 0;
+    nextBeforeId = null;
+    store.setState({ loading: true, newWhilePaused: 0, loadingOlder: false });
+    try {
+      const page = await transport.call('listDeliveries', { ...filterNow(), oldest: true, limit: pageSize });
+      if (g !== generation) return;
+      store.setState({ rows: page.items, loaded: true, loading: false, hasOlder: false, error: null });
     } catch (err) {
       if (g === generation) {
         store.setState({ loading: false });

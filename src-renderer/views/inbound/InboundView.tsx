@@ -1,5 +1,6 @@
-import { useEffect } from 'react';
-import type { InboundMessageView, InboundRequest } from '../../../src-shared/api';
+import { useEffect, useRef, useState, type RefObject } from 'react';
+import { REQUEST_BODY_LIMITS, type InboundMessageView, type InboundRequest, type InboundRequestDetail, type RequestFilter } from '../../../src-shared/api';
+import { TimeRangeField } from '../../shared/TimeRangeField';
 import type { IngestWarning } from '../../../src-shared/events';
 import type { Violation } from '../../../src-shared/assertions';
 import { snippetsFor } from '../configure/snippets';
@@ -14,16 +15,100 @@ export function InboundView() {
   useFollowWhileShown('inbound');
   const loaded = useInbound((s) => s.loaded);
   const empty = useInbound((s) => s.rows.length === 0);
+  const filtered = useInbound((s) => Object.keys(s.filter).length > 0);
+  const searchRef = useRef<HTMLInputElement>(null);
   return (
     <section className="view inbound" data-testid="inbound-view" aria-busy={!loaded}>
-      {loaded && empty && <InboundEmpty />}
-      {loaded && !empty && (
-        <div className="inbound-panes">
-          <RequestList />
-          <RequestDetail />
-        </div>
+      {loaded && empty && !filtered && <InboundEmpty />}
+      {(filtered || (loaded && !empty)) && (
+        <>
+          <InboundFilters searchRef={searchRef} />
+          <div className="inbound-panes">
+            <RequestList searchRef={searchRef} />
+            <RequestDetail />
+          </div>
+        </>
       )}
     </section>
+  );
+}
+
+/** Typing waits this long before the list reloads. */
+const TYPING_DEBOUNCE_MS = 250;
+
+function InboundFilters({ searchRef }: { searchRef: RefObject<HTMLInputElement | null> }) {
+  const filter = useInbound((s) => s.filter);
+  const setFilter = useInbound((s) => s.setFilter);
+  const sources = useInbound((s) => s.sources);
+  const atOldest = useInbound((s) => s.atOldest);
+  const jump = useInbound((s) => s.jump);
+  const latest = useRef(filter);
+  latest.current = filter;
+  const patch = (p: Partial<RequestFilter>): void => setFilter({ ...latest.current, ...p });
+  const [path, setPath] = useState(filter.path ?? '');
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  useEffect(() => () => {
+    if (timer.current !== null) clearTimeout(timer.current);
+  }, []);
+  return (
+    <div className="wfilters inbound-filters" role="search" aria-label="Filter calls">
+      <label className="wfield">
+        <span className="wfield-label">Status</span>
+        <select
+          data-testid="inbound-filter-status"
+          value={filter.status ?? ''}
+          onChange={(e) => patch({ status: e.target.value === 'accepted' || e.target.value === 'refused' ? e.target.value : undefined })}
+        >
+          <option value="">accepted and refused</option>
+          <option value="accepted">accepted</option>
+          <option value="refused">refused</option>
+        </select>
+      </label>
+      <label className="wfield">
+        <span className="wfield-label">Source</span>
+        <select
+          data-testid="inbound-filter-source"
+          value={filter.sourceId ?? ''}
+          onChange={(e) => patch({ sourceId: e.target.value === '' ? undefined : Number(e.target.value) })}
+        >
+          <option value="">every source</option>
+          {sources.map((src) => (
+            <option key={src.id} value={src.id}>
+              {src.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="wfield wfield-grow">
+        <span className="wfield-label">Path</span>
+        <input
+          ref={searchRef}
+          type="search"
+          data-testid="inbound-filter-path"
+          placeholder="part of the path, like /v1/track   ( / )"
+          value={path}
+          spellCheck={false}
+          onChange={(e) => {
+            const next = e.target.value;
+            setPath(next);
+            if (timer.current !== null) clearTimeout(timer.current);
+            timer.current = setTimeout(() => {
+              timer.current = null;
+              patch({ path: next });
+            }, TYPING_DEBOUNCE_MS);
+          }}
+        />
+      </label>
+      <TimeRangeField from={filter.from} to={filter.to} testId="inbound-filter-time" onChange={(r) => patch({ from: r.from, to: r.to })} />
+      <div className="wjump" role="group" aria-label="Jump">
+        <button type="button" className="btn" data-testid="inbound-jump-oldest" aria-pressed={atOldest} onClick={() => jump('oldest')}>
+          Oldest
+        </button>
+        <button type="button" className="btn" data-testid="inbound-jump-newest" aria-pressed={!atOldest} onClick={() => jump('newest')}>
+          Newest
+        </button>
+      </div>
+    </div>
   );
 }
 
@@ -50,8 +135,11 @@ function InboundEmpty() {
   );
 }
 
-function RequestList() {
+function RequestList({ searchRef }: { searchRef: RefObject<HTMLInputElement | null> }) {
   const rows = useInbound((s) => s.rows);
+  const select = useInbound((s) => s.select);
+  const filtered = useInbound((s) => Object.keys(s.filter).length > 0);
+  const selectedId = useInbound((s) => s.selectedId);
   const more = useInbound((s) => s.nextBeforeId !== null);
   const loadingMore = useInbound((s) => s.loadingMore);
   const loadMore = useInbound((s) => s.loadMore);
@@ -64,12 +152,16 @@ function RequestList() {
       if (isTypingTarget({ targetTag: target?.tagName, targetEditable: target?.isContentEditable })) return;
       if (e.key === 'j' || e.key === 'ArrowDown') move(1);
       else if (e.key === 'k' || e.key === 'ArrowUp') move(-1);
+      // Moving already opens the call under the cursor; Enter opens the first when none is.
+      else if (e.key === 'Enter' && selectedId === null && target?.tagName !== 'BUTTON' && target?.tagName !== 'A') move(1);
+      else if (e.key === '/') searchRef.current?.focus();
+      else if (e.key === 'Escape') select(null);
       else return;
       e.preventDefault();
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [move]);
+  }, [move, select, searchRef, selectedId]);
   return (
     <div className="inbound-list">
       <table className="data-table selectable nowrap" data-testid="inbound-requests">
@@ -93,6 +185,11 @@ function RequestList() {
           ))}
         </tbody>
       </table>
+      {rows.length === 0 && filtered && (
+        <p className="muted" data-testid="inbound-no-match">
+          No call matches these filters.
+        </p>
+      )}
       <div className="inbound-more">
         {more ? (
           <button type="button" className="btn" disabled={loadingMore} onClick={() => void loadMore()} data-testid="inbound-load-more">
@@ -214,6 +311,7 @@ function RequestDetail() {
         <dt>User agent</dt>
         <dd className="mono">{row.userAgent ?? '—'}</dd>
       </dl>
+      {detail?.request && <AsReceived request={detail.request} />}
       {detail && (
         <>
           {detail.dropped.length > 0 && (
@@ -255,6 +353,50 @@ function RequestDetail() {
         </>
       )}
     </aside>
+  );
+}
+
+/** The call as it arrived: its headers, then its body as far as the log kept it, saying where it was cut. */
+function AsReceived({ request }: { request: InboundRequestDetail }) {
+  const refused = request.httpStatus >= 400 || request.errorCode !== null;
+  const limit = refused ? REQUEST_BODY_LIMITS.refused : REQUEST_BODY_LIMITS.accepted;
+  return (
+    <section className="inbound-raw" data-testid="inbound-raw" aria-label="Request as received">
+      <h3>Request as received</h3>
+      {request.headers === null ? (
+        <p className="muted">This call was logged before Hookbench kept headers and bodies.</p>
+      ) : (
+        <table className="data-table inbound-headers" data-testid="inbound-raw-headers">
+          <tbody>
+            {Object.entries(request.headers).map(([name, value]) => (
+              <tr key={name} data-testid="inbound-raw-header" data-name={name}>
+                <th className="mono">{name}</th>
+                <td className="mono">{value}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {request.body === null ? (
+        request.headers !== null && (
+          <p className="muted" data-testid="inbound-raw-no-body">
+            No body was read: the call was refused before it.
+          </p>
+        )
+      ) : (
+        <>
+          {request.bodyClipped && (
+            <p className="inbound-clipped" data-testid="inbound-raw-clipped">
+              Clipped: the log keeps the first {limit.toLocaleString('en-US')} characters of {refused ? 'a refused' : 'an accepted'} call's body; this
+              one was {bytesOf(request.bytes)}.{refused ? ' Refused calls cost their sender nothing, so they are kept short.' : ''}
+            </p>
+          )}
+          <pre className="code" data-testid="inbound-raw-body">
+            {request.bodyClipped ? `${request.body}…` : request.body}
+          </pre>
+        </>
+      )}
+    </section>
   );
 }
 

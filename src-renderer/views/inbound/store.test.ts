@@ -128,3 +128,48 @@ test('load more pages the log by keyset, older calls after newer ones', async ()
     await h.close();
   }
 });
+
+test('filters go to the engine over HTTP, the detail shows the call as received, and the list jumps to the oldest and back', async () => {
+  const h = await startHarness(configWith('http://127.0.0.1:9/hook'));
+  const transport = serverTransport(h.server.url, h.server.token);
+  const inbound = createInboundStore(transport, () => {});
+  const s = inbound.store;
+  try {
+    for (let i = 0; i < 3; i++) await h.post('/v1/track', { userId: 'u', event: `E${i}` });
+    await h.post('/v1/identify', { userId: 'u' });
+    await h.post('/v1/batch', null, { raw: '{"batch": [' });
+    const stop = inbound.start();
+    await waitUntil(() => s.getState().loaded, 'the first page');
+    assert.equal(s.getState().rows.length, 5);
+    const newest = ids(s.getState().rows);
+
+    s.getState().setFilter({ status: 'refused' });
+    await waitUntil(() => s.getState().rows.length === 1, 'the refused call alone');
+    const refused = s.getState().rows[0]!;
+    assert.equal(refused.errorCode, 'invalid_json');
+    s.getState().select(refused.id);
+    await waitUntil(() => s.getState().detail?.request, 'the call as received');
+    assert.equal(s.getState().detail?.request?.body, '{"batch": [');
+    assert.equal(s.getState().detail?.request?.bodyClipped, false);
+
+    s.getState().setFilter({ path: 'identify', status: undefined });
+    await waitUntil(() => s.getState().rows.length === 1 && s.getState().rows[0]?.path === '/v1/identify', 'the identify call');
+    s.getState().setFilter({});
+    await waitUntil(() => s.getState().rows.length === 5, 'every call again');
+
+    s.getState().jump('oldest');
+    await s.getState().loadMore();
+    await waitUntil(() => s.getState().atOldest && s.getState().rows.length === 5 && s.getState().nextBeforeId === null, 'the oldest page');
+    assert.deepEqual(ids(s.getState().rows), newest, 'newest first within the page');
+    s.getState().jump('newest');
+    await waitUntil(() => !s.getState().atOldest && s.getState().rows.length === 5, 'the newest again');
+
+    // A bad filter is refused by the control API with the field's name.
+    await assert.rejects(transport.call('listRequests', { status: 'ok' as 'accepted' }), /page\.status/);
+    await assert.rejects(transport.call('listRequests', { from: 'today' }), /page\.from/);
+    stop();
+  } finally {
+    transport.close();
+    await h.close();
+  }
+});

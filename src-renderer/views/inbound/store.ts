@@ -4,7 +4,15 @@
  * dropped items.
  */
 import { createStore } from 'zustand/vanilla';
-import type { DroppedItemView, EngineEnvironment, InboundMessageView, InboundRequest, LiveEvent } from '../../../src-shared/api';
+import type {
+  DroppedItemView,
+  EngineEnvironment,
+  InboundMessageView,
+  InboundRequest,
+  InboundRequestDetail,
+  LiveEvent,
+  RequestFilter,
+} from '../../../src-shared/api';
 import type { Source } from '../../../src-shared/settings';
 import type { Transport } from '../../transport';
 import { batcher, followLive, messageOf, perFrame, type Schedule, type ViewStore } from '../../shared/live-store';
@@ -15,6 +23,19 @@ export interface InboundDetail {
   requestId: number;
   messages: InboundMessageView[];
   dropped: DroppedItemView[];
+  /** The call as received: headers and the body as far as it was kept. */
+  request: InboundRequestDetail | null;
+}
+
+/** The filter as the API takes it: empty fields left out. */
+export function requestFilterParams(f: RequestFilter): RequestFilter {
+  const out: RequestFilter = {};
+  if (f.status) out.status = f.status;
+  if (f.sourceId !== undefined) out.sourceId = f.sourceId;
+  if (f.path) out.path = f.path;
+  if (f.from) out.from = f.from;
+  if (f.to) out.to = f.to;
+  return out;
 }
 
 export interface InboundState {
@@ -28,6 +49,12 @@ export interface InboundState {
   environment: EngineEnvironment | null;
   selectedId: number | null;
   detail: InboundDetail | null;
+  filter: RequestFilter;
+  /** The list shows the oldest page; live calls are not added above it until the newest is shown again. */
+  atOldest: boolean;
+  /** Replaces the filter and loads the first page again. */
+  setFilter(filter: RequestFilter): void;
+  jump(to: 'oldest' | 'newest'): void;
   select(id: number | null): void;
   /** Selects the row after (+1) or before (-1) the selected one. */
   move(step: 1 | -1): void;
@@ -70,6 +97,21 @@ export function createInboundStore(transport: Transport, schedule: Schedule = pe
     environment: null,
     selectedId: null,
     detail: null,
+    filter: {},
+    atOldest: false,
+    setFilter(filter) {
+      set({ filter: requestFilterParams(filter), atOldest: false, rows: [], nextBeforeId: null, loaded: false });
+      void loadFirstPage();
+    },
+    jump(to) {
+      if (to === 'newest') {
+        set({ atOldest: false, rows: [], nextBeforeId: null });
+        void loadFirstPage();
+      } else {
+        set({ atOldest: true });
+        void loadOldest();
+      }
+    },
     select(id) {
       set({ selectedId: id, detail: id !== null && get().detail?.requestId === id ? get().detail : null });
       if (id !== null) void loadDetail(id);
@@ -85,7 +127,7 @@ export function createInboundStore(transport: Transport, schedule: Schedule = pe
       if (nextBeforeId === null || loadingMore) return;
       set({ loadingMore: true });
       try {
-        const page = await transport.call('listRequests', { beforeId: nextBeforeId, limit: INBOUND_PAGE });
+        const page = await transport.call('listRequests', { ...get().filter, beforeId: nextBeforeId, limit: INBOUND_PAGE });
         set({ rows: mergeRows(get().rows, page.items), nextBeforeId: page.nextBeforeId, loadingMore: false, error: null });
       } catch (err) {
         set({ loadingMore: false, error: messageOf(err) });
@@ -97,17 +139,38 @@ export function createInboundStore(transport: Transport, schedule: Schedule = pe
 
   async function loadDetail(id: number): Promise<void> {
     try {
-      const [messages, dropped] = await Promise.all([transport.call('messagesOf', id), transport.call('droppedItemsOf', id)]);
-      if (store.getState().selectedId === id) store.setState({ detail: { requestId: id, messages, dropped } });
+      const [messages, dropped, request] = await Promise.all([
+        transport.call('messagesOf', id),
+        transport.call('droppedItemsOf', id),
+        transport.call('getRequest', id),
+      ]);
+      if (store.getState().selectedId === id) store.setState({ detail: { requestId: id, messages, dropped, request } });
     } catch (err) {
       fail(err);
     }
   }
 
+  // Bumped by each new filter or jump: a page for an older one is dropped when it lands.
+  let generation = 0;
+
   async function loadFirstPage(): Promise<void> {
+    const g = ++generation;
+    const filter = store.getState().filter;
     try {
-      const page = await transport.call('listRequests', { limit: INBOUND_PAGE });
+      const page = await transport.call('listRequests', { ...filter, limit: INBOUND_PAGE });
+      if (g !== generation) return;
       store.setState((s) => ({ ...withFirstPage(s, page), loaded: true, error: null }));
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  async function loadOldest(): Promise<void> {
+    const g = ++generation;
+    try {
+      const page = await transport.call('listRequests', { ...store.getState().filter, oldest: true, limit: INBOUND_PAGE });
+      if (g !== generation) return;
+      store.setState({ rows: page.items, nextBeforeId: null, loaded: true, error: null });
     } catch (err) {
       fail(err);
     }
@@ -118,7 +181,7 @@ export function createInboundStore(transport: Transport, schedule: Schedule = pe
   const firstPage = batcher(schedule, loadFirstPage);
   function queue(event: LiveEvent): void {
     if (event.type === 'config' && event.what === 'sources') void loadSources();
-    if (event.type === 'requests') firstPage.kick();
+    if (event.type === 'requests' && !store.getState().atOldest) firstPage.kick();
   }
 
   return {
@@ -132,7 +195,7 @@ export function createInboundStore(transport: Transport, schedule: Schedule = pe
       void loadSources();
       transport.call('getEnvironment').then((environment) => store.setState({ environment }), fail);
       return followLive(transport, { onEvent: queue, onReconnect: () => {
-          firstPage.kick();
+          if (!store.getState().atOldest) firstPage.kick();
           void loadSources();
         },
       });
