@@ -289,6 +289,8 @@ export interface InboundRequestDetail extends InboundRequest {
   body: string | null;
   /** True when the body was cut to REQUEST_BODY_LIMITS (refused calls keep less than accepted ones). */
   bodyClipped: boolean;
+  /** The body was removed by a deletion request that named someone in it; the call's line stays. */
+  bodyRemoved: boolean;
 }
 
 /** How much of a call's body the log keeps, in characters. */

@@ -55,7 +55,7 @@ export function createInboundApi(engine: Engine): Pick<EngineApi, 'messagesOf' |
     async getRequest(id) {
       const row = requests.detail(id);
       if (!row) return null;
-      return { ...toRequest(row), headers: headersOf(row.headers), body: row.body, bodyClipped: row.body_clipped === 1 };
+      return { ...toRequest(row), headers: headersOf(row.headers), body: row.body, bodyClipped: row.body_clipped === 1, bodyRemoved: row.body_clipped === 2 };
     },
     async messagesOf(requestId) {
       const rows = requests.messagesOf(requestId);

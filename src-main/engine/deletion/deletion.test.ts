@@ -172,6 +172,12 @@ test('deletion: one notice per affected source and enabled destination, signed, 
       table === 'deletion_requests' || table === 'deletion_notices' || (table === 'deliveries' && noticeIds.has(row.id as number)) || (table === 'attempts' && noticeIds.has(row.delivery_id as number)),
     );
     assert.deepEqual(hits, []);
+    // The Inbound calls that carried the user keep their line, without the body.
+    assert.deepEqual(
+      h.inspect.all('SELECT id FROM requests WHERE body IS NULL AND body_clipped = 2 ORDER BY id').map((r) => r.id),
+      [1, 2, 3, 4],
+    );
+    assert.ok(h.inspect.all('SELECT id FROM requests WHERE body IS NOT NULL').length > 0, 'calls that never named the user keep their body');
     // The linked anonymous ids went with the user's messages too.
     assert.deepEqual(rowsNaming(h, 'anon-web', () => false), []);
     assert.deepEqual(rowsNaming(h, 'anon-mobile', () => false), []);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ValidationError } from '../../../src-shared/settings';
-import { droppedItemNames, droppedItemNeedles, parseDeletionInput, type Person } from './identity';
+import { droppedItemNames, droppedItemNeedles, parseDeletionInput, requestBodyNames, type Person } from './identity';
 
 const fieldsOf = (input: unknown): string[] => {
   try {
@@ -50,4 +50,16 @@ test('droppedItemNeedles: the JSON spelling of each id, or none when a number co
   assert.deepEqual(droppedItemNeedles({ userId: 'a"b', linkedIds: new Set(['3f2c-uuid']) }), ['a\\"b', '3f2c-uuid']);
   assert.equal(droppedItemNeedles({ userId: '1000', linkedIds: new Set() }), null);
   assert.equal(droppedItemNeedles({ userId: 'u1', linkedIds: new Set(['-2.5']) }), null);
+});
+
+test('requestBodyNames: a batch or a single call naming the person, and any trace of them in a body that does not parse', () => {
+  const person: Person = { userId: 'u-7', linkedIds: new Set(['anon-1']) };
+  assert.equal(requestBodyNames('{"batch":[{"userId":"other"},{"userId":"u-7","event":"E"}]}', person), true);
+  assert.equal(requestBodyNames('{"batch":[{"anonymousId":"anon-1"}]}', person), true);
+  assert.equal(requestBodyNames('{"userId":"u-7","event":"E"}', person), true);
+  assert.equal(requestBodyNames('{"batch":[{"userId":"other","properties":{"note":"u-7"}}]}', person), false);
+  assert.equal(requestBodyNames('{"batch":[{"userId":"u-77"}]}', person), false);
+  // Clipped or refused as bad JSON: removed when an id appears at all.
+  assert.equal(requestBodyNames('{"batch":[{"userId":"u-7","ev', person), true);
+  assert.equal(requestBodyNames('{"batch":[{"userId":"other","ev', person), false);
 });

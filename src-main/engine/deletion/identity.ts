@@ -75,6 +75,24 @@ export function droppedItemNames(raw: string, person: Person): boolean {
   return anonymousId !== null && person.linkedIds.has(anonymousId);
 }
 
+/**
+ * Whether a Tracking API call's body as kept in Inbound names the person: any item of a batch (or
+ * the single call) that droppedItemNames would accept. A body that does not parse (clipped, or
+ * refused as bad JSON) names them when any of their ids appears in it at all: a deletion errs on
+ * the side of removing.
+ */
+export function requestBodyNames(body: string, person: Person): boolean {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return [person.userId, ...person.linkedIds].some((id) => body.includes(id) || body.includes(JSON.stringify(id).slice(1, -1)));
+  }
+  const batch = typeof parsed === 'object' && parsed !== null && 'batch' in parsed ? (parsed as { batch: unknown }).batch : undefined;
+  const items: unknown[] = Array.isArray(batch) ? batch : [parsed];
+  return items.some((item) => droppedItemNames(JSON.stringify(item) ?? 'null', person));
+}
+
 /** What String(n) gives for a finite number: the only ids a JSON number can stand for. */
 const NUMBER_TEXT = /^-?\d+(\.\d+)?(e[+-]\d+)?$/;
 

@@ -10,7 +10,7 @@ import type { Db } from './database';
 import { statements } from './statements';
 import { RetentionStore } from './retention';
 import type { ChainMember } from '../deletion/status';
-import { droppedItemNames, droppedItemNeedles, type Person } from '../deletion/identity';
+import { droppedItemNames, droppedItemNeedles, requestBodyNames, type Person } from '../deletion/identity';
 
 export interface RequestRow {
   id: number;
@@ -45,6 +45,8 @@ export interface PurgeCounts {
   deliveries: number;
   attempts: number;
   droppedItems: number;
+  /** Inbound calls whose kept body named the person: the body is removed, the call's line stays. */
+  requestBodies: number;
   /** The deliveries removed, so the views can drop them. */
   deliveryIds: number[];
 }
@@ -88,6 +90,10 @@ export class DeletionStore {
       droppedCandidates: `SELECT id, raw FROM dropped_items
          WHERE @needles IS NULL OR instr(raw, '\\') > 0 OR EXISTS (SELECT 1 FROM json_each(@needles) j WHERE instr(raw, j.value) > 0)`,
       deleteDropped: 'DELETE FROM dropped_items WHERE id IN (SELECT value FROM json_each(?))',
+      requestBodyCandidates: `SELECT id, body FROM requests
+         WHERE body IS NOT NULL AND (@needles IS NULL OR instr(body, '\\') > 0 OR EXISTS (SELECT 1 FROM json_each(@needles) j WHERE instr(body, j.value) > 0))`,
+      // body_clipped = 2: the body was removed by a deletion (Inbound says so instead of showing it).
+      removeRequestBodies: 'UPDATE requests SET body = NULL, body_clipped = 2 WHERE id IN (SELECT value FROM json_each(?))',
     });
   }
 
@@ -179,7 +185,10 @@ export class DeletionStore {
     const candidates = this.s.droppedCandidates.all({ needles: needles === null ? null : JSON.stringify(needles) }) as { id: number; raw: string }[];
     const dropped = candidates.filter((c) => droppedItemNames(c.raw, person)).map((c) => c.id);
     const droppedItems = dropped.length > 0 ? this.s.deleteDropped.run(JSON.stringify(dropped)).changes : 0;
-    return { messages, deliveries, attempts, droppedItems, deliveryIds };
+    const bodies = this.s.requestBodyCandidates.all({ needles: needles === null ? null : JSON.stringify(needles) }) as { id: number; body: string }[];
+    const naming = bodies.filter((b) => requestBodyNames(b.body, person)).map((b) => b.id);
+    const requestBodies = naming.length > 0 ? this.s.removeRequestBodies.run(JSON.stringify(naming)).changes : 0;
+    return { messages, deliveries, attempts, droppedItems, requestBodies, deliveryIds };
   }
 
   setPurged(id: number, at: number): void {

@@ -335,7 +335,7 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   `,
   /* 15: Inbound as an inspector. Each Tracking API call's headers as received (a JSON object,
-     credentials masked) and its body as text, cut to a bound (body_clipped = 1 when it was), so a
+     credentials masked) and its body as text, cut to a bound (body_clipped = 1 when it was; 2 when a deletion's purge removed it), so a
      call can be read as it arrived, refused ones included. Rows from before carry neither. The
      time index serves Inbound's time range. */ `
   ALTER TABLE requests ADD COLUMN headers TEXT;

@@ -380,7 +380,9 @@ function AsReceived({ request }: { request: InboundRequestDetail }) {
       {request.body === null ? (
         request.headers !== null && (
           <p className="muted" data-testid="inbound-raw-no-body">
-            No body was read: the call was refused before it.
+            {request.bodyRemoved
+              ? 'Body removed: a deletion request purged someone this call named.'
+              : 'No body was read: the call was refused before it.'}
           </p>
         )
       ) : (
