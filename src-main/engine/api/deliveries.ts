@@ -14,6 +14,7 @@ import {
 import { parseOrThrow } from '../../../src-shared/settings';
 import { deliveryFilterSchema, deliveryPageSchema, idsSchema } from './params';
 import type { DeliveryQueryFilter, DeliveryQueryPage, DeliveryViewStore, SummaryRow } from '../store/delivery-views';
+import { indexableText } from '../store/delivery-views';
 import { toSummary } from './views';
 
 export { MAX_NEEDLE_LENGTH } from './params';
@@ -64,6 +65,11 @@ export function readsWide(f: ParsedFilter): boolean {
   return f.text !== null || f.url !== null;
 }
 
+/** A wide read over this log: free text the trigram index cannot answer (yet), or a URL. */
+function wideHere(views: DeliveryViewStore, f: ParsedFilter): boolean {
+  return readsWide(f) && (f.url !== null || !views.usesTextIndex(f));
+}
+
 /** Pure: the next window's size (in ids), so that it takes about WINDOW_TARGET_MS given how long the last one took. */
 export function nextWindow(size: number, tookMs: number): number {
   const scaled = Math.round((size * WINDOW_TARGET_MS) / Math.max(tookMs, 0.05));
@@ -100,7 +106,7 @@ export function createDeliveryQueries(views: DeliveryViewStore): DeliveryQueries
     async list(input) {
       const p = parseDeliveryPage(input);
       let rows: SummaryRow[];
-      const range = readsWide(p) ? views.idRange() : null;
+      const range = wideHere(views, p) ? views.idRange() : null;
       if (range === null) rows = views.page(p);
       else {
         rows = [];
@@ -121,17 +127,21 @@ export function createDeliveryQueries(views: DeliveryViewStore): DeliveryQueries
     },
     async count(input) {
       const f = parseDeliveryFilter(input);
-      const range = readsWide(f) ? views.idRange() : null;
+      const range = wideHere(views, f) ? views.idRange() : null;
       // Without a wide filter (or on an empty log) the count is from the status counts or one short read.
       if (range === null) return views.count(f);
       const start = views.countStart(f);
       if (start.none) return { total: start.total, matching: 0 };
+      // Said so the UI can tell why a search is slower than usual for a while after an upgrade.
+      const catchingUp = f.text !== null && indexableText(f.text) && !views.textIndexReady() ? { textIndexCatchingUp: true } : {};
       let matching = 0;
       await windows(range.low - 1, range.high + 1, (afterId, beforeId) => {
         matching += views.countIn(f, afterId, beforeId);
         return matching > COUNT_LIMIT;
       });
-      return matching > COUNT_LIMIT ? { total: start.total, matching: COUNT_LIMIT, capped: true } : { total: start.total, matching };
+      return matching > COUNT_LIMIT
+        ? { total: start.total, matching: COUNT_LIMIT, capped: true, ...catchingUp }
+        : { total: start.total, matching, ...catchingUp };
     },
   };
 }

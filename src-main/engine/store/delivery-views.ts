@@ -141,8 +141,22 @@ export function urlMatchesNothing(f: DeliveryQueryFilter, reach: UrlReach): bool
   return f.url !== null && !reach.entries && !reach.targets && !reach.attempts;
 }
 
-/** Pure: the WHERE terms (over deliveries d LEFT JOIN messages m) and their params, in order. */
-export function filterSql(f: DeliveryQueryFilter, reach: UrlReach = EVERYWHERE): { terms: string[]; params: unknown[]; needsMessages: boolean } {
+/** Pure: whether the trigram index can answer for a needle: it needs three characters or more. */
+export function indexableText(needle: string): boolean {
+  return [...needle].length >= 3;
+}
+
+/** Pure: an FTS5 query for the needle as one quoted phrase (any substring of a field, case folded). */
+export function textMatchQuery(needle: string): string {
+  return `"${needle.replaceAll('"', '""')}"`;
+}
+
+/**
+ * Pure: the WHERE terms (over deliveries d LEFT JOIN messages m) and their params, in order.
+ * With `textIndexed`, the text filter first narrows to the deliveries of the messages the trigram
+ * index finds (and the delete notices, which have no message), then checks them exactly as without.
+ */
+export function filterSql(f: DeliveryQueryFilter, reach: UrlReach = EVERYWHERE, textIndexed = false): { terms: string[]; params: unknown[]; needsMessages: boolean } {
   const terms: string[] = [];
   const params: unknown[] = [];
   if (f.statuses !== null) {
@@ -172,6 +186,13 @@ export function filterSql(f: DeliveryQueryFilter, reach: UrlReach = EVERYWHERE):
     }
     terms.push(places.length > 0 ? `(${places.join(' OR ')})` : '0');
   }
+  if (f.text !== null && textIndexed) {
+    terms.push(`d.id IN (
+      SELECT x.id FROM deliveries x WHERE x.message_id IN (SELECT rowid FROM message_text WHERE message_text MATCH ?)
+      UNION ALL SELECT x.id FROM deliveries x WHERE x.message_id IS NULL
+    )`);
+    params.push(textMatchQuery(f.text));
+  }
   if (f.text !== null) {
     // A delivery without a message (a delete notice) is found by the userId in its body.
     terms.push(`(
@@ -196,8 +217,8 @@ export function filterSql(f: DeliveryQueryFilter, reach: UrlReach = EVERYWHERE):
  * CROSS JOIN fixes the join order: with the limit a parameter, the planner does not know the page
  * is small and otherwise scans every delivery against a bloom filter of the page's ids.
  */
-export function pageSql(p: DeliveryQueryPage, reach: UrlReach = EVERYWHERE): { sql: string; params: unknown[] } {
-  const { terms, params, needsMessages } = filterSql(p, reach);
+export function pageSql(p: DeliveryQueryPage, reach: UrlReach = EVERYWHERE, textIndexed = false): { sql: string; params: unknown[] } {
+  const { terms, params, needsMessages } = filterSql(p, reach, textIndexed);
   if (p.beforeId !== null) {
     terms.push('d.id < ?');
     params.push(p.beforeId);
@@ -226,8 +247,9 @@ export function countSql(
   f: DeliveryQueryFilter,
   reach: UrlReach = EVERYWHERE,
   window: { afterId: number; beforeId: number } | null = null,
+  textIndexed = false,
 ): { sql: string; params: unknown[] } {
-  const { terms, params, needsMessages } = filterSql(f, reach);
+  const { terms, params, needsMessages } = filterSql(f, reach, textIndexed);
   if (window !== null) {
     terms.push('d.id > ?', 'd.id < ?');
     params.push(window.afterId, window.beforeId);
@@ -263,7 +285,41 @@ export class DeliveryViewStore {
       urlInEntries: 'SELECT EXISTS (SELECT 1 FROM webhook_entries WHERE instr(lower(url), lower(?)) > 0) AS found',
       urlInTargets: 'SELECT EXISTS (SELECT 1 FROM deliveries WHERE target_url IS NOT NULL AND instr(lower(target_url), lower(?)) > 0) AS found',
       urlInAttempts: 'SELECT EXISTS (SELECT 1 FROM attempt_urls WHERE instr(lower(url), lower(?)) > 0) AS found',
+      textBackfillBelow: 'SELECT below FROM message_text_backfill',
+      textBackfillSlice: `INSERT INTO message_text (rowid, user_id, anonymous_id, event, message_id)
+        SELECT id, user_id, anonymous_id, event, message_id FROM messages WHERE id < ? ORDER BY id DESC LIMIT ?`,
+      textBackfillLowest: 'SELECT MIN(id) AS low FROM (SELECT id FROM messages WHERE id < ? ORDER BY id DESC LIMIT ?)',
+      textBackfillSet: 'UPDATE message_text_backfill SET below = ?',
     });
+  }
+
+  /** Whether every message older than the triggers is in the text index yet. */
+  textIndexReady(): boolean {
+    return (this.s.textBackfillBelow.get() as { below: number }).below === 0;
+  }
+
+  /**
+   * Indexes up to `max` of the messages not in the text index yet, newest first, in one
+   * transaction; true when none is left.
+   */
+  backfillTextIndex(max: number): boolean {
+    return this.db.transaction(() => {
+      const below = (this.s.textBackfillBelow.get() as { below: number }).below;
+      if (below === 0) return true;
+      const low = (this.s.textBackfillLowest.get(below, max) as { low: number | null }).low;
+      if (low === null) {
+        this.s.textBackfillSet.run(0);
+        return true;
+      }
+      this.s.textBackfillSlice.run(below, max);
+      this.s.textBackfillSet.run(low);
+      return false;
+    })();
+  }
+
+  /** Whether a filter's text is answered from the trigram index (long enough, and the index complete). */
+  usesTextIndex(f: DeliveryQueryFilter): boolean {
+    return f.text !== null && indexableText(f.text) && this.textIndexReady();
   }
 
   /** Where the filter's URL can be found at all (everywhere when there is no URL filter). */
@@ -283,13 +339,13 @@ export class DeliveryViewStore {
     if (p.statuses !== null && inStatuses(this.statusCounts(), p.statuses) === 0) return [];
     const reach = this.urlReach(p);
     if (urlMatchesNothing(p, reach)) return [];
-    const { sql, params } = pageSql(p, reach);
+    const { sql, params } = pageSql(p, reach, this.usesTextIndex(p));
     return statement(this.db, sql).all(...params) as SummaryRow[];
   }
 
   /** How SQLite runs a page's statement, one line per step: for checking that every lookup uses an index. */
   pagePlan(p: DeliveryQueryPage): string[] {
-    const { sql, params } = pageSql(p, this.urlReach(p));
+    const { sql, params } = pageSql(p, this.urlReach(p), this.usesTextIndex(p));
     return (statement(this.db, `EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail);
   }
 
@@ -331,7 +387,7 @@ export class DeliveryViewStore {
   countIn(f: DeliveryQueryFilter, afterId: number, beforeId: number): number {
     const reach = this.urlReach(f);
     if (urlMatchesNothing(f, reach)) return 0;
-    const { sql, params } = countSql({ ...f }, reach, { afterId, beforeId });
+    const { sql, params } = countSql({ ...f }, reach, { afterId, beforeId }, this.usesTextIndex(f));
     return (statement(this.db, sql).get(...params) as { n: number }).n;
   }
 
@@ -346,7 +402,7 @@ export class DeliveryViewStore {
     if ((f.type === null && f.url === null && f.text === null && f.replayed === null && f.violations === null) || byStatus === 0) return { total, matching: byStatus };
     const reach = this.urlReach(f);
     if (urlMatchesNothing(f, reach)) return { total, matching: 0 };
-    const { sql, params } = countSql(f, reach);
+    const { sql, params } = countSql(f, reach, null, this.usesTextIndex(f));
     const n = (statement(this.db, sql).get(...params) as { n: number }).n;
     return n > COUNT_LIMIT ? { total, matching: COUNT_LIMIT, capped: true } : { total, matching: n };
   }
