@@ -334,12 +334,13 @@ export class DeliveryViewStore {
     return new Map((this.s.statusCounts.all() as { status: DeliveryStatus; n: number }[]).map((r) => [r.status, r.n]));
   }
 
-  page(p: DeliveryQueryPage): SummaryRow[] {
+  /** `textIndex: false` reads the text filter from the log itself, as a log still catching up does. */
+  page(p: DeliveryQueryPage, textIndex = true): SummaryRow[] {
     // A status filter on statuses no delivery has (pending, on a quiet log) would otherwise scan it all to find nothing.
     if (p.statuses !== null && inStatuses(this.statusCounts(), p.statuses) === 0) return [];
     const reach = this.urlReach(p);
     if (urlMatchesNothing(p, reach)) return [];
-    const { sql, params } = pageSql(p, reach, this.usesTextIndex(p));
+    const { sql, params } = pageSql(p, reach, textIndex && this.usesTextIndex(p));
     return statement(this.db, sql).all(...params) as SummaryRow[];
   }
 
@@ -395,14 +396,14 @@ export class DeliveryViewStore {
    * Total and matching. Exact from the status counts when the filter is on status alone (or
    * nothing); otherwise counted newest first up to COUNT_LIMIT, and capped past it.
    */
-  count(f: DeliveryQueryFilter): DeliveryCounts {
+  count(f: DeliveryQueryFilter, textIndex = true): DeliveryCounts {
     const counts = this.statusCounts();
     const total = [...counts.values()].reduce((a, b) => a + b, 0);
     const byStatus = f.statuses === null ? total : inStatuses(counts, f.statuses);
     if ((f.type === null && f.url === null && f.text === null && f.replayed === null && f.violations === null) || byStatus === 0) return { total, matching: byStatus };
     const reach = this.urlReach(f);
     if (urlMatchesNothing(f, reach)) return { total, matching: 0 };
-    const { sql, params } = countSql(f, reach, null, this.usesTextIndex(f));
+    const { sql, params } = countSql(f, reach, null, textIndex && this.usesTextIndex(f));
     const n = (statement(this.db, sql).get(...params) as { n: number }).n;
     return n > COUNT_LIMIT ? { total, matching: COUNT_LIMIT, capped: true } : { total, matching: n };
   }
