@@ -57,7 +57,7 @@ function commit(engine: Engine, rows: Fields[], at = T0): void {
 const pageOf = (engine: Engine, text: string, textIndex: boolean): number[] =>
   engine.stores.deliveryViews.page({ ...NO_FILTER, text, beforeId: null, afterId: null, limit: 1_000_000 }, textIndex).map((r) => r.id);
 
-test('a search through the trigram index finds exactly what reading the log finds, for any needle and rows', () => {
+test('a search through the trigram index finds exactly what reading the log finds, for any needle and rows', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'hookbench-fts-'));
   const engine = newEngine(dir);
   try {
@@ -81,9 +81,9 @@ test('a search through the trigram index finds exactly what reading the log find
       { numRuns: 150, seed: 14 },
     );
   } finally {
-    void engine.stop();
+    await engine.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
-  rmSync(dir, { recursive: true, force: true });
 });
 
 test('a needle of three characters or more is looked up in the index; a shorter one reads the log', async () => {
