@@ -68,6 +68,11 @@ export interface DeliveryCounts {
    * stopped there, and `matching` is COUNT_LIMIT ("10,000+"). Counts by status alone are exact.
    */
   capped?: boolean;
+  /**
+   * True while the free-text index is still taking in a log that existed before it: the text
+   * filter is then read from the log itself, slower, with the same results.
+   */
+  textIndexCatchingUp?: boolean;
 }
 /** Where a count over a type, URL or text filter stops: past it, the exact figure would mean reading the whole log. */
 export const COUNT_LIMIT = 10_000;

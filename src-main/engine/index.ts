@@ -31,6 +31,7 @@ import { serializePayload, toWebhookPayload } from './delivery/payloads';
 import { createReceivers, type Receivers } from './receivers/service';
 import { compilePlan, type CompiledPlan } from './tracking-plan/check';
 import type { TrackingPlan } from '../../src-shared/tracking-plan';
+import { createTextIndexCatchUp } from './text-index';
 
 export interface EngineOptions {
   dataDir: string;
@@ -358,6 +359,14 @@ export function createEngine(options: EngineOptions): Engine {
     },
   });
 
+  const textIndex = createTextIndexCatchUp({
+    slice: (max) => stores.deliveryViews.backfillTextIndex(max),
+    clock,
+    onError: (err) => {
+      if (health.fault(err) === null) process.stderr.write(`hookbench: the search index could not catch up: ${String(err)}\n`);
+    },
+  });
+
   const receivers = createReceivers({
     store: stores.receivers,
     clock,
@@ -411,6 +420,7 @@ export function createEngine(options: EngineOptions): Engine {
         deletions.resume();
         personas.start();
         retention.start();
+        textIndex.start();
       } catch (err) {
         reportOrThrow(err);
       }
@@ -420,6 +430,7 @@ export function createEngine(options: EngineOptions): Engine {
       started = false;
       health.stop();
       retention.stop();
+      textIndex.stop();
       personas.stop();
       receivers.stop();
       const finished = await scheduler.stop({ waitMs: stopOptions.roundsWaitMs });

@@ -13,7 +13,7 @@ import {
 } from '../../../src-shared/api';
 import { parseOrThrow } from '../../../src-shared/settings';
 import { deliveryFilterSchema, deliveryPageSchema, idsSchema } from './params';
-import { hasTimeRange, type DeliveryQueryFilter, type DeliveryQueryPage, type DeliveryViewStore, type SummaryRow } from '../store/delivery-views';
+import { hasTimeRange, indexableText, type DeliveryQueryFilter, type DeliveryQueryPage, type DeliveryViewStore, type SummaryRow } from '../store/delivery-views';
 import { toSummary } from './views';
 
 export { MAX_NEEDLE_LENGTH } from './params';
@@ -77,6 +77,11 @@ const MAX_WINDOW = 1 << 20;
  */
 export function readsWide(f: ParsedFilter): boolean {
   return f.text !== null || f.url !== null;
+}
+
+/** A wide read over this log: free text the trigram index cannot answer (yet), or a URL. */
+function wideHere(views: DeliveryViewStore, f: ParsedFilter): boolean {
+  return readsWide(f) && (f.url !== null || !views.usesTextIndex(f));
 }
 
 /** Pure: the next window's size (in ids), so that it takes about WINDOW_TARGET_MS given how long the last one took. */
@@ -150,7 +155,7 @@ export function createDeliveryQueries(views: DeliveryViewStore): DeliveryQueries
         if (p.beforeId - 1 <= p.afterId) return { items: [], nextBeforeId: null };
       }
       let rows: SummaryRow[];
-      const range = readsWide(p) ? views.idRange() : null;
+      const range = wideHere(views, p) ? views.idRange() : null;
       if (range === null) rows = views.page(p);
       else {
         const found: SummaryRow[] = [];
@@ -177,19 +182,23 @@ export function createDeliveryQueries(views: DeliveryViewStore): DeliveryQueries
     async count(input) {
       const f = parseDeliveryFilter(input);
       const timed = hasTimeRange(f);
-      const range = readsWide(f) || timed ? views.idRange() : null;
+      const range = wideHere(views, f) || timed ? views.idRange() : null;
       // Without a wide filter or a time range (or on an empty log) the count is from the status counts or one short read.
       if (range === null) return views.count(f);
       const start = views.countStart(f);
       if (start.none) return { total: start.total, matching: 0 };
       const bounds = timed ? timeBounds(views, f) : { afterId: range.low - 1, beforeId: range.high + 1 };
       if (bounds === null) return { total: start.total, matching: 0 };
+      // Said so the UI can tell why a search is slower than usual for a while after an upgrade.
+      const catchingUp = f.text !== null && indexableText(f.text) && !views.textIndexReady() ? { textIndexCatchingUp: true } : {};
       let matching = 0;
       await windows(bounds.afterId, bounds.beforeId, (afterId, beforeId) => {
         matching += views.countIn(f, afterId, beforeId);
         return matching > COUNT_LIMIT;
       });
-      return matching > COUNT_LIMIT ? { total: start.total, matching: COUNT_LIMIT, capped: true } : { total: start.total, matching };
+      return matching > COUNT_LIMIT
+        ? { total: start.total, matching: COUNT_LIMIT, capped: true, ...catchingUp }
+        : { total: start.total, matching, ...catchingUp };
     },
   };
 }

@@ -119,7 +119,7 @@ test('a text or URL filter reads the log in windows that yield: the same rows an
     assert.deepEqual(seen, all, 'paged in windows, newest first, nothing missed or repeated');
     assert.deepEqual(await api.countDeliveries({ text: 'user_42' }), { total: 20_000, matching: all.length });
     assert.deepEqual(await api.countDeliveries({ text: 'user_42', type: 'track' }), views.count({ ...filter, type: 'track' }));
-    // A search that matches nothing reads all 20,000 rows, a window at a time.
+    // A needle too short for the search index that matches nothing reads all 20,000 rows, a window at a time.
     let turns = 0;
     let counting = true;
     const countTurns = (): void => {
@@ -127,7 +127,7 @@ test('a text or URL filter reads the log in windows that yield: the same rows an
       if (counting) setImmediate(countTurns);
     };
     setImmediate(countTurns);
-    const [none, noCount] = await Promise.all([api.listDeliveries({ text: 'no-such-user' }), api.countDeliveries({ text: 'no-such-user' })]);
+    const [none, noCount] = await Promise.all([api.listDeliveries({ text: 'Zq' }), api.countDeliveries({ text: 'Zq' })]);
     counting = false;
     assert.deepEqual(none.items, []);
     assert.equal(noCount.matching, 0);

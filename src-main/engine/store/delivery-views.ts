@@ -152,8 +152,22 @@ export function urlMatchesNothing(f: DeliveryQueryFilter, reach: UrlReach): bool
   return f.url !== null && !reach.entries && !reach.targets && !reach.attempts;
 }
 
-/** Pure: the WHERE terms (over deliveries d LEFT JOIN messages m) and their params, in order. */
-export function filterSql(f: DeliveryQueryFilter, reach: UrlReach = EVERYWHERE): { terms: string[]; params: unknown[]; needsMessages: boolean } {
+/** Pure: whether the trigram index can answer for a needle: it needs three characters or more. */
+export function indexableText(needle: string): boolean {
+  return [...needle].length >= 3;
+}
+
+/** Pure: an FTS5 query for the needle as one quoted phrase (any substring of a field, case folded). */
+export function textMatchQuery(needle: string): string {
+  return `"${needle.replaceAll('"', '""')}"`;
+}
+
+/**
+ * Pure: the WHERE terms (over deliveries d LEFT JOIN messages m) and their params, in order.
+ * With `textIndexed`, the text filter first narrows to the deliveries of the messages the trigram
+ * index finds (and the delete notices, which have no message), then checks them exactly as without.
+ */
+export function filterSql(f: DeliveryQueryFilter, reach: UrlReach = EVERYWHERE, textIndexed = false): { terms: string[]; params: unknown[]; needsMessages: boolean } {
   const terms: string[] = [];
   const params: unknown[] = [];
   if (f.statuses !== null) {
@@ -182,6 +196,13 @@ export function filterSql(f: DeliveryQueryFilter, reach: UrlReach = EVERYWHERE):
       params.push(f.url);
     }
     terms.push(places.length > 0 ? `(${places.join(' OR ')})` : '0');
+  }
+  if (f.text !== null && textIndexed) {
+    terms.push(`d.id IN (
+      SELECT x.id FROM deliveries x WHERE x.message_id IN (SELECT rowid FROM message_text WHERE message_text MATCH ?)
+      UNION ALL SELECT x.id FROM deliveries x WHERE x.message_id IS NULL
+    )`);
+    params.push(textMatchQuery(f.text));
   }
   if (f.text !== null) {
     // A delivery without a message (a delete notice) is found by the userId in its body.
@@ -216,8 +237,8 @@ export function filterSql(f: DeliveryQueryFilter, reach: UrlReach = EVERYWHERE):
  * CROSS JOIN fixes the join order: with the limit a parameter, the planner does not know the page
  * is small and otherwise scans every delivery against a bloom filter of the page's ids.
  */
-export function pageSql(p: DeliveryQueryPage, reach: UrlReach = EVERYWHERE): { sql: string; params: unknown[] } {
-  const { terms, params, needsMessages } = filterSql(p, reach);
+export function pageSql(p: DeliveryQueryPage, reach: UrlReach = EVERYWHERE, textIndexed = false): { sql: string; params: unknown[] } {
+  const { terms, params, needsMessages } = filterSql(p, reach, textIndexed);
   if (p.beforeId !== null) {
     terms.push('d.id < ?');
     params.push(p.beforeId);
@@ -246,8 +267,9 @@ export function countSql(
   f: DeliveryQueryFilter,
   reach: UrlReach = EVERYWHERE,
   window: { afterId: number; beforeId: number } | null = null,
+  textIndexed = false,
 ): { sql: string; params: unknown[] } {
-  const { terms, params, needsMessages } = filterSql(f, reach);
+  const { terms, params, needsMessages } = filterSql(f, reach, textIndexed);
   if (window !== null) {
     terms.push('d.id > ?', 'd.id < ?');
     params.push(window.afterId, window.beforeId);
@@ -284,7 +306,41 @@ export class DeliveryViewStore {
       urlInEntries: 'SELECT EXISTS (SELECT 1 FROM webhook_entries WHERE instr(lower(url), lower(?)) > 0) AS found',
       urlInTargets: 'SELECT EXISTS (SELECT 1 FROM deliveries WHERE target_url IS NOT NULL AND instr(lower(target_url), lower(?)) > 0) AS found',
       urlInAttempts: 'SELECT EXISTS (SELECT 1 FROM attempt_urls WHERE instr(lower(url), lower(?)) > 0) AS found',
+      textBackfillBelow: 'SELECT below FROM message_text_backfill',
+      textBackfillSlice: `INSERT INTO message_text (rowid, user_id, anonymous_id, event, message_id)
+        SELECT id, user_id, anonymous_id, event, message_id FROM messages WHERE id < ? ORDER BY id DESC LIMIT ?`,
+      textBackfillLowest: 'SELECT MIN(id) AS low FROM (SELECT id FROM messages WHERE id < ? ORDER BY id DESC LIMIT ?)',
+      textBackfillSet: 'UPDATE message_text_backfill SET below = ?',
     });
+  }
+
+  /** Whether every message older than the triggers is in the text index yet. */
+  textIndexReady(): boolean {
+    return (this.s.textBackfillBelow.get() as { below: number }).below === 0;
+  }
+
+  /**
+   * Indexes up to `max` of the messages not in the text index yet, newest first, in one
+   * transaction; true when none is left.
+   */
+  backfillTextIndex(max: number): boolean {
+    return this.db.transaction(() => {
+      const below = (this.s.textBackfillBelow.get() as { below: number }).below;
+      if (below === 0) return true;
+      const low = (this.s.textBackfillLowest.get(below, max) as { low: number | null }).low;
+      if (low === null) {
+        this.s.textBackfillSet.run(0);
+        return true;
+      }
+      this.s.textBackfillSlice.run(below, max);
+      this.s.textBackfillSet.run(low);
+      return false;
+    })();
+  }
+
+  /** Whether a filter's text is answered from the trigram index (long enough, and the index complete). */
+  usesTextIndex(f: DeliveryQueryFilter): boolean {
+    return f.text !== null && indexableText(f.text) && this.textIndexReady();
   }
 
   /** Where the filter's URL can be found at all (everywhere when there is no URL filter). */
@@ -299,18 +355,19 @@ export class DeliveryViewStore {
     return new Map((this.s.statusCounts.all() as { status: DeliveryStatus; n: number }[]).map((r) => [r.status, r.n]));
   }
 
-  page(p: DeliveryQueryPage): SummaryRow[] {
+  /** `textIndex: false` reads the text filter from the log itself, as a log still catching up does. */
+  page(p: DeliveryQueryPage, textIndex = true): SummaryRow[] {
     // A status filter on statuses no delivery has (pending, on a quiet log) would otherwise scan it all to find nothing.
     if (p.statuses !== null && inStatuses(this.statusCounts(), p.statuses) === 0) return [];
     const reach = this.urlReach(p);
     if (urlMatchesNothing(p, reach)) return [];
-    const { sql, params } = pageSql(p, reach);
+    const { sql, params } = pageSql(p, reach, textIndex && this.usesTextIndex(p));
     return statement(this.db, sql).all(...params) as SummaryRow[];
   }
 
   /** How SQLite runs a page's statement, one line per step: for checking that every lookup uses an index. */
   pagePlan(p: DeliveryQueryPage): string[] {
-    const { sql, params } = pageSql(p, this.urlReach(p));
+    const { sql, params } = pageSql(p, this.urlReach(p), this.usesTextIndex(p));
     return (statement(this.db, `EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail);
   }
 
@@ -374,7 +431,7 @@ export class DeliveryViewStore {
   countIn(f: DeliveryQueryFilter, afterId: number, beforeId: number): number {
     const reach = this.urlReach(f);
     if (urlMatchesNothing(f, reach)) return 0;
-    const { sql, params } = countSql({ ...f }, reach, { afterId, beforeId });
+    const { sql, params } = countSql({ ...f }, reach, { afterId, beforeId }, this.usesTextIndex(f));
     return (statement(this.db, sql).get(...params) as { n: number }).n;
   }
 
@@ -382,7 +439,7 @@ export class DeliveryViewStore {
    * Total and matching. Exact from the status counts when the filter is on status alone (or
    * nothing); otherwise counted newest first up to COUNT_LIMIT, and capped past it.
    */
-  count(f: DeliveryQueryFilter): DeliveryCounts {
+  count(f: DeliveryQueryFilter, textIndex = true): DeliveryCounts {
     const counts = this.statusCounts();
     const total = [...counts.values()].reduce((a, b) => a + b, 0);
     const byStatus = f.statuses === null ? total : inStatuses(counts, f.statuses);
@@ -390,7 +447,7 @@ export class DeliveryViewStore {
     if (f.type === null && f.url === null && f.text === null && f.replayed === null && f.violations === null && !hasTimeRange(f)) return { total, matching: byStatus };
     const reach = this.urlReach(f);
     if (urlMatchesNothing(f, reach)) return { total, matching: 0 };
-    const { sql, params } = countSql(f, reach);
+    const { sql, params } = countSql(f, reach, null, textIndex && this.usesTextIndex(f));
     const n = (statement(this.db, sql).get(...params) as { n: number }).n;
     return n > COUNT_LIMIT ? { total, matching: COUNT_LIMIT, capped: true } : { total, matching: n };
   }

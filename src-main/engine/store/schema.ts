@@ -343,4 +343,23 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE requests ADD COLUMN body_clipped INTEGER NOT NULL DEFAULT 0;
   CREATE INDEX requests_received ON requests (received_at);
   `,
+  /* 16: free text found by index. The four fields the search looks in, as trigrams (any substring
+     of three characters or more, case folded), contentless so the text is not stored twice; kept by
+     triggers as messages come and go. A log that already holds messages is indexed afterwards in
+     slices, newest first (doing it here would hold start-up for minutes on a big log):
+     message_text_backfill.below is the id under which messages are not indexed yet, 0 when done. */ `
+  CREATE VIRTUAL TABLE message_text USING fts5(
+    user_id, anonymous_id, event, message_id,
+    content = '', contentless_delete = 1, tokenize = 'trigram'
+  );
+  CREATE TABLE message_text_backfill (below INTEGER NOT NULL);
+  INSERT INTO message_text_backfill (below) SELECT COALESCE(MAX(id) + 1, 0) FROM messages;
+  CREATE TRIGGER message_text_insert AFTER INSERT ON messages BEGIN
+    INSERT INTO message_text (rowid, user_id, anonymous_id, event, message_id)
+    VALUES (NEW.id, NEW.user_id, NEW.anonymous_id, NEW.event, NEW.message_id);
+  END;
+  CREATE TRIGGER message_text_delete AFTER DELETE ON messages BEGIN
+    DELETE FROM message_text WHERE rowid = OLD.id;
+  END;
+  `,
 ];

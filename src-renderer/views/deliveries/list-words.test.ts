@@ -68,6 +68,7 @@ test('numbers in words', () => {
   // A count that stopped at its limit says so: "10,000+", and the hidden ones as an upper bound.
   assert.equal(countWords({ total: 1_000_000, matching: 10_000, capped: true }, true), '10,000+ of 1,000,000 deliveries');
   assert.equal(hiddenWords({ total: 1_000_000, matching: 10_000, capped: true }), 'at most 990,000 hidden by the filter');
+  assert.equal(countWords({ total: 5000, matching: 51, textIndexCatchingUp: true }, true), '51 of 5,000 deliveries (search index catching up)');
   assert.equal(noMatchWords({ total: 2001, matching: 0 }), 'All 2,001 deliveries are hidden by it. Loosen the filter, or clear it to see every delivery.');
   assert.equal(noMatchWords({ total: 1, matching: 0 }), 'The only delivery is hidden by it. Loosen the filter, or clear it to see every delivery.');
   assert.equal(noMatchWords(null), 'Loosen the filter, or clear it to see every delivery.');

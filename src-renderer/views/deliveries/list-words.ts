@@ -10,7 +10,9 @@ export function countWords(counts: DeliveryCounts | null, filtered: boolean): st
   if (!counts) return '…';
   if (!filtered) return plural(counts.total, 'delivery', 'deliveries');
   // A capped count stopped at its limit: more match, and counting them all would read the whole log.
-  return `${n(counts.matching)}${counts.capped ? '+' : ''} of ${plural(counts.total, 'delivery', 'deliveries')}`;
+  const words = `${n(counts.matching)}${counts.capped ? '+' : ''} of ${plural(counts.total, 'delivery', 'deliveries')}`;
+  // Right after an upgrade the search index is still taking in the old log: searches are slower until it is done.
+  return counts.textIndexCatchingUp ? `${words} (search index catching up)` : words;
 }
 
 export function hiddenWords(counts: DeliveryCounts | null): string {
