@@ -156,6 +156,8 @@ async function contend(processes: number, rounds: number): Promise<{ round: numb
           stdio: ['pipe', 'pipe', 'inherit'],
         });
         children.push(child);
+        // A contender may exit between the check above and the write reaching it.
+        child.stdin?.on('error', () => {});
         child.once('exit', (code) => code !== 0 && failed(new Error(`a contender exited with ${code}`)));
         createInterface({ input: child.stdout! }).on('line', (line) => {
           if (line === 'ready') {
@@ -166,8 +168,9 @@ async function contend(processes: number, rounds: number): Promise<{ round: numb
           results.push(result);
           const round = results.filter((r) => r.round === result.round);
           if (round.length < processes) return;
-          // Everyone has tried: the owners may let go.
-          for (const child of children) child.stdin?.write(`release ${result.round}\n`);
+          // Everyone has tried: the owners may let go. A contender that lost the last round has
+          // already exited, so only live ones are told.
+          for (const child of children) if (child.exitCode === null && child.stdin?.writable) child.stdin.write(`release ${result.round}\n`);
         });
       }
     });
