@@ -8,12 +8,20 @@ import type { ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { messageListSchema } from '../../src-shared/assertions';
-import { TRACKING_LIMITS } from '../../src-shared/limits';
 import { ValidationError } from '../../src-shared/settings';
 import type { Assertions } from '../engine/assertions/service';
 import type { AssertedMessage, MessageFilter } from '../../src-shared/assertions';
 import { HAR_END, HAR_PREAMBLE, harEntry } from './har';
-import { ingestCallOf } from '../engine/ingest/handler';
+import {
+  addBatch,
+  batchItems,
+  emptyTally,
+  INGEST_RESULT_HEADER,
+  parseIngestResult,
+  readImportFile,
+  skippedWords,
+  type ImportTally,
+} from '../../src-shared/import-file';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -98,148 +106,37 @@ async function streamHar(assertions: Assertions, filter: MessageFilter, after: n
   res.end(HAR_END);
 }
 
-/**
- * Pure: NDJSON text as batches for /v1/batch, each within the Tracking API's limits (items and
- * bytes, with room for the envelope). Lines that are not JSON objects are returned as skipped,
- * by line number, with the reason.
- */
-export function batchesOf(text: string, maxItems = 100): { batches: unknown[][]; skipped: { line: number; reason: string }[]; messages: number } {
-  const items: unknown[] = [];
-  const skipped: { line: number; reason: string }[] = [];
-  text.split('\n').forEach((raw, i) => {
-    const line = raw.trim();
-    if (line === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      skipped.push({ line: i + 1, reason: 'not valid JSON' });
-      return;
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      skipped.push({ line: i + 1, reason: 'not a JSON object' });
-      return;
-    }
-    items.push(value);
-  });
-  return { batches: batchItems(items, maxItems), skipped, messages: items.length };
-}
-
-/** Pure: messages as batches of at most maxItems, each under the batch byte limit (room left for the envelope). */
-export function batchItems(items: unknown[], maxItems = 100): unknown[][] {
-  const budget = TRACKING_LIMITS.maxBatchBytes - 1024;
-  const batches: unknown[][] = [];
-  let current: unknown[] = [];
-  let bytes = 0;
-  for (const item of items) {
-    const size = Buffer.byteLength(JSON.stringify(item)) + 1;
-    if (current.length >= maxItems || (current.length > 0 && bytes + size > budget)) {
-      batches.push(current);
-      current = [];
-      bytes = 0;
-    }
-    current.push(item);
-    bytes += size;
-  }
-  if (current.length > 0) batches.push(current);
-  return batches;
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/**
- * Pure: the Tracking API calls recorded in a HAR file (a browser's, say) as messages: each POST to
- * a Tracking API path with a JSON body; a batch gives its items, a single call its body with the
- * type its path names. Other entries are skipped, each named by its index and why.
- */
-export function messagesOfHar(har: unknown): { messages: unknown[]; skipped: { line: number; reason: string }[] } {
-  const entries = isObject(har) && isObject(har.log) && Array.isArray(har.log.entries) ? har.log.entries : null;
-  if (entries === null) return { messages: [], skipped: [{ line: 0, reason: 'not a HAR file: no log.entries' }] };
-  const messages: unknown[] = [];
-  const skipped: { line: number; reason: string }[] = [];
-  entries.forEach((entry: unknown, i) => {
-    const request = isObject(entry) && isObject(entry.request) ? entry.request : null;
-    const url = typeof request?.url === 'string' ? request.url : '';
-    let path = '';
-    try {
-      path = new URL(url).pathname.replace(/^\/+/, '/').replace(/\/+$/, '');
-    } catch {
-      path = '';
-    }
-    const call = request?.method === 'POST' ? ingestCallOf(path) : null;
-    if (call === null) {
-      skipped.push({ line: i, reason: `entry ${i} is not a Tracking API call (${String(request?.method ?? '?')} ${url})` });
-      return;
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(isObject(request?.postData) && typeof request.postData.text === 'string' ? request.postData.text : '');
-    } catch {
-      skipped.push({ line: i, reason: `entry ${i} has no JSON body` });
-      return;
-    }
-    if (!isObject(body)) {
-      skipped.push({ line: i, reason: `entry ${i} has no JSON object as its body` });
-      return;
-    }
-    if (call === 'batch') {
-      if (Array.isArray(body.batch)) messages.push(...body.batch.filter(isObject));
-      else skipped.push({ line: i, reason: `entry ${i} is a batch call without a batch list` });
-      return;
-    }
-    messages.push({ ...body, type: body.type ?? call });
-  });
-  return { messages, skipped };
-}
-
 export interface ImportIo {
   out(text: string): void;
   err(text: string): void;
 }
 
 /**
- * Sends NDJSON messages through a server's Tracking API with a write key, batch by batch, saying
- * how far it got. Returns what was accepted, refused (a batch answered other than 200) and skipped.
+ * Sends a file's messages (NDJSON, or the Tracking API calls of a .har file) through a server's
+ * Tracking API with a write key, batch by batch, saying how far it got. Returns the tally: what the
+ * ingest accepted, dropped (invalid, duplicates) and refused, and the lines skipped.
  */
-export async function importNdjson(
-  file: string,
-  target: { server: URL; writeKey: string },
-  io: ImportIo,
-): Promise<{ sent: number; refused: number; skipped: number; refusals: string[] }> {
-  const text = readFileSync(file, 'utf8');
-  let parsed: { batches: unknown[][]; skipped: { line: number; reason: string }[]; messages: number };
-  if (/\.har$/i.test(file)) {
-    let har: unknown;
-    try {
-      har = JSON.parse(text);
-    } catch (err) {
-      throw new Error(`${file} is not valid JSON: ${(err as Error).message}`);
-    }
-    const { messages: items, skipped: notCalls } = messagesOfHar(har);
-    parsed = { batches: batchItems(items), skipped: notCalls, messages: items.length };
-  } else {
-    parsed = batchesOf(text);
-  }
-  const { batches, skipped, messages } = parsed;
-  for (const s of skipped) io.err(`hookbench import: ${/\.har$/i.test(file) ? '' : `line ${s.line} `}skipped: ${s.reason}\n`);
+export async function importNdjson(file: string, target: { server: URL; writeKey: string }, io: ImportIo): Promise<ImportTally> {
+  const { kind, messages, skipped } = readImportFile(file, readFileSync(file, 'utf8'));
+  for (const s of skipped) io.err(`hookbench import: ${skippedWords(kind, s)}\n`);
   const auth = `Basic ${Buffer.from(`${target.writeKey}:`).toString('base64')}`;
-  let sent = 0;
-  let refused = 0;
-  const refusals: string[] = [];
-  for (const batch of batches) {
+  let tally: ImportTally = { ...emptyTally(), skipped: skipped.length };
+  for (const batch of batchItems(messages)) {
     const res = await fetch(new URL('/v1/batch', target.server), {
       method: 'POST',
-      headers: { authorization: auth, 'content-type': 'application/json' },
+      headers: { authorization: auth, 'content-type': 'application/json', 'user-agent': 'hookbench-import' },
       body: JSON.stringify({ batch }),
       signal: AbortSignal.timeout(60_000),
     });
     const answer = (await res.json().catch(() => ({}))) as { success?: boolean; message?: string };
-    if (res.status === 200 && answer.success === true) sent += batch.length;
-    else {
-      refused += batch.length;
-      refusals.push(`${res.status} ${answer.message ?? ''}`.trim());
-    }
-    io.err(`hookbench import: ${sent + refused} of ${messages} sent\n`);
+    tally = addBatch(
+      tally,
+      batch.length,
+      res.status === 200 && answer.success === true
+        ? { ok: true, result: parseIngestResult(res.headers.get(INGEST_RESULT_HEADER)) }
+        : { ok: false, refusal: `${res.status} ${answer.message ?? ''}`.trim() },
+    );
+    io.err(`hookbench import: ${tally.sent + tally.refused} of ${messages.length} sent\n`);
   }
-  return { sent, refused, skipped: skipped.length, refusals };
+  return tally;
 }
