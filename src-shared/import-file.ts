@@ -107,8 +107,11 @@ export function readImportFile(name: string, text: string): ImportFile {
 
 const encoder = new TextEncoder();
 
+/** Messages per batch an import sends: a batch call's worth, well within the ingest's limits. */
+export const IMPORT_BATCH_ITEMS = 100;
+
 /** Pure: messages as batches of at most maxItems, each under the batch byte limit (room left for the envelope). */
-export function batchItems(items: unknown[], maxItems = 100): unknown[][] {
+export function batchItems(items: unknown[], maxItems = IMPORT_BATCH_ITEMS): unknown[][] {
   const budget = TRACKING_LIMITS.maxBatchBytes - 1024;
   const batches: unknown[][] = [];
   let current: unknown[] = [];
@@ -128,7 +131,7 @@ export function batchItems(items: unknown[], maxItems = 100): unknown[][] {
 }
 
 /** Pure: NDJSON text as batches for /v1/batch, with the lines it skips. */
-export function batchesOf(text: string, maxItems = 100): { batches: unknown[][]; skipped: SkippedLine[]; messages: number } {
+export function batchesOf(text: string, maxItems = IMPORT_BATCH_ITEMS): { batches: unknown[][]; skipped: SkippedLine[]; messages: number } {
   const { messages, skipped } = messagesOfNdjson(text);
   return { batches: batchItems(messages, maxItems), skipped, messages: messages.length };
 }

@@ -107,6 +107,7 @@ export function describeExpectation(query: Record<string, string>): string {
   if (query.violations === 'none') parts.push('without tracking-plan violations');
   if (query.marker !== undefined) parts.push(`after marker ${query.marker}`);
   if (query.since !== undefined) parts.push(`since ${query.since}`);
+  if (query.until !== undefined) parts.push(`until ${query.until}`);
   return parts.join(', ');
 }
 

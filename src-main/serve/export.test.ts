@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { csvLine } from './export';
+import { csvLine } from '../engine/export/page';
 import { batchesOf, messagesOfHar } from '../../src-shared/import-file';
 import { parseExportArgs, parseImportArgs } from './args';
 import { startServe, type ServeProcess } from './testing/process';

@@ -1,8 +1,8 @@
 /**
- * Export and import of the message log. GET /api/export streams the messages a filter matches,
- * oldest first, a page at a time (never the whole log in memory): NDJSON is each message as
- * stored, one per line, which is what `hookbench import` sends back through the Tracking API;
- * CSV is one row of its main fields per message; HAR has each webhook attempt of their deliveries. Formatting is pure (csvLine, batchesOf).
+ * Export and import of the message log over HTTP and the CLI. GET /api/export streams the pages
+ * of engine/export/page.ts (the same the UI reads through the engine API), never the whole log in
+ * memory; `hookbench import` sends a file's messages through the Tracking API, parsed and batched
+ * by src-shared/import-file.ts (the same the UI's import uses).
  */
 import type { ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
@@ -10,8 +10,8 @@ import { z } from 'zod';
 import { messageListSchema } from '../../src-shared/assertions';
 import { ValidationError } from '../../src-shared/settings';
 import type { Assertions } from '../engine/assertions/service';
-import type { AssertedMessage, MessageFilter } from '../../src-shared/assertions';
-import { HAR_END, HAR_PREAMBLE, harEntry } from './har';
+import type { ExportFormat } from '../../src-shared/api';
+import { EXPORT_CONTENT_TYPES, EXPORT_PAGE, exportPage } from '../engine/export/page';
 import {
   addBatch,
   batchItems,
@@ -23,30 +23,11 @@ import {
   type ImportTally,
 } from '../../src-shared/import-file';
 
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-
-const PAGE = 1000;
-
 export const exportQuerySchema = messageListSchema.safeExtend({
   format: z.enum(['ndjson', 'csv', 'har'], { error: 'must be ndjson, csv or har' }).optional(),
 });
 
-export const CSV_COLUMNS = ['id', 'receivedAt', 'type', 'event', 'userId', 'anonymousId', 'source', 'messageId', 'violations', 'deliveries'] as const;
-
-/** Pure: one CSV field, quoted when it has to be (RFC 4180); a leading formula sign is neutralized for spreadsheets. */
-function csvField(value: string | number | null): string {
-  if (value === null) return '';
-  let text = String(value);
-  if (/^[=+\-@\t\r]/.test(text) && typeof value === 'string') text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
-/** Pure: a message as one CSV line (CRLF-terminated). */
-export function csvLine(m: AssertedMessage): string {
-  const deliveries = m.deliveries.map((d) => `${d.destination ?? '?'}:${d.status}${d.httpStatus === null ? '' : `:${d.httpStatus}`}`).join(' ');
-  const fields = [m.id, m.receivedAt, m.type, m.event, m.userId, m.anonymousId, m.source, m.messageId, m.violations.length, deliveries];
-  return `${fields.map(csvField).join(',')}\r\n`;
-}
+const FILE_NAMES: Record<ExportFormat, string> = { ndjson: 'hookbench-messages.ndjson', csv: 'hookbench-messages.csv', har: 'hookbench-attempts.har' };
 
 /** Streams the export; the filter is checked before the first byte, so a bad one is still a 400. */
 export async function streamExport(assertions: Assertions, query: Record<string, string>, res: ServerResponse): Promise<void> {
@@ -55,55 +36,25 @@ export async function streamExport(assertions: Assertions, query: Record<string,
     throw new ValidationError(parsed.error.issues.map((i) => ({ field: i.path.join('.') || (i.code === 'unrecognized_keys' ? i.keys.join(', ') : '(query)'), message: i.message })));
   }
   const { format = 'ndjson', after, limit, ...filter } = parsed.data;
-  if (format === 'har') return streamHar(assertions, filter, after ?? 0, limit ?? Number.POSITIVE_INFINITY, res);
-  let next: number | null = after ?? 0;
   let left = limit ?? Number.POSITIVE_INFINITY;
+  const read = (from: number, first: boolean) =>
+    exportPage(assertions, { format, filter, after: from, limit: Math.min(EXPORT_PAGE, left), first, final: left <= EXPORT_PAGE });
   // The first page is read before the headers go: an unknown marker is refused as a 400.
-  let page = assertions.messages({ ...filter, after: next, limit: Math.min(PAGE, left) });
+  let page = read(after ?? 0, true);
   res.writeHead(200, {
-    'content-type': format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson',
-    'content-disposition': `attachment; filename="hookbench-messages.${format}"`,
+    'content-type': EXPORT_CONTENT_TYPES[format],
+    'content-disposition': `attachment; filename="${FILE_NAMES[format]}"`,
     'cache-control': 'no-store',
   });
-  if (format === 'csv') res.write(`${CSV_COLUMNS.join(',')}\r\n`);
   for (;;) {
-    for (const m of page.messages) {
-      const line = format === 'csv' ? csvLine(m) : `${JSON.stringify(m.message)}\n`;
-      // Backpressure: a slow reader pauses the reads instead of piling pages up in memory.
-      if (!res.write(line)) await new Promise((resolve) => res.once('drain', resolve));
-      if (res.destroyed) return;
-    }
-    left -= page.messages.length;
-    next = page.next;
-    if (next === null || left <= 0) break;
-    page = assertions.messages({ ...filter, after: next, limit: Math.min(PAGE, left) });
+    // Backpressure: a slow reader pauses the reads instead of piling pages up in memory.
+    if (!res.write(page.text)) await new Promise((resolve) => res.once('drain', resolve));
+    if (res.destroyed) return;
+    left -= page.items;
+    if (page.next === null) break;
+    page = read(page.next, false);
   }
   res.end();
-}
-
-/** Every attempt of the matching messages' deliveries as a HAR 1.2 entry, in one streamed document. */
-async function streamHar(assertions: Assertions, filter: MessageFilter, after: number, limit: number, res: ServerResponse): Promise<void> {
-  let left = limit;
-  let page = assertions.attempts({ ...filter, after, limit: Math.min(PAGE, left) });
-  res.writeHead(200, {
-    'content-type': 'application/json',
-    'content-disposition': 'attachment; filename="hookbench-attempts.har"',
-    'cache-control': 'no-store',
-  });
-  res.write(HAR_PREAMBLE(VERSION));
-  let first = true;
-  for (;;) {
-    for (const a of page.attempts) {
-      const text = `${first ? '' : ','}${JSON.stringify(harEntry(a))}`;
-      first = false;
-      if (!res.write(text)) await new Promise((resolve) => res.once('drain', resolve));
-      if (res.destroyed) return;
-    }
-    left -= page.attempts.length;
-    if (page.next === null || left <= 0) break;
-    page = assertions.attempts({ ...filter, after: page.next, limit: Math.min(PAGE, left) });
-  }
-  res.end(HAR_END);
 }
 
 export interface ImportIo {
