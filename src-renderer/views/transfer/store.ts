@@ -63,6 +63,8 @@ export interface TransferOptions {
   /** Hands a finished file to the user; a download by default. */
   save?: (name: string, parts: string[], type: string) => void;
   now?: () => Date;
+  /** Messages (or attempts) per export call; EXPORT_PAGE_SIZE by default. */
+  pageSize?: number;
 }
 
 /** The browser's way to save a file: Electron turns the download into a save dialog. */
@@ -82,6 +84,7 @@ export function downloadFile(name: string, parts: string[], type: string): void 
 export function createTransferStore(transport: Transport, options: TransferOptions = {}): ViewStore<TransferState> {
   const save = options.save ?? downloadFile;
   const now = options.now ?? (() => new Date());
+  const pageSize = options.pageSize ?? EXPORT_PAGE_SIZE;
   // A run is cancelled by replacing its token: the loop checks it between two calls.
   let exportToken = 0;
   let importToken = 0;
@@ -116,7 +119,7 @@ export function createTransferStore(transport: Transport, options: TransferOptio
         let after: number | undefined;
         try {
           for (;;) {
-            const page = await transport.call('exportMessages', { format, filter, limit: EXPORT_PAGE_SIZE, ...(after === undefined ? {} : { after }) });
+            const page = await transport.call('exportMessages', { format, filter, limit: pageSize, ...(after === undefined ? {} : { after }) });
             if (token !== exportToken) return;
             parts.push(page.text);
             const run = get().exportRun;
