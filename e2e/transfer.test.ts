@@ -13,7 +13,7 @@ import type { Page } from 'playwright-core';
 import { Receiver } from '../src-main/engine/testing/receiver';
 import { startServe, type ServeProcess } from '../src-main/serve/testing/process';
 import type { AssertedMessage } from '../src-shared/assertions';
-import { oneReceiverConfig, startWorkbench, waitConnected, type Workbench } from './support/workbench';
+import { oneReceiverConfig, screenshotPath, startWorkbench, waitConnected, type Workbench } from './support/workbench';
 
 const require = createRequire(import.meta.url);
 const harValidator = require('har-validator') as { har(data: unknown): Promise<unknown> };
@@ -60,6 +60,7 @@ test('export the Deliveries filter as NDJSON and HAR, import the NDJSON into a f
   const ndjson = await download(page);
   assert.match(ndjson.name, /^hookbench-\d{4}-\d{2}-\d{2}-\d{6}\.ndjson$/);
   await page.getByTestId('export-done').waitFor();
+  await page.screenshot({ path: screenshotPath('transfer-export') });
   const lines = ndjson.text.trimEnd().split('\n');
   const matching = await wb.call('exportMessages', { format: 'ndjson', filter: { type: 'track' } });
   assert.equal(ndjson.text, matching.text, 'the downloaded file is the matching messages');
@@ -94,6 +95,7 @@ test('export the Deliveries filter as NDJSON and HAR, import the NDJSON into a f
   );
   assert.match((await second.getByTestId('import-details').textContent()) ?? '', /line 4 skipped: not valid JSON/);
   await second.getByTestId('inbound-row').first().waitFor();
+  await second.screenshot({ path: screenshotPath('transfer-import') });
 
   const listed = async (url: string): Promise<AssertedMessage[]> =>
     ((await (await fetch(`${url}/api/messages?type=track`, { headers: { authorization: `Bearer ${wb?.token ?? ''}` } })).json()) as { messages: AssertedMessage[] }).messages;
