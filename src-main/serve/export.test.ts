@@ -50,6 +50,7 @@ test('csvLine quotes what needs quoting and neutralizes a formula', () => {
   const m = { id: 1, receivedAt: 't', type: 'track', event: 'Say "hi", then\nleave', userId: '=cmd()', anonymousId: null, source: 's', messageId: 'm', message: {}, violations: [], deliveries: [{ id: 1, destination: 'Hook', status: 'succeeded', httpStatus: 200 }] } as AssertedMessage;
   assert.equal(csvLine(m), `1,t,track,"Say ""hi"", then\nleave",'=cmd(),,s,m,0,Hook:succeeded:200\r\n`);
   assert.deepEqual(parseExportArgs(['--format', 'csv', '--event', 'E', '--limit', '5']).query, { format: 'csv', event: 'E', limit: '5' });
+  assert.deepEqual(parseExportArgs(['--since', '2026-01-01', '--until', '2026-02-01']).query, { since: '2026-01-01', until: '2026-02-01' });
   assert.throws(() => parseExportArgs(['--format', 'xml']), /--format must be ndjson, csv or har/);
   assert.deepEqual(parseImportArgs(['f.ndjson', '--write-key', 'wk']), { file: 'f.ndjson', writeKey: 'wk' });
   assert.throws(() => parseImportArgs(['--write-key', 'wk']), /takes one NDJSON \(or \.har\) file/);
