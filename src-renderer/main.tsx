@@ -6,6 +6,7 @@ import { createViewStores, startWindowStores } from './app/view-stores';
 import { pickTransport } from './transport';
 import './styles.css';
 import './views/inbound/inbound.css';
+import './views/transfer/transfer.css';
 import './views/compose/compose.css';
 import './views/configure/configure.css';
 import './views/deliveries/detail.css';

@@ -17,7 +17,7 @@ import type {
 import type { IngestWarning } from './events';
 import type { AttemptFailure } from './delivery-outcomes';
 import type { ReceiverInput, ReceiverRequestDetail, ReceiverRequestSummary, ReceiverView } from './receivers';
-import type { Violation } from './assertions';
+import type { MessageFilterInput, Violation } from './assertions';
 import type { TrackingPlan, TrackingPlanInput } from './tracking-plan';
 import type { DeliverySettings, Destination, DestinationInput, RetentionSettings, RETRY_PRESETS, Source, SourceInput } from './settings';
 
@@ -400,6 +400,46 @@ export interface ComposeTemplate {
   savedAt: string;
 }
 
+export type ExportFormat = 'ndjson' | 'csv' | 'har';
+export const EXPORT_FORMATS: readonly ExportFormat[] = ['ndjson', 'csv', 'har'];
+/** At most this many messages (or attempts, for HAR) per page of an export. */
+export const MAX_EXPORT_PAGE = 1000;
+
+/** One page of an export of the messages a filter matches, oldest first. */
+export interface ExportInput {
+  format: ExportFormat;
+  /** The assertions API's message filter (type, event, userId, anonymousId, source, since, until, deliveryStatus, violations…); absent: the whole log. */
+  filter?: MessageFilterInput;
+  /** The previous page's `next`; absent for the first page. */
+  after?: number;
+  /** At most MAX_EXPORT_PAGE; MAX_EXPORT_PAGE when absent. */
+  limit?: number;
+}
+export interface ExportPage {
+  /**
+   * This page's piece of the file: the first page opens it (CSV's header line, HAR's opening), the
+   * last closes it (HAR). Joined in order, the pages are the file `GET /api/export` streams.
+   */
+  text: string;
+  /** Messages (NDJSON, CSV) or attempts (HAR) in this page. */
+  items: number;
+  /** Pass as `after` for the next page; null once the file is complete. */
+  next: number | null;
+  /** On the first page of NDJSON and CSV: how many messages the filter matches now (for progress). */
+  total?: number;
+}
+
+/** One batch of an import, sent through this engine's own Tracking API with a source's write key. */
+export interface ImportBatchInput {
+  writeKey: string;
+  /** The messages, as a batch call carries them (at most 100; the file's parsing and batching are src-shared/import-file.ts). */
+  messages: unknown[];
+}
+/** What the ingest did with the batch, in the words the CLI uses. */
+export type ImportBatchResult =
+  | { ok: true; requestId: number; accepted: number; invalid: number; duplicates: number; invalidReasons: string[] }
+  | { ok: false; refusal: string };
+
 export type DeliverySettingsInput = Partial<DeliverySettings> & { preset?: keyof typeof RETRY_PRESETS };
 
 /**
@@ -493,6 +533,10 @@ export interface EngineApi {
   clearLog(): Promise<ClearLogResult>;
   /** The tracking plan in force and how many messages of the log failed it, per event. */
   getTrackingPlan(): Promise<TrackingPlanView>;
+  /** One page of an export of the log or a filter of it (read page by page: never the whole log in one call). */
+  exportMessages(input: ExportInput): Promise<ExportPage>;
+  /** Sends one batch of an import through this engine's Tracking API, like `hookbench import`: the same checks, dedupe, tracking plan and delivery. */
+  importBatch(input: ImportBatchInput): Promise<ImportBatchResult>;
   /** Replaces the tracking plan (null removes it); a schema the validator cannot use is refused by its field. */
   saveTrackingPlan(plan: TrackingPlanInput | null): Promise<TrackingPlanView>;
   /**
@@ -649,6 +693,8 @@ export const API_METHODS = [
   'getReceiverRequest',
   'getTrackingPlan',
   'saveTrackingPlan',
+  'exportMessages',
+  'importBatch',
 ] as const satisfies readonly ApiMethod[];
 
 // Compile-time proof that API_METHODS lists every method of EngineApi, not just some of them.

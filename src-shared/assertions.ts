@@ -160,6 +160,8 @@ const messageFilterShape = {
   anonymousId: text.optional(),
   source: text.optional(),
   since: since.optional(),
+  /** Received before this time: with since, a time range. */
+  until: since.optional(),
   marker: markerNameSchema.optional(),
   deliveryStatus: statusSchema.optional(),
   /** Shorthand for deliveryStatus=succeeded: a 2xx from a URL of a webhook destination (which ends its delivery). */

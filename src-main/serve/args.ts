@@ -38,6 +38,7 @@ expect (asks a running hookbench serve; the token comes from HOOKBENCH_TOKEN):
   --no-violations  the message passed the tracking plan
   --marker NAME    only messages after this marker (default: HOOKBENCH_MARKER)
   --since TIME     only messages received at or after an ISO 8601 time
+  --until TIME     only messages received before an ISO 8601 time
   --count N        at least N messages (default 1)
   --timeout S      wait up to S seconds for them (default 10, at most 300)
   --json           print the result as JSON
@@ -151,6 +152,7 @@ const EXPECT_FILTERS = {
   source: 'source',
   marker: 'marker',
   since: 'since',
+  until: 'until',
   count: 'count',
   timeout: 'timeout',
 } as const;
@@ -166,6 +168,7 @@ export function parseExpectArgs(argv: string[], env: { HOOKBENCH_MARKER?: string
     source: { type: 'string' },
     marker: { type: 'string' },
     since: { type: 'string' },
+    until: { type: 'string' },
     count: { type: 'string' },
     timeout: { type: 'string' },
     delivered: { type: 'boolean' },
@@ -231,6 +234,7 @@ export function parseExportArgs(argv: string[], env: { HOOKBENCH_MARKER?: string
     source: { type: 'string' },
     marker: { type: 'string' },
     since: { type: 'string' },
+    until: { type: 'string' },
     limit: { type: 'string' },
     delivered: { type: 'boolean' },
     'no-violations': { type: 'boolean' },
@@ -238,7 +242,7 @@ export function parseExportArgs(argv: string[], env: { HOOKBENCH_MARKER?: string
     server: { type: 'string' },
   });
   const query: Record<string, string> = {};
-  const names = { format: 'format', type: 'type', event: 'event', 'user-id': 'userId', 'anonymous-id': 'anonymousId', source: 'source', marker: 'marker', since: 'since', limit: 'limit' } as const;
+  const names = { format: 'format', type: 'type', event: 'event', 'user-id': 'userId', 'anonymous-id': 'anonymousId', source: 'source', marker: 'marker', since: 'since', until: 'until', limit: 'limit' } as const;
   for (const [flag, param] of Object.entries(names)) {
     const value = values[flag as keyof typeof names];
     if (value !== undefined) query[param] = value;

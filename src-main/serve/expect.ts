@@ -11,6 +11,7 @@ import type { MarkerView, WaitResult } from '../../src-shared/assertions';
 import type { ClearLogResult } from '../../src-shared/api';
 import { parseExportArgs, parseExpectArgs, parseImportArgs, parseResetArgs } from './args';
 import { importNdjson } from './export';
+import { tallyDetails, tallyWords } from '../../src-shared/import-file';
 
 export interface CommandIo {
   out(text: string): void;
@@ -106,6 +107,7 @@ export function describeExpectation(query: Record<string, string>): string {
   if (query.violations === 'none') parts.push('without tracking-plan violations');
   if (query.marker !== undefined) parts.push(`after marker ${query.marker}`);
   if (query.since !== undefined) parts.push(`since ${query.since}`);
+  if (query.until !== undefined) parts.push(`until ${query.until}`);
   return parts.join(', ');
 }
 
@@ -223,15 +225,15 @@ export async function exportCommand(argv: string[], io: CommandIo & { stdout?: W
   }
 }
 
-/** Returns 0 when every message was accepted, 1 when some were refused or skipped, 2 when it could not start. */
+/** Returns 0 when every message was taken (accepted, or a duplicate), 1 when some were invalid, refused or skipped, 2 when it could not start. */
 export async function importCommand(argv: string[], io: CommandIo): Promise<number> {
   try {
     const args = parseImportArgs(argv);
     const server = serverOf(args.server, io.env);
     const r = await importNdjson(args.file, { server, writeKey: args.writeKey }, io);
-    io.out(`imported ${args.file}: ${r.sent} messages accepted, ${r.refused} refused, ${r.skipped} lines skipped\n`);
-    for (const why of [...new Set(r.refusals)]) io.out(`  refused: ${why}\n`);
-    return r.refused + r.skipped === 0 ? 0 : 1;
+    io.out(`imported ${args.file}: ${tallyWords(r)}\n`);
+    for (const line of tallyDetails(r)) io.out(`  ${line}\n`);
+    return r.refused + r.skipped + r.invalid === 0 ? 0 : 1;
   } catch (err) {
     io.err(`hookbench import: ${err instanceof CommandError ? err.message : (err as Error).message}\n`);
     return 2;

@@ -4,7 +4,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { batchesOf, csvLine, messagesOfHar } from './export';
+import { csvLine } from '../engine/export/page';
+import { batchesOf, messagesOfHar } from '../../src-shared/import-file';
 import { parseExportArgs, parseImportArgs } from './args';
 import { startServe, type ServeProcess } from './testing/process';
 import type { AssertedMessage } from '../../src-shared/assertions';
@@ -49,6 +50,7 @@ test('csvLine quotes what needs quoting and neutralizes a formula', () => {
   const m = { id: 1, receivedAt: 't', type: 'track', event: 'Say "hi", then\nleave', userId: '=cmd()', anonymousId: null, source: 's', messageId: 'm', message: {}, violations: [], deliveries: [{ id: 1, destination: 'Hook', status: 'succeeded', httpStatus: 200 }] } as AssertedMessage;
   assert.equal(csvLine(m), `1,t,track,"Say ""hi"", then\nleave",'=cmd(),,s,m,0,Hook:succeeded:200\r\n`);
   assert.deepEqual(parseExportArgs(['--format', 'csv', '--event', 'E', '--limit', '5']).query, { format: 'csv', event: 'E', limit: '5' });
+  assert.deepEqual(parseExportArgs(['--since', '2026-01-01', '--until', '2026-02-01']).query, { since: '2026-01-01', until: '2026-02-01' });
   assert.throws(() => parseExportArgs(['--format', 'xml']), /--format must be ndjson, csv or har/);
   assert.deepEqual(parseImportArgs(['f.ndjson', '--write-key', 'wk']), { file: 'f.ndjson', writeKey: 'wk' });
   assert.throws(() => parseImportArgs(['--write-key', 'wk']), /takes one NDJSON \(or \.har\) file/);
@@ -103,8 +105,13 @@ test('an NDJSON export imported into a fresh data folder gives the same messages
 
     const imported = await run(['import', ndjson, '--write-key', 'wk_app', '--server', b.url], {});
     assert.equal(imported.code, 0, imported.stderr);
-    assert.match(imported.stdout, /^imported .*log\.ndjson: 3 messages accepted, 0 refused, 0 lines skipped$/m);
+    assert.match(imported.stdout, /^imported .*log\.ndjson: 3 messages accepted, 0 dropped \(0 invalid, 0 duplicates\), 0 refused, 0 lines skipped$/m);
     assert.match(imported.stderr, /hookbench import: 3 of 3 sent/);
+    // Sent again, the ingest keeps none of them: the summary says they were duplicates, not accepted.
+    const again = await run(['import', ndjson, '--write-key', 'wk_app', '--server', b.url], {});
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /: 0 messages accepted, 3 dropped \(0 invalid, 3 duplicates\), 0 refused, 0 lines skipped$/m);
+    assert.match(again.stdout, /^ {2}duplicates: 3 messageIds the source already had/m);
 
     const list = async (url: string): Promise<AssertedMessage[]> =>
       ((await (await fetch(`${url}/api/messages`, { headers: { authorization: `Bearer ${token}` } })).json()) as { messages: AssertedMessage[] }).messages;
@@ -125,7 +132,7 @@ test('an NDJSON export imported into a fresh data folder gives the same messages
     writeFileSync(har, JSON.stringify(harOf([post('https://api.segment.io/v1/t', { event: 'From HAR', anonymousId: 'a-9', messageId: 'har-1' })])));
     const fromHar = await run(['import', har, '--write-key', 'wk_app', '--server', b.url], {});
     assert.equal(fromHar.code, 0, fromHar.stderr);
-    assert.match(fromHar.stdout, /1 messages accepted, 0 refused, 0 lines skipped/);
+    assert.match(fromHar.stdout, /1 messages accepted, 0 dropped \(0 invalid, 0 duplicates\), 0 refused, 0 lines skipped/);
     const last = (await list(b.url)).at(-1);
     assert.equal(last?.event, 'From HAR');
     assert.equal(last?.messageId, 'har-1');

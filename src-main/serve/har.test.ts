@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { startHarness, configWith } from '../engine/testing/harness';
 import { Receiver } from '../engine/testing/receiver';
 import { waitUntil } from '../engine/testing/wait';
-import { harTimings, type HarEntry } from './har';
+import { harTimings, type HarEntry } from '../engine/export/har';
 
 const require = createRequire(import.meta.url);
 /** Resolves with the document when it is valid HAR 1.2; rejects with the schema's errors otherwise. */

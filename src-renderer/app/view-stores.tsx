@@ -19,6 +19,7 @@ import { createConfigureStore, type ConfigureState } from '../views/configure/st
 import { createCompareStore, type CompareState } from '../views/deliveries/compare/store';
 import { createTestEventStore, type TestEventState } from '../views/test-events/store';
 import { createReceiversStore, type ReceiversState } from '../views/receivers/store';
+import { createTransferStore, type TransferState } from '../views/transfer/store';
 
 export function createViewStores(transport: Transport) {
   return {
@@ -32,6 +33,7 @@ export function createViewStores(transport: Transport) {
     compare: createCompareStore(transport),
     testEvents: createTestEventStore(transport),
     receivers: createReceiversStore(transport),
+    transfer: createTransferStore(transport),
   };
 }
 
@@ -76,6 +78,7 @@ export function useRetry(name: StoreName): () => void {
   return () => store.retry?.();
 }
 export const useReceivers = <T,>(selector: (state: ReceiversState) => T): T => useViewState('receivers', selector);
+export const useTransfer = <T,>(selector: (state: TransferState) => T): T => useViewState('transfer', selector);
 
 /** Follows the engine while the calling view is shown; the store and its state outlive it. */
 export function useFollowWhileShown(name: Exclude<StoreName, 'health' | 'deliveries'>): void {

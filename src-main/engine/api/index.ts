@@ -20,6 +20,7 @@ import { ValidationError, type FieldError, type Source, type SourceInput } from 
 import { toRequest } from './views';
 import { checkingParams } from './dispatch';
 import { createTestEventApi } from './test-events';
+import { createExportImportApi } from './export-import';
 
 function requireValid(errors: FieldError[]): void {
   if (errors.length > 0) throw new ValidationError(errors);
@@ -78,6 +79,7 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
     ...createTestEventApi(engine),
     ...createReceiversApi(engine, { onConfig }),
     ...createTrackingPlanApi(engine, { onConfig }),
+    ...createExportImportApi(engine, { ingestUrl: options.ingestUrl ?? (() => null) }),
     async countDeliveriesByStatus() {
       return engine.stores.log.countDeliveriesByStatus();
     },

@@ -11,6 +11,9 @@ import {
   DELIVERY_STATUSES,
   MAX_COMPOSE_COPIES,
   MAX_PAGE_LIMIT,
+  EXPORT_FORMATS,
+  MAX_EXPORT_PAGE,
+  type ExportFormat,
   type ApiMethod,
   type ApiParams,
   type ComposeType,
@@ -28,6 +31,8 @@ import { deletionInputSchema } from '../deletion/identity';
 import { MAX_PASTED_CHARS } from '../doctor/doctor';
 import { receiverInputSchema } from '../../../src-shared/receivers';
 import { trackingPlanSchema } from '../../../src-shared/tracking-plan';
+import { messageFilterSchema } from '../../../src-shared/assertions';
+import { IMPORT_BATCH_ITEMS } from '../../../src-shared/import-file';
 
 const WHOLE = 'must be a positive whole number';
 export const idSchema = z.number({ error: WHOLE }).int({ error: WHOLE }).min(1, { error: WHOLE }).max(Number.MAX_SAFE_INTEGER, { error: WHOLE });
@@ -261,6 +266,29 @@ export const receiverRequestPageSchema = strictParams(
   'page',
 );
 
+const EXPORT_LIMIT = `must be a whole number from 1 to ${MAX_EXPORT_PAGE}`;
+export const exportInputSchema = strictParams(
+  {
+    format: z.enum(EXPORT_FORMATS as [ExportFormat, ...ExportFormat[]], { error: `must be one of ${EXPORT_FORMATS.join(', ')}` }),
+    filter: messageFilterSchema.optional(),
+    after: z.number({ error: 'must be a whole number: the previous page\'s next' }).int({ error: 'must be a whole number: the previous page\'s next' }).min(0).optional(),
+    limit: z.number({ error: EXPORT_LIMIT }).int({ error: EXPORT_LIMIT }).min(1, { error: EXPORT_LIMIT }).max(MAX_EXPORT_PAGE, { error: EXPORT_LIMIT }).optional(),
+  },
+  '{ format, filter?, after?, limit? }',
+  'export',
+);
+export const importBatchSchema = strictParams(
+  {
+    writeKey: z.string({ error: 'must be a source\'s write key' }).min(1, { error: 'must be a source\'s write key' }).max(500, { error: 'must be at most 500 characters' }),
+    messages: z
+      .array(z.unknown(), { error: 'must be a list of messages' })
+      .min(1, { error: 'must hold at least one message' })
+      .max(IMPORT_BATCH_ITEMS, { error: `must hold at most ${IMPORT_BATCH_ITEMS} messages; send a file's messages in batches (batchItems)` }),
+  },
+  '{ writeKey, messages }',
+  'import',
+);
+
 interface ParamSpec {
   /** The name a refusal's fields start with. */
   root: string;
@@ -338,6 +366,8 @@ export const API_PARAMS: Record<ApiMethod, ParamSpec> = {
   getReceiverRequest: spec('id', idSchema),
   getTrackingPlan: spec('params', nothing),
   saveTrackingPlan: spec('trackingPlan', trackingPlanSchema.nullable()),
+  exportMessages: spec('export', exportInputSchema),
+  importBatch: spec('import', importBatchSchema),
 };
 
 /** Pure: a method's raw params as its implementation takes them, or a ValidationError naming each bad field. */

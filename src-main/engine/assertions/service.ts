@@ -34,6 +34,8 @@ const CLOSEST_SHOWN = 5;
 
 export interface Assertions {
   messages(input: z.output<typeof messageListSchema>): { messages: AssertedMessage[]; next: number | null };
+  /** How many messages the filter matches now. */
+  count(input: FilterInput): number;
   deliveries(input: z.output<typeof deliveryListSchema>): { deliveries: AssertedDeliveryRow[]; next: number | null };
   /** Attempts of the deliveries the filter matches (message fields over their message), oldest first. */
   attempts(input: z.output<typeof deliveryListSchema>): { attempts: ExportAttemptRow[]; next: number | null };
@@ -156,6 +158,7 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
       anonymousId: input.anonymousId ?? null,
       source: input.source ?? null,
       since: input.since ?? null,
+      until: input.until ?? null,
       afterMessageId: marker?.message_id ?? null,
       deliveryStatus: deliveryStatus ?? null,
       violations: input.violations ?? null,
@@ -164,6 +167,10 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
   };
 
   return {
+    count(input) {
+      return store.countMessages(resolve(input).filter);
+    },
+
     messages(input) {
       const { filter } = resolve(input);
       const limit = input.limit ?? DEFAULT_ASSERT_LIMIT;

@@ -16,23 +16,8 @@ import { checkMessageIdLength, envelopeOf, normalizeItem, type Envelope } from '
 import { readBody } from './read-body';
 import { toIso } from './timestamps';
 import { writeKeyFrom } from './write-key';
-
-// analytics.js and the mobile SDKs post to one-letter paths (`/v1/t`, `/v1/b`, …); both spellings are the same call.
-const SINGLE_CALL_PATHS: Record<string, MessageType> = {
-  '/v1/identify': 'identify',
-  '/v1/track': 'track',
-  '/v1/page': 'page',
-  '/v1/screen': 'screen',
-  '/v1/group': 'group',
-  '/v1/alias': 'alias',
-  '/v1/i': 'identify',
-  '/v1/t': 'track',
-  '/v1/p': 'page',
-  '/v1/s': 'screen',
-  '/v1/g': 'group',
-  '/v1/a': 'alias',
-};
-const BATCH_PATHS = new Set(['/v1/batch', '/v1/import', '/v1/b']);
+import { BATCH_PATHS, SINGLE_CALL_PATHS } from '../../../src-shared/tracking-paths';
+import { INGEST_RESULT_HEADER, ingestResultHeader } from '../../../src-shared/import-file';
 
 /**
  * An unknown write key is answered 200, as Segment answers it, with a body that says it was
@@ -88,12 +73,6 @@ function storageUnavailable(problem: Problem): IngestError {
       (problem.retryable ? '. It takes calls again by itself once that is done: send this one again' : ''),
     { 'retry-after': String(problem.retryable ? STORAGE_RETRY_AFTER_S : CORRUPT_RETRY_AFTER_S) },
   );
-}
-
-/** What a Tracking API path takes: a batch, one call of a type, or null for any other path. */
-export function ingestCallOf(path: string): 'batch' | MessageType | null {
-  if (BATCH_PATHS.has(path)) return 'batch';
-  return SINGLE_CALL_PATHS[path] ?? null;
 }
 
 /** The Tracking API's path for a request URL, or null when it is not one: `//v1/batch` counts. */
@@ -157,7 +136,8 @@ export function createIngestHandler(deps: IngestDeps): (req: IncomingMessage, re
       })
       .then((committed) => {
         deps.storage?.succeeded();
-        send(res, 200, OK_BODY);
+        // What became of each item, for an importer: the body stays Segment's own.
+        send(res, 200, OK_BODY, { [INGEST_RESULT_HEADER]: ingestResultHeader(committed) });
         if (committed.deliveries > 0) deps.onCommitted(committed);
         deps.onRequest?.(committed.requestId);
       })
@@ -170,13 +150,13 @@ export function createIngestHandler(deps: IngestDeps): (req: IncomingMessage, re
   };
 }
 
-function accept(
+async function accept(
   deps: IngestDeps,
   req: IncomingMessage,
   body: Buffer,
   record: RequestRecord,
   forcedType: MessageType | undefined,
-): Promise<{ requestId: number; accepted: number; deliveries: number }> {
+): Promise<{ requestId: number; accepted: number; invalid: number; duplicates: number; deliveries: number }> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
@@ -245,7 +225,8 @@ function accept(
   // Judged first (a bad call is a 4xx whatever the disk), then refused at once while the log cannot take it.
   const problem = deps.storage?.writable() === false ? deps.storage.current().problem : null;
   if (problem) throw storageUnavailable(problem);
-  return deps.commit(() => deps.log.commitRequest(record, source.id, items, dropped, INGEST_LIMITS.dedupeWindowMs));
+  const committed = await deps.commit(() => deps.log.commitRequest(record, source.id, items, dropped, INGEST_LIMITS.dedupeWindowMs));
+  return { ...committed, invalid: dropped.length };
 }
 
 /**

@@ -17,6 +17,8 @@ export interface MessageQueryFilter {
   source: string | null;
   /** received_at at or after this (ms since the epoch). */
   since: number | null;
+  /** received_at before this (ms since the epoch). */
+  until: number | null;
   /** Only messages whose row id is above this (a marker's point). */
   afterMessageId: number | null;
   /** Only messages with at least one delivery in this status. */
@@ -100,6 +102,10 @@ export function messageFilterSql(f: MessageQueryFilter): { terms: string[]; para
   if (f.since !== null) {
     terms.push('m.received_at >= ?');
     params.push(f.since);
+  }
+  if (f.until !== null) {
+    terms.push('m.received_at < ?');
+    params.push(f.until);
   }
   if (f.afterMessageId !== null) {
     terms.push('m.id > ?');

@@ -9,6 +9,7 @@ import { DeliveriesEmpty } from './DeliveriesEmpty';
 import { BulkReplayBar } from './BulkReplayBar';
 import { DeliveryListRow, HEADER_HEIGHT, HeaderCells, ROW_HEIGHT } from './DeliveryListRow';
 import { FiltersBar } from './FiltersBar';
+import { DeliveriesTransfer } from '../transfer/TransferBar';
 import { keyAction, moveCursor } from './keyboard';
 import { isFilterActive } from './rows';
 import { VirtualList, type VirtualListHandle } from './VirtualList';
@@ -27,6 +28,7 @@ export function DeliveryList() {
   return (
     <section className="watch" data-testid="watch" aria-label="Deliveries">
       <FiltersBar searchRef={searchRef} />
+      <DeliveriesTransfer />
       <BulkReplayBar />
       <ComparePickBanner />
       <WatchBody searchRef={searchRef} />

@@ -10,6 +10,7 @@ import { sourceNameOf } from './source-names';
 import { useDeliveries, useFollowWhileShown, useInbound } from '../../app/view-stores';
 import { EmptyState } from '../../shared/EmptyState';
 import { isTypingTarget } from '../../shared/keys';
+import { InboundTransfer } from '../transfer/TransferBar';
 
 export function InboundView() {
   useFollowWhileShown('inbound');
@@ -19,6 +20,7 @@ export function InboundView() {
   const searchRef = useRef<HTMLInputElement>(null);
   return (
     <section className="view inbound" data-testid="inbound-view" aria-busy={!loaded}>
+      <InboundTransfer />
       {loaded && empty && !filtered && <InboundEmpty />}
       {(filtered || (loaded && !empty)) && (
         <>

@@ -3,7 +3,7 @@
  * types, only the fields HAR 1.2 requires and the ones we fill. Pure: harEntry turns a stored
  * attempt into an entry; the export streams the document around the entries.
  */
-import type { ExportAttemptRow } from '../engine/store/assertions';
+import type { ExportAttemptRow } from '../store/assertions';
 
 export interface HarHeader {
   name: string;
