@@ -278,6 +278,21 @@ export class ProfileStore {
     return row ? this.toView(row) : null;
   }
 
+  /**
+   * How SQLite runs what the profile view and the preview read per profile or per event, by name,
+   * one line per step: for checking that none of them reads every track call.
+   */
+  plans(): Record<'summariesOf' | 'tracksSince' | 'events' | 'page', string[]> {
+    const plan = (sql: string, ...params: unknown[]): string[] =>
+      (this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail);
+    return {
+      summariesOf: plan(this.q.summariesOf.source, { event: 'e', properties: 0 }),
+      tracksSince: plan(this.q.tracksSince.source, 'p', 'e', 0),
+      events: plan(this.q.events.source, 'p'),
+      page: plan(this.q.page.source, { like: null, after: '', limit: 50 }),
+    };
+  }
+
   /** Profiles by id after `after`, optionally those whose id, any linked id or any trait value contains `text`. */
   page(page: { text: string | null; after: string; limit: number }): { items: ProfileView[]; next: string | null } {
     const like = page.text === null ? null : `%${page.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
