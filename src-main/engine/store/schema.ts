@@ -366,7 +366,8 @@ export const MIGRATIONS: readonly string[] = [
      profile's track calls, one row per profile and event: how many, the first and last timestamps,
      and the last call (by timestamp, then message order) with its properties. Kept with
      persona_tracks by the same writes; built here from the tracks already read (cheap: one pass
-     over persona_tracks, not the log). */ `
+     over persona_tracks, not the log). Keyed by event first: a preview reads one event for every
+     profile as one range, the profile view one profile's few rows through the second index. */ `
   CREATE TABLE persona_events (
     profile_id TEXT NOT NULL,
     event TEXT NOT NULL,
@@ -375,9 +376,11 @@ export const MIGRATIONS: readonly string[] = [
     last_at INTEGER NOT NULL,
     last_seq INTEGER NOT NULL,
     last_properties TEXT,
-    PRIMARY KEY (profile_id, event)
+    PRIMARY KEY (event, profile_id)
   ) WITHOUT ROWID;
-  CREATE INDEX persona_events_event ON persona_events (event);
+  CREATE INDEX persona_events_profile ON persona_events (profile_id);
+  -- A definition's traits for every profile, read from the index alone (values are short JSON).
+  CREATE INDEX persona_traits_key ON persona_traits (key, profile_id, value);
   INSERT INTO persona_events (profile_id, event, n, first_at, last_at, last_seq, last_properties)
     SELECT profile_id, event, n, first_at, at, message_id, properties FROM (
       SELECT profile_id, event, at, message_id, properties,
