@@ -14,7 +14,7 @@ import type { InboundMessage } from '../../../src-shared/events';
 import type { JsonObject } from '../../../src-shared/json';
 import { openDatabase, type Db } from './database';
 import { createStores, type Stores } from './stores';
-import { ProfileStore } from './profiles';
+import { FOLLOW_LIMIT, ProfileStore } from './profiles';
 import type { AcceptedItem } from './log-store';
 
 const T0 = Date.parse('2026-11-22T12:00:00.000Z');
@@ -178,6 +178,12 @@ test('a commit over a backlog leaves it to the catch-up; once current, ids reuse
     })();
     commitAll(stores, sourceId, [m(4, 'u3')], []);
     assert.equal(behind.view('u3')?.events[0]?.count, 1, 'read by its commit although its id was at the cursor');
+
+    // One commit larger than a step (a 500 KB batch of tiny calls) is still read whole by itself.
+    const many = Array.from({ length: FOLLOW_LIMIT + 10 }, (_, k) => m(100 + k, 'u4'));
+    commitAll(stores, sourceId, many, []);
+    assert.equal(behind.isCurrent(), true);
+    assert.equal(behind.view('u4')?.events[0]?.count, FOLLOW_LIMIT + 10);
   } finally {
     db.close();
     rmSync(dir, { recursive: true, force: true });

@@ -16,11 +16,10 @@ import { idsOf, profileMessageOf, reduceChunk, type MessageRow, type ProfileMess
 /** Requests the syncs commit carry this path; their identify calls are ours, not the user's, so profiles skip them. */
 export const SYNC_PATH = '/personas/sync';
 export const CATCH_UP_CHUNK = 5000;
-/**
- * The most messages a commit reads into the profiles itself. A commit's own messages are a few
- * hundred at most (a batch is 500 KB); more after the cursor means a backlog, which the slices read.
- */
+/** Messages a commit reads into the profiles per step (a batch of tiny calls can hold thousands). */
 export const FOLLOW_LIMIT = 5000;
+/** More than this after the cursor at a commit is not the commit's own: a backlog, for the slices. */
+export const FOLLOW_MAX = 50_000;
 
 /** How far the profiles have read the log, while they catch up with a backlog. */
 export interface ProfilesProgress {
@@ -175,7 +174,12 @@ export class ProfileStore {
         // newest ones lets new messages reuse ids at or below the cursor: being current, the
         // profiles have read everything before this commit, so the cursor moves back to it.
         if (this.cursor() >= firstMessageId) this.q.setCursor.run(firstMessageId - 1);
-        if (this.step(FOLLOW_LIMIT) === FOLLOW_LIMIT) throw new FellBehind();
+        // Current, so what follows the cursor is this commit's own messages: read in chunks, bounded
+        // in case something else left a backlog after all.
+        for (let read = 0, n = FOLLOW_LIMIT; n === FOLLOW_LIMIT; read += n) {
+          if (read >= FOLLOW_MAX) throw new FellBehind();
+          n = this.step(FOLLOW_LIMIT);
+        }
       })();
     } catch (err) {
       if (storageFaultCode(err) !== null) throw err;
