@@ -11,6 +11,7 @@ import type {
   Condition,
   DeletionRequest,
   PreviewResult,
+  ProfilePage,
   ProfileView,
   SyncSummary,
 } from './personas';
@@ -501,7 +502,8 @@ export interface EngineApi {
   deleteDestination(name: string): Promise<void>;
 
   // Profiles, audiences and computed traits (src-main/engine/personas).
-  listProfiles(page?: { text?: string; limit?: number; after?: string }): Promise<{ items: ProfileView[]; next: string | null }>;
+  /** With `catchingUp` while profiles still read a log kept before they followed each commit. */
+  listProfiles(page?: { text?: string; limit?: number; after?: string }): Promise<ProfilePage>;
   getProfile(profileId: string): Promise<ProfileView | null>;
   listComputations(): Promise<Computation[]>;
   /** Creates (and runs the initial sync: every member is sent) or replaces, by name, an audience. */

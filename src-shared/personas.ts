@@ -106,10 +106,27 @@ export interface MemberPreview {
   value: JsonValue;
 }
 
+/**
+ * How far profiles have read a log that was kept before they followed each commit: present only
+ * while that backlog is being read after start; answers meanwhile hold what is built so far.
+ */
+export interface ProfilesCatchingUp {
+  /** The last message id read into the profiles, and the last one in the log. */
+  read: number;
+  of: number;
+}
+
 export interface PreviewResult {
   total: number;
   /** The first MAX_PREVIEW members, by profile id. */
   members: MemberPreview[];
+  catchingUp?: ProfilesCatchingUp;
+}
+
+export interface ProfilePage {
+  items: ProfileView[];
+  next: string | null;
+  catchingUp?: ProfilesCatchingUp;
 }
 export const MAX_PREVIEW = 200;
 

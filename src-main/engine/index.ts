@@ -339,6 +339,9 @@ export function createEngine(options: EngineOptions): Engine {
         process.stderr.write(`hookbench: the interval sync of computation ${id} failed: ${err instanceof Error ? err.message : String(err)}\n`);
       }
     },
+    onCatchUpError: (err) => {
+      if (health.fault(err) === null) process.stderr.write(`hookbench: the profiles could not catch up with the log: ${String(err)}\n`);
+    },
   });
   deletions.onPurge((person) => personas.forget(person));
   const retention = createRetention({

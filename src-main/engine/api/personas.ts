@@ -49,46 +49,16 @@ function parsePreview(input: Record<string, unknown>, sources: readonly string[]
   return { definition, space };
 }
 
-/**
- * Messages read into the profiles per slice while a call waits for them to catch up: about 5 ms
- * at the measured 20-25 µs a message, so ingest and delivery get the event loop between slices.
- */
-export const CATCH_UP_SLICE = 200;
-
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-/**
- * Brings the profiles up to the end of the log in slices, yielding a turn of the event loop after
- * each; calls arriving meanwhile wait for the same run. The service's own catch-up then finds at
- * most the last few messages left.
- */
-export function slicedCatchUp(personas: Pick<Engine['personas'], 'readUpTo'>, slice = CATCH_UP_SLICE): () => Promise<void> {
-  let running: Promise<void> | null = null;
-  const run = async (): Promise<void> => {
-    try {
-      for (let last = -1; ; ) {
-        const cursor = personas.readUpTo(slice);
-        if (cursor === last) return;
-        last = cursor;
-        await nextTurn();
-      }
-    } finally {
-      running = null;
-    }
-  };
-  return () => (running ??= run());
-}
-
 export function createPersonasApi(engine: Engine): Pick<EngineApi, PersonasCalls> {
   const personas = engine.personas;
-  const caughtUp = slicedCatchUp(personas);
+  // Reads answer at once with what is built (and say so while a backlog is read); what sends
+  // anything waits until the profiles are current, since it compares them with what was sent.
+  const caughtUp = (): Promise<void> => personas.current();
   return {
     async listProfiles(page) {
-      await caughtUp();
       return personas.listProfiles(profilePageOf(page));
     },
     async getProfile(profileId) {
-      await caughtUp();
       return personas.getProfile(profileId);
     },
     async listComputations() {
@@ -109,7 +79,6 @@ export function createPersonasApi(engine: Engine): Pick<EngineApi, PersonasCalls
     },
     async previewComputation(input) {
       const { definition, space } = parsePreview(input as Record<string, unknown>, engine.stores.config.listSources().map((s) => s.name));
-      await caughtUp();
       return personas.preview(definition, space);
     },
     async syncComputation(id) {

@@ -2,13 +2,47 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JsonValue } from '../../../src-shared/json';
 import type { ComputedTraitRule, Condition, TraitOperator } from '../../../src-shared/personas';
-import { DAY_MS, canonicalJson, computeTrait, matches, needsOf, traitMatches, type ProfileSnapshot, type TrackedEvent } from './evaluate';
+import {
+  DAY_MS,
+  canonicalJson,
+  computeTrait,
+  historyOf,
+  matches,
+  needsOf,
+  traitMatches,
+  type EventHistory,
+  type ProfileSnapshot,
+  type TrackedEvent,
+} from './evaluate';
 
 const NOW = Date.UTC(2026, 10, 22, 12);
 const daysAgo = (d: number): number => NOW - d * DAY_MS;
 
 function profile(traits: Record<string, JsonValue>, events: Record<string, TrackedEvent[]> = {}): ProfileSnapshot {
-  return { profileId: 'p', userId: 'p', traits, events: new Map(Object.entries(events)) };
+  const histories = new Map<string, EventHistory>();
+  for (const [name, list] of Object.entries(events)) {
+    const h = historyOf(list);
+    if (h) histories.set(name, h);
+  }
+  return { profileId: 'p', userId: 'p', traits, events: histories };
+}
+
+/**
+ * What the store loads for a definition without a `where`: the summary, and the occurrences since
+ * the widest window's start only when the history straddles one of the windows.
+ */
+function summarized(p: ProfileSnapshot, windows: number[], withProperties: boolean): ProfileSnapshot {
+  const starts = windows.map((d) => NOW - d * DAY_MS);
+  const since = Math.min(...starts);
+  const events = new Map<string, EventHistory>();
+  for (const [name, h] of p.events) {
+    const s: EventHistory = { count: h.count, firstAt: h.firstAt, lastAt: h.lastAt, last: withProperties ? h.last : { ...h.last, properties: {} } };
+    if (starts.some((start) => h.firstAt < start && h.lastAt >= start)) {
+      s.occurrences = { since, list: (h.occurrences?.list ?? []).filter((e) => e.at >= since) };
+    }
+    events.set(name, s);
+  }
+  return { ...p, events };
 }
 const ev = (at: number, properties: Record<string, JsonValue> = {}, seq = at): TrackedEvent => ({ at, seq, properties });
 
@@ -67,7 +101,13 @@ test('event conditions: counts, windows, where, and/or', () => {
     [{ kind: 'and', all: [oc({}), { kind: 'trait', trait: 'plan', op: 'equals', value: 'free' }] }, false, 'and needs both'],
     [{ kind: 'or', any: [{ kind: 'event', event: 'Signed Up' }, { kind: 'trait', trait: 'plan', op: 'exists' }] }, true, 'or needs one'],
   ];
-  for (const [c, expected, why] of rows) assert.equal(matches(c, p, NOW), expected, why);
+  for (const [c, expected, why] of rows) {
+    assert.equal(matches(c, p, NOW), expected, why);
+    const needs = needsOf({ condition: c });
+    if ([...needs.events.values()].some((e) => e.occurrences)) continue;
+    const windows = [...needs.events.values()].flatMap((e) => [...e.windows]);
+    assert.equal(matches(c, summarized(p, windows, false), NOW), expected, `${why}, from the summary`);
+  }
 });
 
 test('computed traits: event_count and last_property', () => {
@@ -87,7 +127,16 @@ test('computed traits: event_count and last_property', () => {
     [{ kind: 'last_property', event: 'Viewed', property: 'missing' }, undefined, 'the most recent lacks the property'],
     [{ kind: 'last_property', event: 'Never', property: 'page' }, undefined, 'never performed'],
   ];
-  for (const [rule, expected, why] of rows) assert.deepEqual(computeTrait(rule, p, NOW), expected, why);
+  for (const [rule, expected, why] of rows) {
+    assert.deepEqual(computeTrait(rule, p, NOW), expected, why);
+    const windows = rule.kind === 'event_count' && rule.withinDays !== undefined ? [rule.withinDays] : [];
+    assert.deepEqual(computeTrait(rule, summarized(p, windows, rule.kind === 'last_property'), NOW), expected, `${why}, from the summary`);
+  }
+});
+
+test('a summary that straddles a window without its occurrences is refused, not miscounted', () => {
+  const p = summarized(profile({}, { A: [ev(daysAgo(40)), ev(daysAgo(1))] }), [], false);
+  assert.throws(() => matches({ kind: 'event', event: 'A', withinDays: 30 }, p, NOW), /lacks the occurrences/);
 });
 
 test('needsOf names the events (with or without properties) and traits a definition reads', () => {
@@ -101,9 +150,18 @@ test('needsOf names the events (with or without properties) and traits a definit
       ],
     },
   });
-  assert.deepEqual([...needs.events], [['A', true], ['B', false]]);
+  assert.deepEqual(
+    [...needs.events].map(([name, e]) => [name, e.occurrences, e.lastProperties, [...e.windows]]),
+    [
+      ['A', true, false, []],
+      ['B', false, false, []],
+    ],
+  );
   assert.deepEqual([...needs.traits], ['plan']);
-  assert.deepEqual([...needsOf({ rule: { kind: 'last_property', event: 'C', property: 'p' } }).events], [['C', true]]);
+  const last = needsOf({ rule: { kind: 'last_property', event: 'C', property: 'p' } }).events.get('C');
+  assert.deepEqual([last?.occurrences, last?.lastProperties], [false, true]);
+  const windows = needsOf({ condition: { kind: 'or', any: [{ kind: 'event', event: 'D', withinDays: 7 }, { kind: 'event', event: 'D', withinDays: 30 }] } });
+  assert.deepEqual([...(windows.events.get('D')?.windows ?? [])], [7, 30]);
 });
 
 test('canonicalJson sorts keys at every depth', () => {

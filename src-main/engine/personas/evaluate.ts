@@ -15,13 +15,40 @@ export interface TrackedEvent {
   properties: JsonObject;
 }
 
+/**
+ * What a profile did of one event: its summary (kept as track calls are read, so a definition that
+ * needs no more reads one row per profile), and the occurrences themselves when a definition needs
+ * them: every one with its properties for a `where`, or those at or after `since` for a time window
+ * that the profile's occurrences straddle.
+ */
+export interface EventHistory {
+  count: number;
+  firstAt: number;
+  lastAt: number;
+  /** The most recent occurrence (by timestamp, then message order); its properties only when read. */
+  last: TrackedEvent;
+  occurrences?: { since: number; list: readonly TrackedEvent[] };
+}
+
 export interface ProfileSnapshot {
   profileId: string;
   userId: string | null;
   /** Identify traits merged, with the space's current computed-trait values over them. */
   traits: { readonly [key: string]: JsonValue };
-  /** Track events by name; only the names a definition needs are loaded. */
-  events: ReadonlyMap<string, readonly TrackedEvent[]>;
+  /** By event name; only the names a definition needs are loaded. */
+  events: ReadonlyMap<string, EventHistory>;
+}
+
+/** The history of a list of occurrences, all of them kept (tests, and a `where` that reads each one). */
+export function historyOf(list: readonly TrackedEvent[]): EventHistory | undefined {
+  let first: TrackedEvent | undefined;
+  let last: TrackedEvent | undefined;
+  for (const e of list) {
+    if (first === undefined || e.at < first.at) first = e;
+    if (last === undefined || e.at > last.at || (e.at === last.at && e.seq > last.seq)) last = e;
+  }
+  if (first === undefined || last === undefined) return undefined;
+  return { count: list.length, firstAt: first.at, lastAt: last.at, last, occurrences: { since: Number.NEGATIVE_INFINITY, list } };
 }
 
 /** JSON with object keys sorted: two values are equal JSON exactly when these strings are. */
@@ -38,11 +65,18 @@ export function canonicalJson(value: JsonValue): string {
 
 export const jsonEqual = (a: JsonValue, b: JsonValue): boolean => a === b || canonicalJson(a) === canonicalJson(b);
 
-function eventsWithin(p: ProfileSnapshot, event: string, withinDays: number | undefined, now: number): readonly TrackedEvent[] {
-  const all = p.events.get(event) ?? [];
-  if (withinDays === undefined) return all;
-  const since = now - withinDays * DAY_MS;
-  return all.filter((e) => e.at >= since);
+/** Occurrences since `now - withinDays` (all time without a window) that satisfy `accept`. */
+function countWithin(h: EventHistory, withinDays: number | undefined, now: number, accept?: (e: TrackedEvent) => boolean): number {
+  const since = withinDays === undefined ? Number.NEGATIVE_INFINITY : now - withinDays * DAY_MS;
+  if (accept === undefined) {
+    if (h.firstAt >= since) return h.count;
+    if (h.lastAt < since) return 0;
+  }
+  const occurrences = h.occurrences;
+  if (occurrences === undefined || occurrences.since > since) throw new Error('the snapshot lacks the occurrences this definition reads');
+  let n = 0;
+  for (const e of occurrences.list) if (e.at >= since && (accept === undefined || accept(e))) n++;
+  return n;
 }
 
 /**
@@ -91,11 +125,19 @@ export function matches(c: Condition, p: ProfileSnapshot, now: number): boolean 
     case 'trait':
       return traitMatches(c, p.traits);
     case 'event': {
-      let n = 0;
-      for (const e of eventsWithin(p, c.event, c.withinDays, now)) {
-        const where = c.where ?? [];
-        if (where.every((w) => e.properties[w.property] !== undefined && jsonEqual(e.properties[w.property] as JsonValue, w.equals))) n++;
-      }
+      const h = p.events.get(c.event);
+      const where = c.where ?? [];
+      const n =
+        h === undefined
+          ? 0
+          : countWithin(
+              h,
+              c.withinDays,
+              now,
+              where.length === 0
+                ? undefined
+                : (e) => where.every((w) => e.properties[w.property] !== undefined && jsonEqual(e.properties[w.property] as JsonValue, w.equals)),
+            );
       return n >= (c.atLeast ?? 1) && (c.atMost === undefined || n <= c.atMost);
     }
   }
@@ -110,32 +152,44 @@ export function matches(c: Condition, p: ProfileSnapshot, now: number): boolean 
  *   value when the event was never performed, or when its most recent occurrence lacks the property.
  */
 export function computeTrait(rule: ComputedTraitRule, p: ProfileSnapshot, now: number): JsonValue | undefined {
-  const all = p.events.get(rule.event);
-  if (!all || all.length === 0) return undefined;
-  if (rule.kind === 'event_count') return eventsWithin(p, rule.event, rule.withinDays, now).length;
-  let last = all[0] as TrackedEvent;
-  for (const e of all) if (e.at > last.at || (e.at === last.at && e.seq > last.seq)) last = e;
-  return last.properties[rule.property];
+  const h = p.events.get(rule.event);
+  if (h === undefined || h.count === 0) return undefined;
+  if (rule.kind === 'event_count') return countWithin(h, rule.withinDays, now);
+  return h.last.properties[rule.property];
 }
 
-/** What a definition reads of a profile: which events (and whether their properties), which traits. */
+/** What a definition reads of one event. */
+export interface EventNeeds {
+  /** Every occurrence with its properties (a `where`). */
+  occurrences: boolean;
+  /** The most recent occurrence's properties (last_property). */
+  lastProperties: boolean;
+  /** The time windows counted, in days. */
+  windows: Set<number>;
+}
+
+/** What a definition reads of a profile: which events (and how), which traits. */
 export interface Needs {
-  /** Event name → whether its properties are read. */
-  events: Map<string, boolean>;
+  events: Map<string, EventNeeds>;
   traits: Set<string>;
 }
 
 export function needsOf(definition: { condition: Condition } | { rule: ComputedTraitRule }, needs: Needs = { events: new Map(), traits: new Set() }): Needs {
-  const addEvent = (name: string, properties: boolean): void => {
-    needs.events.set(name, (needs.events.get(name) ?? false) || properties);
+  const addEvent = (name: string, add: { occurrences?: boolean; lastProperties?: boolean; withinDays?: number }): void => {
+    let e = needs.events.get(name);
+    if (!e) needs.events.set(name, (e = { occurrences: false, lastProperties: false, windows: new Set() }));
+    if (add.occurrences) e.occurrences = true;
+    if (add.lastProperties) e.lastProperties = true;
+    if (add.withinDays !== undefined) e.windows.add(add.withinDays);
   };
   const walk = (c: Condition): void => {
     if (c.kind === 'and') c.all.forEach(walk);
     else if (c.kind === 'or') c.any.forEach(walk);
     else if (c.kind === 'trait') needs.traits.add(c.trait);
-    else addEvent(c.event, (c.where ?? []).length > 0);
+    else addEvent(c.event, { occurrences: (c.where ?? []).length > 0, withinDays: c.withinDays });
   };
   if ('condition' in definition) walk(definition.condition);
-  else addEvent(definition.rule.event, definition.rule.kind === 'last_property');
+  else if (definition.rule.kind === 'last_property') addEvent(definition.rule.event, { lastProperties: true });
+  else addEvent(definition.rule.event, { withinDays: definition.rule.withinDays });
   return needs;
 }

@@ -1,7 +1,8 @@
 /**
  * Profiles, computed traits and audiences: the shell around the pure cores (profile-reducer,
- * evaluate, sync-plan, validate). Profiles catch up with the log lazily, before every read, preview
- * and sync; syncs commit their identify calls like an ingest request of the space's source, so the
+ * evaluate, sync-plan, validate). Each commit reads its own messages into the profiles (store/
+ * profiles.ts); a backlog (a log kept before that, or a commit that could not) is read in slices
+ * after start (profile-catch-up.ts), and reads meanwhile answer with what is built. Syncs commit their identify calls like an ingest request of the space's source, so the
  * ordinary pipeline signs, retries and replays them.
  *
  * Decisions:
@@ -25,6 +26,8 @@ import {
   type ComputedTraitRule,
   type Condition,
   type PreviewResult,
+  type ProfilePage,
+  type ProfilesCatchingUp,
   type ProfileView,
   type SyncSummary,
 } from '../../../src-shared/personas';
@@ -35,11 +38,14 @@ import { toIso } from '../ingest/timestamps';
 import { ComputationStore, definitionOf, type ComputationRow, type Definition } from '../store/computations';
 import { computeTrait, matches, needsOf, type ProfileSnapshot } from './evaluate';
 import { ProfileStore, SYNC_PATH } from '../store/profiles';
+import { createProfileCatchUp } from './profile-catch-up';
 import { diffSync, personasContext, syncIdentify } from './sync-plan';
 import { parseAudienceInput, parseComputedTraitInput, type Parsed, type ParsedAudience, type ParsedTrait } from './validate';
 
 export const SYNC_USER_AGENT = 'hookbench-personas';
 const MINUTE_MS = 60_000;
+/** An interval sync due while profiles still read a backlog waits this long and looks again. */
+export const CATCHING_UP_RETRY_MS = 10_000;
 
 /** What the engine does for a sync: commit its calls like an ingest request of the source. */
 export interface InternalCommit {
@@ -60,17 +66,38 @@ export interface PersonasDeps {
   publish(ids: number[]): void;
   /** An interval sync failed (its space was removed, say); the next one is still scheduled. */
   onError?(computationId: number, error: unknown): void;
+  /** A slice of the profiles' catch-up failed (a storage fault, say); it tries again a moment later. */
+  onCatchUpError?(error: unknown): void;
+}
+
+/** A sync or a new computation asked for while profiles still read a backlog. */
+export class ProfilesCatchingUpError extends ValidationError {
+  constructor(progress: ProfilesCatchingUp) {
+    super([
+      {
+        field: 'profiles',
+        message: `profiles are still being built from the log (${progress.read} of ${progress.of} messages read); try again when they are done`,
+      },
+    ]);
+  }
 }
 
 export type Definitions = { condition: Condition } | { rule: ComputedTraitRule };
 
 export interface Personas {
-  /** Arms the interval syncs (engine start, and again once the log can be written after a storage fault). */
+  /**
+   * Arms the interval syncs and, when the profiles owe a backlog, starts reading it in slices
+   * (engine start, and again once the log can be written after a storage fault).
+   */
   start(): void;
   /** Cancels them (engine stop). */
   stop(): void;
-  /** Brings profiles up to the end of the log; returns how many messages were read. */
+  /** Brings profiles up to the end of the log at once; returns how many messages were read. */
   catchUp(): number;
+  /** Where the backlog's catch-up stands; undefined when the profiles are current. */
+  catchingUp(): ProfilesCatchingUp | undefined;
+  /** Settles once the profiles are current (at once when they are). */
+  current(): Promise<void>;
   /**
    * Reads at most `max` more messages into the profiles (one short transaction) and returns the
    * last message id they have read: retention removes no message above it, so no message is ever
@@ -79,7 +106,7 @@ export interface Personas {
   readUpTo(max: number): number;
   /** Retention removed these messages: their track events leave the profiles (ids, traits and last-seen times stay). */
   forgetTracks(messageIds: readonly number[]): void;
-  listProfiles(page: { text: string | null; after: string; limit: number }): { items: ProfileView[]; next: string | null };
+  listProfiles(page: { text: string | null; after: string; limit: number }): ProfilePage;
   /** By its id or any id linked to it. */
   getProfile(id: string): ProfileView | null;
   listComputations(): Computation[];
@@ -98,6 +125,24 @@ export function createPersonas(deps: PersonasDeps): Personas {
   const { profiles, computations } = deps;
   const timers = new Map<number, { timer: ClockTimer; at: number }>();
   let running = false;
+  const backlog = createProfileCatchUp({
+    slice: (max) => profiles.catchUpSlice(max),
+    clock: deps.clock,
+    onError: (err) => (deps.onCatchUpError ?? defaultOnCatchUpError)(err),
+  });
+  profiles.onBehind(() => {
+    if (running) backlog.start();
+  });
+  const catchingUp = (): ProfilesCatchingUp | undefined => {
+    if (profiles.isCurrent()) return undefined;
+    const p = profiles.progress();
+    return { read: p.read, of: p.of };
+  };
+  /** Syncs compare against what was sent: a half-built profile set would read as members leaving. */
+  const requireCurrent = (): void => {
+    const progress = catchingUp();
+    if (progress !== undefined) throw new ProfilesCatchingUpError(progress);
+  };
 
   const sourceNames = (): string[] => deps.sources().map((s) => s.name);
   const required = <T>(parsed: Parsed<T>): T => {
@@ -117,7 +162,7 @@ export function createPersonas(deps: PersonasDeps): Personas {
     const byKey = new Map<string, ComputedTraitRule>();
     for (const c of overlays) if (!byKey.has(c.key)) byKey.set(c.key, definitionOf(c) as ComputedTraitRule);
     for (const rule of byKey.values()) needsOf({ rule }, needs);
-    const snapshots = profiles.snapshots(needs);
+    const snapshots = profiles.snapshots(needs, now);
     const values = new Map<string, JsonValue>();
     for (const s of snapshots) {
       const traits = s.traits as { [key: string]: JsonValue };
@@ -217,6 +262,10 @@ export function createPersonas(deps: PersonasDeps): Personas {
   const armAt = (id: number, at: number): void => {
     const timer = deps.clock.setTimer(() => {
       timers.delete(id);
+      if (!profiles.isCurrent()) {
+        armAt(id, deps.clock.now() + CATCHING_UP_RETRY_MS);
+        return;
+      }
       try {
         sync(id);
       } catch (err) {
@@ -237,7 +286,7 @@ export function createPersonas(deps: PersonasDeps): Personas {
   const sync = (id: number): SyncSummary => {
     const row = computations.get(id);
     if (!row) throw new ValidationError([{ field: 'id', message: `no audience or computed trait with id ${id}` }]);
-    profiles.catchUp();
+    requireCurrent();
     const summary = deps.transaction(() => syncNow(row));
     arm(id);
     deps.publish([id]);
@@ -264,7 +313,7 @@ export function createPersonas(deps: PersonasDeps): Personas {
       id = existing.id;
       computations.update(id, d, now);
     } else {
-      profiles.catchUp();
+      requireCurrent();
       id = deps.transaction(() => {
         const newId = computations.insert(d, now);
         syncNow(computations.get(newId) as ComputationRow);
@@ -282,21 +331,24 @@ export function createPersonas(deps: PersonasDeps): Personas {
       for (const { timer } of timers.values()) timer.cancel();
       timers.clear();
       for (const row of computations.all()) arm(row.id);
+      if (!profiles.isCurrent()) backlog.start();
     },
     stop() {
       running = false;
+      backlog.stop();
       for (const { timer } of timers.values()) timer.cancel();
       timers.clear();
     },
     catchUp: () => profiles.catchUp(),
+    catchingUp,
+    current: () => (profiles.isCurrent() ? Promise.resolve() : backlog.done()),
     readUpTo: (max) => profiles.catchUpSome(max),
     forgetTracks: (ids) => profiles.forgetTracks(ids),
     listProfiles(page) {
-      profiles.catchUp();
-      return profiles.page(page);
+      const progress = catchingUp();
+      return progress === undefined ? profiles.page(page) : { ...profiles.page(page), catchingUp: progress };
     },
     getProfile(id) {
-      profiles.catchUp();
       const profileId = profiles.resolve(id);
       return profileId === null ? null : profiles.view(profileId);
     },
@@ -323,11 +375,10 @@ export function createPersonas(deps: PersonasDeps): Personas {
       return removed;
     },
     preview(definition, space) {
-      profiles.catchUp();
       const { values, snapshots } = evaluate(definition, space, deps.clock.now());
       const shown = snapshots.filter((s) => values.has(s.profileId)).slice(0, MAX_PREVIEW);
       const linked = profiles.linkedIds(shown.map((s) => s.profileId));
-      return {
+      const result: PreviewResult = {
         total: values.size,
         members: shown.map((s) => ({
           profileId: s.profileId,
@@ -336,6 +387,8 @@ export function createPersonas(deps: PersonasDeps): Personas {
           value: values.get(s.profileId) as JsonValue,
         })),
       };
+      const progress = catchingUp();
+      return progress === undefined ? result : { ...result, catchingUp: progress };
     },
     sync,
     listSyncs(id) {
@@ -347,4 +400,8 @@ export function createPersonas(deps: PersonasDeps): Personas {
 
 function defaultOnError(id: number, error: unknown): void {
   console.error(`hookbench: the interval sync of computation ${id} failed: ${error instanceof Error ? error.message : String(error)}`);
+}
+
+function defaultOnCatchUpError(error: unknown): void {
+  console.error(`hookbench: the profiles could not catch up with the log: ${error instanceof Error ? error.message : String(error)}`);
 }

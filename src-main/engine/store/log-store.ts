@@ -180,6 +180,7 @@ function refusedBody(record: RequestRecord): Pick<RequestRecord, 'body' | 'bodyC
 export class LogStore {
   private readonly s;
   private refusedWindow: RefusedWindow | null = null;
+  private follower: ((firstMessageId: number) => void) | null = null;
 
   constructor(private readonly db: Db) {
     this.s = statements(db, {
@@ -275,6 +276,14 @@ export class LogStore {
   }
 
   /**
+   * What else a commit writes in its own transaction once its messages are in (the profiles read
+   * them): called with the first new message's id.
+   */
+  followCommits(follower: (firstMessageId: number) => void): void {
+    this.follower = follower;
+  }
+
+  /**
    * One transaction for a whole accepted request: the request row, every message with one delivery
    * per routed destination, and every dropped item. The caller acknowledges only after this returns.
    */
@@ -295,6 +304,7 @@ export class LogStore {
       };
       let accepted = 0;
       let deliveries = 0;
+      let firstMessageId: number | null = null;
       const duplicates: DroppedItem[] = [];
       items.forEach((item, index) => {
         const m = item.message;
@@ -329,6 +339,7 @@ export class LogStore {
           inserted = insert();
         }
         const messageRowId = Number(inserted.lastInsertRowid);
+        firstMessageId ??= messageRowId;
         accepted++;
         for (const destinationId of item.destinationIds) {
           this.s.insertDelivery.run(messageRowId, destinationId, m.type, record.receivedAt, record.receivedAt, warpOf(destinationId));
@@ -338,6 +349,7 @@ export class LogStore {
       const allDropped = [...dropped, ...duplicates];
       for (const d of allDropped) this.s.insertDropped.run(requestId, d.index, d.kind, d.reason, d.raw);
       this.s.finishRequest.run(items.length + dropped.length, accepted, dropped.length, duplicates.length, requestId);
+      if (firstMessageId !== null) this.follower?.(firstMessageId);
       return { requestId, accepted, duplicates: duplicates.length, deliveries };
     })();
   }

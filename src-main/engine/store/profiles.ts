@@ -1,19 +1,34 @@
 /**
- * The SQL edge of profiles: catching up with the message log in chunks (each its own transaction,
- * so the ingest is never held for long), applying the reducer's operations, and reading profiles
+ * The SQL edge of profiles: following the message log (each commit's messages are read into the
+ * profiles inside the commit's own transaction once the profiles are current; a log from before
+ * that owes a backlog, read in slices), applying the reducer's operations, and reading profiles
  * back as views and as snapshots for evaluation.
  */
 import type { JsonObject, JsonValue } from '../../../src-shared/json';
 import type { ProfileEventView, ProfileView } from '../../../src-shared/personas';
 import type { Db } from './database';
-import { statements } from './statements';
+import { statements, type Statement } from './statements';
 import { toIso } from '../ingest/timestamps';
-import type { Needs, ProfileSnapshot, TrackedEvent } from '../personas/evaluate';
+import { DAY_MS, historyOf, type EventHistory, type Needs, type ProfileSnapshot, type TrackedEvent } from '../personas/evaluate';
+import { storageFaultCode } from './storage-fault';
 import { idsOf, profileMessageOf, reduceChunk, type MessageRow, type ProfileMessage, type ProfileOp } from '../personas/profile-reducer';
 
 /** Requests the syncs commit carry this path; their identify calls are ours, not the user's, so profiles skip them. */
 export const SYNC_PATH = '/personas/sync';
 export const CATCH_UP_CHUNK = 5000;
+/** Messages a commit reads into the profiles per step (a batch of tiny calls can hold thousands). */
+export const FOLLOW_LIMIT = 5000;
+/** More than this after the cursor at a commit is not the commit's own: a backlog, for the slices. */
+export const FOLLOW_MAX = 50_000;
+
+/** How far the profiles have read the log, while they catch up with a backlog. */
+export interface ProfilesProgress {
+  /** True while messages committed before the profiles were kept current are still being read. */
+  catchingUp: boolean;
+  /** The last message id read, and the last one in the log. */
+  read: number;
+  of: number;
+}
 
 interface ProfileRow {
   profile_id: string;
@@ -23,8 +38,27 @@ interface ProfileRow {
 
 const parseObject = (text: string | null): JsonObject => (text === null ? {} : (JSON.parse(text) as JsonObject));
 
+/**
+ * A statement's rows as arrays, not objects: about half the time for the thousands of rows a
+ * preview reads (one per profile). The statement is shared, so it is put back as it was.
+ */
+function rowsOf<T extends unknown[]>(statement: Statement, ...params: unknown[]): T[] {
+  statement.raw(true);
+  try {
+    return statement.all(...params) as T[];
+  } finally {
+    statement.raw(false);
+  }
+}
+
 export class ProfileStore {
   private readonly q;
+  /**
+   * Whether the profiles have read every committed message, so that each commit reads its own
+   * messages in (followCommit). Memory only: worked out from the cursor when the store opens.
+   */
+  private current: boolean;
+  private behind: (() => void) | null = null;
 
   constructor(private readonly db: Db) {
     this.q = statements(db, {
@@ -53,15 +87,39 @@ export class ProfileStore {
       setTrait: `INSERT INTO persona_traits (profile_id, key, value, seq) VALUES (?, ?, ?, ?)
          ON CONFLICT (profile_id, key) DO UPDATE SET value = excluded.value, seq = excluded.seq WHERE excluded.seq > persona_traits.seq`,
       addTrack: 'INSERT OR IGNORE INTO persona_tracks (message_id, profile_id, event, at, properties) VALUES (?, ?, ?, ?, ?)',
+      // A later occurrence (by timestamp, then message order) becomes the last; every right-hand
+      // side reads the row as it was, so the three last_* columns move together.
+      addEvent: `INSERT INTO persona_events (profile_id, event, n, first_at, last_at, last_seq, last_properties) VALUES (?, ?, 1, ?, ?, ?, ?)
+         ON CONFLICT (event, profile_id) DO UPDATE SET n = n + 1, first_at = MIN(first_at, excluded.first_at),
+           last_at = iif((excluded.last_at, excluded.last_seq) > (last_at, last_seq), excluded.last_at, last_at),
+           last_seq = iif((excluded.last_at, excluded.last_seq) > (last_at, last_seq), excluded.last_seq, last_seq),
+           last_properties = iif((excluded.last_at, excluded.last_seq) > (last_at, last_seq), excluded.last_properties, last_properties)`,
+      mergeEvents: `INSERT INTO persona_events (profile_id, event, n, first_at, last_at, last_seq, last_properties)
+           SELECT ?, event, n, first_at, last_at, last_seq, last_properties FROM persona_events WHERE profile_id = ?
+         ON CONFLICT (event, profile_id) DO UPDATE SET n = n + excluded.n, first_at = MIN(first_at, excluded.first_at),
+           last_at = iif((excluded.last_at, excluded.last_seq) > (last_at, last_seq), excluded.last_at, last_at),
+           last_seq = iif((excluded.last_at, excluded.last_seq) > (last_at, last_seq), excluded.last_seq, last_seq),
+           last_properties = iif((excluded.last_at, excluded.last_seq) > (last_at, last_seq), excluded.last_properties, last_properties)`,
+      dropEvents: 'DELETE FROM persona_events WHERE profile_id = ?',
+      lastMessage: 'SELECT COALESCE(MAX(id), 0) AS id FROM messages',
+      eventsOfTracks: `SELECT profile_id, event, COUNT(*) AS n FROM persona_tracks WHERE message_id IN (SELECT value FROM json_each(?))
+         GROUP BY profile_id, event`,
+      // After some of its tracks went: the first and last of those left, found by the (profile_id, event, at) index.
+      shrinkEvent: `UPDATE persona_events SET n = n - @removed,
+           first_at = COALESCE((SELECT MIN(at) FROM persona_tracks WHERE profile_id = @profile AND event = @event), first_at),
+           (last_at, last_seq, last_properties) = (SELECT at, message_id, properties FROM persona_tracks
+             WHERE profile_id = @profile AND event = @event ORDER BY at DESC, message_id DESC LIMIT 1)
+         WHERE profile_id = @profile AND event = @event`,
+      dropEmptyEvent: 'DELETE FROM persona_events WHERE profile_id = ? AND event = ? AND NOT EXISTS (SELECT 1 FROM persona_tracks WHERE profile_id = ? AND event = ?)',
+      summariesOf: `SELECT profile_id, n, first_at, last_at, last_seq, iif(@properties, last_properties, NULL) AS last_properties
+         FROM persona_events WHERE event = @event`,
+      tracksSince: 'SELECT message_id, at FROM persona_tracks WHERE profile_id = ? AND event = ? AND at >= ? ORDER BY at, message_id',
       touch: 'UPDATE persona_profiles SET updated_at = MAX(updated_at, ?) WHERE profile_id = ?',
       profileOfId: 'SELECT profile_id FROM persona_ids WHERE id = ?',
       profile: 'SELECT profile_id, user_id, updated_at FROM persona_profiles WHERE profile_id = ?',
       aliases: 'SELECT id FROM persona_ids WHERE profile_id = ? AND id != ? ORDER BY id',
       traits: 'SELECT key, value FROM persona_traits WHERE profile_id = ? ORDER BY key',
-      events: `SELECT t.event, COUNT(*) AS n, MAX(t.at) AS last_at,
-           (SELECT l.properties FROM persona_tracks l WHERE l.profile_id = t.profile_id AND l.event = t.event
-            ORDER BY l.at DESC, l.message_id DESC LIMIT 1) AS last_properties
-         FROM persona_tracks t WHERE t.profile_id = ? GROUP BY t.event ORDER BY t.event`,
+      events: 'SELECT event, n, last_at, last_properties FROM persona_events WHERE profile_id = ? ORDER BY event',
       computed: `SELECT c.key, s.value FROM persona_synced s JOIN persona_computations c ON c.id = s.computation_id
          WHERE s.profile_id = ? ORDER BY c.id`,
       page: `SELECT profile_id, user_id, updated_at FROM persona_profiles p
@@ -76,10 +134,68 @@ export class ProfileStore {
       tracksOf: 'SELECT profile_id, message_id, at, properties FROM persona_tracks WHERE event = ?',
       dropTracksOf: 'DELETE FROM persona_tracks WHERE message_id IN (SELECT value FROM json_each(?))',
     });
+    this.current = this.cursor() >= this.lastMessageId();
   }
 
   cursor(): number {
     return (this.q.cursor.get() as { id: number }).id;
+  }
+
+  private lastMessageId(): number {
+    return (this.q.lastMessage.get() as { id: number }).id;
+  }
+
+  /** Whether every committed message is in the profiles (no backlog being read). */
+  isCurrent(): boolean {
+    return this.current;
+  }
+
+  progress(): ProfilesProgress {
+    const read = this.cursor();
+    return { catchingUp: !this.current, read, of: this.current ? read : Math.max(read, this.lastMessageId()) };
+  }
+
+  /** Called when the profiles fall behind the log (a commit could not extend them): a catch-up should run. */
+  onBehind(listener: () => void): void {
+    this.behind = listener;
+  }
+
+  /**
+   * Inside a commit's transaction, after its messages were inserted (the first of them is
+   * `firstMessageId`): reads them into the profiles when nothing older is owed, so the profiles
+   * never have a backlog. A failure other than a storage fault leaves the commit alone: the
+   * profiles fall behind and the catch-up reads those messages again later.
+   */
+  followCommit(firstMessageId: number): void {
+    if (!this.current) return;
+    try {
+      this.db.transaction(() => {
+        // Messages are numbered from the largest id left, so a purge or a clear that removed the
+        // newest ones lets new messages reuse ids at or below the cursor: being current, the
+        // profiles have read everything before this commit, so the cursor moves back to it.
+        if (this.cursor() >= firstMessageId) this.q.setCursor.run(firstMessageId - 1);
+        // Current, so what follows the cursor is this commit's own messages: read in chunks, bounded
+        // in case something else left a backlog after all.
+        for (let read = 0, n = FOLLOW_LIMIT; n === FOLLOW_LIMIT; read += n) {
+          if (read >= FOLLOW_MAX) throw new FellBehind();
+          n = this.step(FOLLOW_LIMIT);
+        }
+      })();
+    } catch (err) {
+      if (storageFaultCode(err) !== null) throw err;
+      this.current = false;
+      this.behind?.();
+    }
+  }
+
+  /**
+   * One slice of a backlog's catch-up, its own transaction: reads at most `max` messages. Returns
+   * true once nothing is left; from then on each commit extends the profiles itself.
+   */
+  catchUpSlice(max: number): boolean {
+    const read = this.db.transaction(() => this.step(max))();
+    if (read < max && !this.db.inTransaction) this.current = true;
+    return read < max;
   }
 
   /**
@@ -91,13 +207,16 @@ export class ProfileStore {
     for (;;) {
       const n = this.db.transaction(() => this.step(chunk))();
       read += n;
-      if (n < chunk) return read;
+      if (n < chunk) {
+        if (!this.db.inTransaction) this.current = true;
+        return read;
+      }
     }
   }
 
   /** One transaction of at most `chunk` messages; returns the cursor after it. */
   catchUpSome(chunk: number): number {
-    this.db.transaction(() => this.step(chunk))();
+    this.catchUpSlice(chunk);
     return this.cursor();
   }
 
@@ -140,6 +259,8 @@ export class ProfileStore {
       case 'merge':
         q.moveIds.run(op.into, op.from);
         q.moveTracks.run(op.into, op.from);
+        q.mergeEvents.run(op.into, op.from);
+        q.dropEvents.run(op.from);
         q.mergeTraits.run(op.into, op.from);
         q.mergeUpdatedAt.run(op.from, op.into);
         q.dropTraits.run(op.from);
@@ -151,9 +272,13 @@ export class ProfileStore {
       case 'traits':
         for (const [key, value] of Object.entries(op.traits)) q.setTrait.run(op.profileId, key, JSON.stringify(value), op.seq);
         return;
-      case 'track':
-        q.addTrack.run(op.seq, op.profileId, op.event, op.at, Object.keys(op.properties).length > 0 ? JSON.stringify(op.properties) : null);
+      case 'track': {
+        const properties = Object.keys(op.properties).length > 0 ? JSON.stringify(op.properties) : null;
+        if (q.addTrack.run(op.seq, op.profileId, op.event, op.at, properties).changes > 0) {
+          q.addEvent.run(op.profileId, op.event, op.at, op.at, op.seq, properties);
+        }
         return;
+      }
       case 'touch':
         q.touch.run(op.at, op.profileId);
         return;
@@ -168,6 +293,22 @@ export class ProfileStore {
   view(profileId: string): ProfileView | null {
     const row = this.q.profile.get(profileId) as ProfileRow | undefined;
     return row ? this.toView(row) : null;
+  }
+
+  /**
+   * How SQLite runs what the profile view and the preview read per profile or per event, by name,
+   * one line per step: for checking that none of them reads every track call.
+   */
+  plans(): Record<'summariesOf' | 'tracksSince' | 'traitsNamed' | 'events' | 'page', string[]> {
+    const plan = (sql: string, ...params: unknown[]): string[] =>
+      (this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail);
+    return {
+      summariesOf: plan(this.q.summariesOf.source, { event: 'e', properties: 0 }),
+      tracksSince: plan(this.q.tracksSince.source, 'p', 'e', 0),
+      traitsNamed: plan(this.q.traitsNamed.source, '["plan"]'),
+      events: plan(this.q.events.source, 'p'),
+      page: plan(this.q.page.source, { like: null, after: '', limit: 50 }),
+    };
   }
 
   /** Profiles by id after `after`, optionally those whose id, any linked id or any trait value contains `text`. */
@@ -211,28 +352,57 @@ export class ProfileStore {
     return out;
   }
 
-  /** Every profile, with only what a definition needs of it: the named traits and events. */
-  snapshots(needs: Needs): ProfileSnapshot[] {
-    const all = (this.q.allProfiles.all() as { profile_id: string; user_id: string | null }[]).map((p) => ({
-      profileId: p.profile_id,
-      userId: p.user_id,
+  /**
+   * Every profile, with only what a definition needs of it: the named traits, and per named event
+   * its summary (one row per profile), with the occurrences themselves only where the summary
+   * cannot answer: all of them for a `where`, and for a time window those since the window's start
+   * of the profiles whose occurrences straddle it.
+   */
+  snapshots(needs: Needs, now: number): ProfileSnapshot[] {
+    const all = rowsOf<[string, string | null]>(this.q.allProfiles).map(([profileId, userId]) => ({
+      profileId,
+      userId,
       traits: {} as { [key: string]: JsonValue },
-      events: new Map<string, TrackedEvent[]>(),
+      events: new Map<string, EventHistory>(),
     }));
     const byId = new Map(all.map((s) => [s.profileId, s]));
     if (needs.traits.size > 0) {
-      for (const t of this.q.traitsNamed.all(JSON.stringify([...needs.traits])) as { profile_id: string; key: string; value: string }[]) {
-        const s = byId.get(t.profile_id);
-        if (s) s.traits[t.key] = JSON.parse(t.value) as JsonValue;
+      for (const [profileId, key, value] of rowsOf<[string, string, string]>(this.q.traitsNamed, JSON.stringify([...needs.traits]))) {
+        const s = byId.get(profileId);
+        if (s) s.traits[key] = JSON.parse(value) as JsonValue;
       }
     }
-    for (const [event, withProperties] of needs.events) {
-      for (const t of this.q.tracksOf.all(event) as { profile_id: string; message_id: number; at: number; properties: string | null }[]) {
-        const s = byId.get(t.profile_id);
+    for (const [event, need] of needs.events) {
+      if (need.occurrences) {
+        const lists = new Map<string, TrackedEvent[]>();
+        for (const [profileId, seq, at, properties] of rowsOf<[string, number, number, string | null]>(this.q.tracksOf, event)) {
+          let list = lists.get(profileId);
+          if (!list) lists.set(profileId, (list = []));
+          list.push({ at, seq, properties: parseObject(properties) });
+        }
+        for (const [profileId, list] of lists) {
+          const h = historyOf(list);
+          if (h) byId.get(profileId)?.events.set(event, h);
+        }
+        continue;
+      }
+      const starts = [...need.windows].map((days) => now - days * DAY_MS);
+      const since = Math.min(...starts);
+      const rows = rowsOf<[string, number, number, number, number, string | null]>(this.q.summariesOf, {
+        event,
+        properties: need.lastProperties ? 1 : 0,
+      });
+      for (const [profileId, count, firstAt, lastAt, lastSeq, lastProperties] of rows) {
+        const s = byId.get(profileId);
         if (!s) continue;
-        let list = s.events.get(event);
-        if (!list) s.events.set(event, (list = []));
-        list.push({ at: t.at, seq: t.message_id, properties: withProperties ? parseObject(t.properties) : {} });
+        const h: EventHistory = { count, firstAt, lastAt, last: { at: lastAt, seq: lastSeq, properties: parseObject(lastProperties) } };
+        if (starts.some((start) => firstAt < start && lastAt >= start)) {
+          const list = rowsOf<[number, number]>(this.q.tracksSince, profileId, event, since).map(
+            ([seq, at]): TrackedEvent => ({ at, seq, properties: {} }),
+          );
+          h.occurrences = { since, list };
+        }
+        s.events.set(event, h);
       }
     }
     return all;
@@ -244,7 +414,14 @@ export class ProfileStore {
    * its ids, its identify traits and its last-seen time. Inside retention's transaction.
    */
   forgetTracks(messageIds: readonly number[]): void {
-    if (messageIds.length > 0) this.q.dropTracksOf.run(JSON.stringify(messageIds));
+    if (messageIds.length === 0) return;
+    const ids = JSON.stringify(messageIds);
+    const touched = this.q.eventsOfTracks.all(ids) as { profile_id: string; event: string; n: number }[];
+    this.q.dropTracksOf.run(ids);
+    for (const t of touched) {
+      if (this.q.dropEmptyEvent.run(t.profile_id, t.event, t.profile_id, t.event).changes > 0) continue;
+      this.q.shrinkEvent.run({ removed: t.n, profile: t.profile_id, event: t.event });
+    }
   }
 
   /**
@@ -265,9 +442,17 @@ export class ProfileStore {
     for (const p of profiles) {
       this.q.dropIds.run(p);
       this.q.dropTracks.run(p);
+      this.q.dropEvents.run(p);
       this.q.dropTraits.run(p);
       this.q.dropSynced.run(p);
       this.q.dropProfile.run(p);
     }
+  }
+}
+
+/** A commit found more after the cursor than it could have written itself: a backlog, for the slices. */
+class FellBehind extends Error {
+  constructor() {
+    super('the profiles have a backlog to catch up');
   }
 }

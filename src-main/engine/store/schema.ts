@@ -362,4 +362,31 @@ export const MIGRATIONS: readonly string[] = [
     DELETE FROM message_text WHERE rowid = OLD.id;
   END;
   `,
+  /* 17: profiles kept current at commit. What the profile view and the audience preview read of a
+     profile's track calls, one row per profile and event: how many, the first and last timestamps,
+     and the last call (by timestamp, then message order) with its properties. Kept with
+     persona_tracks by the same writes; built here from the tracks already read (cheap: one pass
+     over persona_tracks, not the log). Keyed by event first: a preview reads one event for every
+     profile as one range, the profile view one profile's few rows through the second index. */ `
+  CREATE TABLE persona_events (
+    profile_id TEXT NOT NULL,
+    event TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    first_at INTEGER NOT NULL,
+    last_at INTEGER NOT NULL,
+    last_seq INTEGER NOT NULL,
+    last_properties TEXT,
+    PRIMARY KEY (event, profile_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX persona_events_profile ON persona_events (profile_id);
+  -- A definition's traits for every profile, read from the index alone (values are short JSON).
+  CREATE INDEX persona_traits_key ON persona_traits (key, profile_id, value);
+  INSERT INTO persona_events (profile_id, event, n, first_at, last_at, last_seq, last_properties)
+    SELECT profile_id, event, n, first_at, at, message_id, properties FROM (
+      SELECT profile_id, event, at, message_id, properties,
+        COUNT(*) OVER w AS n, MIN(at) OVER w AS first_at,
+        ROW_NUMBER() OVER (PARTITION BY profile_id, event ORDER BY at DESC, message_id DESC) AS r
+      FROM persona_tracks WINDOW w AS (PARTITION BY profile_id, event))
+    WHERE r = 1;
+  `,
 ];

@@ -45,12 +45,16 @@ export interface Stores {
 }
 
 export function createStores(db: Db, secrets?: SecretSealer): Stores {
+  const log = new LogStore(db);
+  const profiles = new ProfileStore(db);
+  // Profiles are kept current by the commit itself, in its transaction (see ProfileStore.followCommit).
+  log.followCommits((first) => profiles.followCommit(first));
   return {
-    log: new LogStore(db),
+    log,
     requests: new RequestStore(db),
     deliveryViews: new DeliveryViewStore(db),
     config: new ConfigStore(db, secrets),
-    profiles: new ProfileStore(db),
+    profiles,
     computations: new ComputationStore(db),
     deletions: new DeletionStore(db),
     retention: new RetentionStore(db),

@@ -4,6 +4,7 @@ import { sentence } from '../../shared/form-widgets';
 import { keyPreview, OPERATOR_WORDS, placeOf, VALUELESS, type Combine, type ConditionRow, type Place, type RuleKind } from './form';
 import { valueInWords } from './computation-words';
 import { useAudiences } from '../../app/view-stores';
+import { CatchingUpNote } from './ProfilesPanel';
 
 // Stable empties: a selector must not return a new array on every call.
 const NONE: FieldError[] = [];
@@ -305,6 +306,7 @@ function Preview() {
             <strong data-testid="preview-total">{preview.total}</strong> {cls === 'audience' ? (preview.total === 1 ? 'member' : 'members') : preview.total === 1 ? 'profile with a value' : 'profiles with a value'} now
             {preview.members.length < preview.total ? <span className="muted"> (the first {preview.members.length} shown)</span> : null}
           </p>
+          {preview.catchingUp && <CatchingUpNote progress={preview.catchingUp} />}
           {preview.members.length > 0 && (
             <table className="data-table nowrap compact">
               <thead>

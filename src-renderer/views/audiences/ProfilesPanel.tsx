@@ -1,4 +1,4 @@
-import type { ProfileView } from '../../../src-shared/personas';
+import type { ProfilesCatchingUp, ProfileView } from '../../../src-shared/personas';
 import { timeOf } from '../../shared/format';
 import { valueInWords } from './computation-words';
 import { useAudiences } from '../../app/view-stores';
@@ -26,7 +26,7 @@ export function ProfilesPanel() {
 }
 
 function ProfileList() {
-  const { items, loaded, error, next, text } = useAudiences((s) => s.profiles);
+  const { items, loaded, error, next, text, catchingUp } = useAudiences((s) => s.profiles);
   const more = useAudiences((s) => s.moreProfiles);
   const openProfile = useAudiences((s) => s.openProfile);
   return (
@@ -36,6 +36,7 @@ function ProfileList() {
           {error}
         </p>
       )}
+      {catchingUp && <CatchingUpNote progress={catchingUp} />}
       {loaded && items.length === 0 && !error && (
         <p className="empty-note" data-testid="profiles-empty">
           {text ? `No profile matches “${text}”.` : 'No profiles yet: send identify or track calls with a userId to a source.'}
@@ -60,6 +61,16 @@ function ProfileList() {
         </button>
       )}
     </div>
+  );
+}
+
+/** A log kept before profiles followed each commit is read after start; until then lists are partial. */
+export function CatchingUpNote({ progress }: { progress: ProfilesCatchingUp }) {
+  const share = progress.of > 0 ? Math.floor((progress.read / progress.of) * 100) : 0;
+  return (
+    <p className="muted" role="status" data-testid="profiles-catching-up">
+      Building profiles from the existing log ({share}% read): what is shown so far is partial.
+    </p>
   );
 }
 

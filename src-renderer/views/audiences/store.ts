@@ -7,7 +7,7 @@
  */
 import { createStore } from 'zustand/vanilla';
 import { MAX_PAGE_LIMIT, type DeliveryStatus, type LiveEvent } from '../../../src-shared/api';
-import type { Computation, PreviewResult, ProfileView, SyncSummary } from '../../../src-shared/personas';
+import type { Computation, PreviewResult, ProfilesCatchingUp, ProfileView, SyncSummary } from '../../../src-shared/personas';
 import type { FieldError, Source } from '../../../src-shared/settings';
 import type { Transport } from '../../transport';
 import { refusalOf } from '../../api-error';
@@ -60,6 +60,8 @@ export interface ProfilesState {
   open: ProfileView | null;
   /** The open profile is gone (purged, merged). */
   missing: boolean;
+  /** While the engine still reads a log kept before profiles followed each commit: how far it is. */
+  catchingUp: ProfilesCatchingUp | null;
 }
 
 export interface AudiencesState {
@@ -159,7 +161,7 @@ export function createAudiencesStore(transport: Transport, timing: Partial<Audie
       syncing: false,
       editor: null,
       saved: null,
-      profiles: { text: '', items: [], next: null, loaded: false, error: null, openId: null, open: null, missing: false },
+      profiles: { text: '', items: [], next: null, loaded: false, error: null, openId: null, open: null, missing: false, catchingUp: null },
 
       select(id) {
         const same = id === get().syncsOf;
@@ -365,7 +367,9 @@ export function createAudiencesStore(transport: Transport, timing: Partial<Audie
     try {
       const page = await transport.call('listProfiles', { text, limit: PROFILE_PAGE });
       if (seq !== searchSeq) return;
-      store.setState({ profiles: { ...store.getState().profiles, items: page.items, next: page.next, loaded: true, error: null } });
+      store.setState({ profiles: { ...store.getState().profiles, items: page.items, next: page.next, loaded: true, error: null, catchingUp: page.catchingUp ?? null } });
+      // Until the backlog is read, the list grows without live events saying so: look again.
+      if (page.catchingUp) refreshProfiles();
     } catch (err) {
       if (seq === searchSeq) store.setState({ profiles: { ...store.getState().profiles, loaded: true, error: messageOf(err) } });
     }
