@@ -85,7 +85,10 @@ export function createPersonasApi(engine: Engine): Pick<EngineApi, PersonasCalls
   return {
     async listProfiles(page) {
       await caughtUp();
-      return personas.listProfiles(profilePageOf(page));
+      const p = profilePageOf(page);
+      // The catch-up writes, so it stays here; the page only reads (a few lookups per profile) and goes to the read worker.
+      personas.catchUp();
+      return engine.reads.run('profiles.page', p, async () => personas.listProfiles(p));
     },
     async getProfile(profileId) {
       await caughtUp();

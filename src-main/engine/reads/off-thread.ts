@@ -40,10 +40,15 @@ export interface OffThreadOptions {
 
 export const RESTART_DELAY_MS = 1_000;
 
-/** The worker entry beside this module when running from the TypeScript sources; null in a bundle. */
+/**
+ * The worker entry beside this module when it runs from the TypeScript sources (under tsx); null in
+ * a bundle, which names its built entry. (Not `new URL('./worker.ts', import.meta.url)`: a bundler
+ * would copy that file into the bundle as an asset.)
+ */
 function sourceEntry(): URL | null {
-  const url = new URL('./worker.ts', import.meta.url);
-  return url.protocol === 'file:' && existsSync(fileURLToPath(url)) ? url : null;
+  if (!import.meta.url.startsWith('file:') || !import.meta.url.endsWith('/off-thread.ts')) return null;
+  const url = new URL(import.meta.url.replace(/off-thread\.ts$/, 'worker.ts'));
+  return existsSync(fileURLToPath(url)) ? url : null;
 }
 
 /**
