@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { seedDeliveries } from '../../../bench/support/seed';
 import type { DeliveryFilter, DeliveryPage } from '../../../src-shared/api';
 import { createEngineApi } from '../api';
-import { createDeliveryReads, parseDeliveryFilter, parseDeliveryPage } from '../api/deliveries';
+import { countReadsOffThread, createDeliveryReads, pageReadsOffThread, parseDeliveryFilter, parseDeliveryPage } from '../api/deliveries';
 import { ManualClock } from '../clock';
 import { createEngine, type Engine } from '../index';
 import { classifyStorageError } from '../store/storage-fault';
@@ -235,4 +235,26 @@ test('an error on the worker reaches the caller as the engine connection would t
   const bug = errorOf(structuredClone(failureOf(new TypeError('x is not a function'))));
   assert.equal(bug.message, 'x is not a function');
   assert.equal(classifyStorageError(bug, { dbPath: '/x/hookbench.sqlite' }), null);
+});
+
+test('which reads go to the worker: those that may scan the log; status and time alone stay on the engine thread', () => {
+  const from = new Date(T0).toISOString();
+  const table: [DeliveryPage, boolean, boolean][] = [
+    // filter, page off-thread, count off-thread
+    [{}, false, false],
+    [{ status: 'failed' }, false, false],
+    [{ status: ['failed', 'retrying'], beforeId: 10 }, false, false],
+    [{ from }, false, true],
+    [{ text: 'ab' }, true, true],
+    [{ url: 'example' }, true, true],
+    [{ type: 'track' }, true, true],
+    [{ replayed: false }, true, true],
+    [{ violations: 'any' }, true, true],
+    [{ status: 'failed', text: 'user_1', oldest: true }, true, true],
+  ];
+  for (const [page, list, count] of table) {
+    assert.equal(pageReadsOffThread(parseDeliveryPage(page)), list, `page ${JSON.stringify(page)}`);
+    const { beforeId: _b, oldest: _o, ...filter } = page;
+    assert.equal(countReadsOffThread(parseDeliveryFilter(filter as DeliveryFilter)), count, `count ${JSON.stringify(filter)}`);
+  }
 });
