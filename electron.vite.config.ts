@@ -24,7 +24,8 @@ export default defineConfig({
   main: {
     plugins: [analyticsNextBundles()],
     build: {
-      lib: { entry: resolve(__dirname, 'src-main/electron/main.ts') },
+      // The read worker is a thread of its own (engine/reads/worker.ts): its own entry, out/main/read-worker.js.
+      lib: { entry: { main: resolve(__dirname, 'src-main/electron/main.ts'), 'read-worker': resolve(__dirname, 'src-main/engine/reads/worker.ts') } },
       rollupOptions: { external: ['better-sqlite3', 'electron'] },
     },
   },

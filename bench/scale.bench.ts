@@ -17,8 +17,8 @@
  *     current, how long the profiles' catch-up of that log takes in slices after start (once);
  *   - start-up to listening on the seeded folder;
  *   - ingest acknowledgement latency at 1,000 messages/s, quiet and while the heaviest UI calls run
- *     in a loop on the engine's thread (as the control API would run them), after a first run
- *     that is not counted.
+ *     in a loop (as the control API would run them), after a first run that is not counted: with
+ *     the read worker, then on an engine without it (every read on the engine's thread).
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -31,6 +31,7 @@ import { MIGRATIONS } from '../src-main/engine/store/schema';
 import { openDatabase } from '../src-main/engine/store/database';
 import { listen } from '../src-main/serve/server';
 import type { HookbenchConfig } from '../src-main/engine/config';
+import type { EngineApi } from '../src-shared/api';
 import { fmt, percentile, RECEIVER_WORKER, runWorker } from './support/load';
 import { seedDeliveries, usersFor } from './support/seed';
 
@@ -172,6 +173,44 @@ async function untilSettled(engine: Engine, deletionId: number): Promise<void> {
   }
 }
 
+interface UnderLoad {
+  quiet: { acks: number[]; failures: number };
+  loaded: { acks: number[]; failures: number };
+  uiCalls: number;
+}
+
+/**
+ * Ingest acknowledgement quiet, then with the heaviest UI calls in a loop. A first run, not
+ * counted, lets what came before settle (the checkpoint of the profiles' and purges' writes) and
+ * warms the client's connections (and starts the read worker, when there is one).
+ */
+async function ingestUnderLoad(url: string, api: EngineApi, someUser: (k: number) => string): Promise<UnderLoad> {
+  let uiCalls = 0;
+  const heavy = [
+    () => api.countDeliveries({ text: someUser(uiCalls) }),
+    () => api.listDeliveries({ text: `nobody-${uiCalls}` }),
+    () => api.listDeliveries({ url: `nowhere-${uiCalls}.example` }),
+    () => api.countDeliveriesByStatus(),
+    () => api.listProfiles({}),
+  ];
+  for (const call of heavy) await call();
+  await ingestAcks(url, `warm-${Date.now()}`);
+  const quiet = await ingestAcks(url, `quiet-${Date.now()}`);
+  let loading = true;
+  const ui = (async () => {
+    while (loading) {
+      await heavy[uiCalls % heavy.length]!();
+      uiCalls++;
+      // A transport answers one call, then reads the next from the socket: a turn of the loop between.
+      await new Promise((r) => setImmediate(r));
+    }
+  })();
+  const loaded = await ingestAcks(url, `loaded-${Date.now()}`);
+  loading = false;
+  await ui;
+  return { quiet, loaded, uiCalls };
+}
+
 async function main(): Promise<void> {
   console.log(`scale  ${fmt(COUNT)} messages, one delivery each (${fmt(usersFor(COUNT))} users); median and p99 of up to ${RUNS} warm runs`);
   await seed();
@@ -265,31 +304,17 @@ async function main(): Promise<void> {
     });
     rows.push(deletions);
 
-    // Ingest acknowledgement at 1,000 messages/s: quiet, then with the heaviest UI calls in a loop.
-    // A first run, not counted, lets what the calls above left behind settle (the checkpoint of
-    // the profiles' and purges' writes) and warms the client's connections.
-    await ingestAcks(server.url, 'warm');
-    const quiet = await ingestAcks(server.url, 'quiet');
-    let uiCalls = 0;
-    let loading = true;
-    const ui = (async () => {
-      const heavy = [
-        () => api.countDeliveries({ text: someUser(uiCalls) }),
-        () => api.listDeliveries({ text: `nobody-${uiCalls}` }),
-        () => api.listDeliveries({ url: `nowhere-${uiCalls}.example` }),
-        () => api.countDeliveriesByStatus(),
-        () => api.listProfiles({}),
-      ];
-      while (loading) {
-        await heavy[uiCalls % heavy.length]!();
-        uiCalls++;
-        // A transport answers one call, then reads the next from the socket: a turn of the loop between.
-        await new Promise((r) => setImmediate(r));
-      }
-    })();
-    const loaded = await ingestAcks(server.url, 'loaded');
-    loading = false;
-    await ui;
+    // Ingest acknowledgement at 1,000 messages/s, quiet and under the heaviest UI calls: with the
+    // read worker, then on an engine without one (every read on its thread, the wide ones in windows).
+    const withWorker = await ingestUnderLoad(server.url, api, someUser);
+    await server.close();
+    await engine.stop();
+    const bare = createEngine({ dataDir: join(work, 'data'), readWorkerEntry: null });
+    bare.start();
+    const bareServer = await listen(bare, '127.0.0.1', 0);
+    const withoutWorker = await ingestUnderLoad(bareServer.url, createEngineApi(bare), someUser);
+    await bareServer.close();
+    await bare.stop();
 
     const w = Math.max(...rows.map((r) => r.name.length));
     console.log(`raw baseline: primary-key lookup of one message on the same file: median ${fmt(base * 1000, 1)} µs`);
@@ -303,13 +328,14 @@ async function main(): Promise<void> {
     const su = startups.sort((a, b) => a - b);
     console.log(`${'start-up to listening'.padEnd(w)}     3  ${fmt(percentile(su, 50), 0).padStart(8)} ms ${fmt(su.at(-1) ?? NaN, 0).padStart(8)} ms`);
     const line = (label: string, r: { acks: number[]; failures: number }): string =>
-      `  ${label}: ${fmt(r.acks.length)} requests, p50 ${fmt(percentile(r.acks, 50), 1)} ms, p99 ${fmt(percentile(r.acks, 99), 1)} ms, max ${fmt(r.acks.at(-1) ?? NaN, 1)} ms, ${r.failures} failed`;
+      `    ${label}: ${fmt(r.acks.length)} requests, p50 ${fmt(percentile(r.acks, 50), 1)} ms, p99 ${fmt(percentile(r.acks, 99), 1)} ms, max ${fmt(r.acks.at(-1) ?? NaN, 1)} ms, ${r.failures} failed`;
     console.log(`ingest acknowledgement, 1,000 messages/s in batches of 10 for ${LOAD_SECONDS} s:`);
-    console.log(line('quiet                        ', quiet));
-    console.log(line(`heaviest UI calls in a loop  `, loaded) + ` (${fmt(uiCalls)} UI calls)`);
-    console.log(`  ratio of p99s (quiet / under UI load): ${fmt(percentile(quiet.acks, 99) / percentile(loaded.acks, 99), 2)}`);
-    await server.close();
-    await engine.stop();
+    for (const [label, m] of [['with the read worker', withWorker], ['without it (every read on the engine thread, wide ones in windows)', withoutWorker]] as const) {
+      console.log(`  ${label}:`);
+      console.log(line('quiet                        ', m.quiet));
+      console.log(line(`heaviest UI calls in a loop  `, m.loaded) + ` (${fmt(m.uiCalls)} UI calls)`);
+      console.log(`    ratio of p99s (quiet / under UI load): ${fmt(percentile(m.quiet.acks, 99) / percentile(m.loaded.acks, 99), 2)}`);
+    }
   } finally {
     await receiver.worker.terminate();
     rmSync(work, { recursive: true, force: true });

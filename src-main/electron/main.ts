@@ -55,7 +55,14 @@ async function startEngine(renderer: RendererLocation): Promise<{ running: Runni
   }
   // After whenReady: before it, safeStorage cannot tell which Linux keychain backend it uses.
   const secrets = secretStorageFrom(safeStorage);
-  const engine = createEngine({ dataDir: app.getPath('userData'), nativeBinding, secrets: secrets.sealer, secretsAtRest: secrets.atRest });
+  const engine = createEngine({
+    dataDir: app.getPath('userData'),
+    nativeBinding,
+    secrets: secrets.sealer,
+    secretsAtRest: secrets.atRest,
+    // Built beside this file from engine/reads/worker.ts (electron.vite.config.ts).
+    readWorkerEntry: join(here, 'read-worker.js'),
+  });
   try {
     engine.start();
     const bound = await listenPreferring((port) => listen(engine, '127.0.0.1', port, { receiversTlsPort: 0 }), preferredIngestPort(process.env));

@@ -32,6 +32,7 @@ import { createReceivers, type Receivers } from './receivers/service';
 import { compilePlan, type CompiledPlan } from './tracking-plan/check';
 import type { TrackingPlan } from '../../src-shared/tracking-plan';
 import { createTextIndexCatchUp } from './text-index';
+import { createOffThreadReads, type OffThreadReads } from './reads/off-thread';
 
 export interface EngineOptions {
   dataDir: string;
@@ -54,6 +55,11 @@ export interface EngineOptions {
   log?: (line: string) => void;
   /** What to tell the user about secrets at rest; said from `secrets` when absent. */
   secretsAtRest?: SecretsAtRest;
+  /**
+   * The read worker's entry file (reads/worker.ts, or its build). Absent: found beside the
+   * sources when running them; null: no worker, long reads run in windows on the engine's thread.
+   */
+  readWorkerEntry?: string | URL | null;
 }
 
 const SEALED: SecretsAtRest = { sealed: true, reason: 'Shared secrets are encrypted with the system keychain before they are stored.' };
@@ -76,6 +82,8 @@ export interface Engine {
   readonly secretsAtRest: SecretsAtRest;
   /** The engine's data, one store per thing it holds; nothing outside them sees the database. */
   readonly stores: Stores;
+  /** Reads that may take long, run on a worker thread with its own connection (or here while none answers). */
+  readonly reads: OffThreadReads;
   readonly clock: Clock;
   /** Storage health: degraded while the log cannot be written, and why (also the `health` live event). */
   readonly health: HealthMonitor;
@@ -184,6 +192,8 @@ export function createEngine(options: EngineOptions): Engine {
   }
   const checkpointer = startCheckpointer(dbPath, { nativeBinding: options.nativeBinding, onWalCopied: () => truncateWal(db) });
   const stores = createStores(db, options.secrets);
+  // Started at the first long read, not here: most engines (tests, short CLI runs) never make one.
+  const reads = createOffThreadReads({ dbPath, nativeBinding: options.nativeBinding, entry: options.readWorkerEntry, clock, log: options.log });
   const { config, log } = stores;
 
   // Small tables read on every request: cached, rebuilt after each config change.
@@ -402,6 +412,7 @@ export function createEngine(options: EngineOptions): Engine {
     dataDir: options.dataDir,
     secretsAtRest: options.secretsAtRest ?? (options.secrets?.seal ? SEALED : PLAIN),
     stores,
+    reads,
     clock,
     health,
     checkStorage(waitMs = 2000) {
@@ -439,6 +450,7 @@ export function createEngine(options: EngineOptions): Engine {
       const finished = await scheduler.stop({ waitMs: stopOptions.roundsWaitMs });
       await sender.close({ abort: !finished });
       if (liveTimer) clearTimeout(liveTimer);
+      await reads.stop();
       await checkpointer.stop();
       db.close();
       unlock();

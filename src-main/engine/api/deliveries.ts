@@ -15,6 +15,7 @@ import { parseOrThrow } from '../../../src-shared/settings';
 import { deliveryFilterSchema, deliveryPageSchema, idsSchema } from './params';
 import { hasTimeRange, indexableText, type DeliveryQueryFilter, type DeliveryQueryPage, type DeliveryViewStore, type SummaryRow } from '../store/delivery-views';
 import { toSummary } from './views';
+import type { OffThreadReads } from '../reads/off-thread';
 
 export { MAX_NEEDLE_LENGTH } from './params';
 
@@ -59,12 +60,6 @@ export function parseIds(input: unknown): number[] {
   return [...new Set(parseOrThrow(idsSchema, input, 'ids'))];
 }
 
-export interface DeliveryQueries {
-  list(page: unknown): Promise<PageResult<DeliverySummary>>;
-  summaries(ids: unknown): DeliverySummary[];
-  count(filter: unknown): Promise<DeliveryCounts>;
-}
-
 /** How long one window of a wide read may hold the event loop. */
 export const WINDOW_TARGET_MS = 5;
 const FIRST_WINDOW = 2048;
@@ -93,11 +88,30 @@ export function nextWindow(size: number, tookMs: number): number {
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
- * Reads windows of ids (afterId, beforeId) from `high` down to `floor`, newest first, one
- * statement each, giving the event loop back after each, until `enough` says stop.
+ * Reads ids (afterId, beforeId) from `high` down to `floor` (or up, oldest first) through `read`,
+ * which says when it has enough. How is the scan's business: in windows on the engine's thread, or
+ * all at once where nothing else waits for the thread (the read worker).
  */
-async function windows(floor: number, high: number, read: (afterId: number, beforeId: number) => boolean): Promise<void> {
+export type Scan = (floor: number, high: number, read: (afterId: number, beforeId: number) => boolean, oldest?: boolean) => Promise<void>;
+
+/**
+ * Windows of ids, newest first (oldest first with `oldest`), one statement each, giving the event
+ * loop back after each, until `read` says stop.
+ */
+export const inWindows: Scan = async (floor, high, read, oldest = false) => {
   let size = FIRST_WINDOW;
+  if (oldest) {
+    for (let after = floor; after + 1 < high; ) {
+      const before = Math.min(high, after + 1 + size);
+      const t = performance.now();
+      const enough = read(after, before);
+      size = nextWindow(size, performance.now() - t);
+      after = before - 1;
+      if (enough) return;
+      await nextTurn();
+    }
+    return;
+  }
   for (let before = high; before - 1 > floor; ) {
     const after = Math.max(floor, before - 1 - size);
     const t = performance.now();
@@ -107,21 +121,12 @@ async function windows(floor: number, high: number, read: (afterId: number, befo
     if (enough) return;
     await nextTurn();
   }
-}
+};
 
-/** The same, oldest first: from `floor` up to `high`, for the oldest page. */
-async function windowsUp(floor: number, high: number, read: (afterId: number, beforeId: number) => boolean): Promise<void> {
-  let size = FIRST_WINDOW;
-  for (let after = floor; after + 1 < high; ) {
-    const before = Math.min(high, after + 1 + size);
-    const t = performance.now();
-    const enough = read(after, before);
-    size = nextWindow(size, performance.now() - t);
-    after = before - 1;
-    if (enough) return;
-    await nextTurn();
-  }
-}
+/** The whole range in one statement: the same rows and counts as the windows, read in one go. */
+export const atOnce: Scan = async (floor, high, read) => {
+  if (high - 1 > floor) read(floor, high);
+};
 
 /**
  * The ids (afterId, beforeId) a time range spans, exclusive at both ends, or null when it spans
@@ -143,10 +148,16 @@ function withOutcomes(views: DeliveryViewStore, rows: SummaryRow[]): DeliverySum
   return rows.map((r) => toSummary(r, outcomes.get(r.id)));
 }
 
-export function createDeliveryQueries(views: DeliveryViewStore): DeliveryQueries {
+/** The Deliveries view's reads over one connection, on already checked params. */
+export interface DeliveryReads {
+  list(p: ParsedPage): Promise<PageResult<DeliverySummary>>;
+  count(f: ParsedFilter): Promise<DeliveryCounts>;
+}
+
+export function createDeliveryReads(views: DeliveryViewStore, scan: Scan = inWindows): DeliveryReads {
   return {
     async list(input) {
-      const p = parseDeliveryPage(input);
+      const p = { ...input };
       if (hasTimeRange(p)) {
         const bounds = timeBounds(views, p);
         if (bounds === null) return { items: [], nextBeforeId: null };
@@ -161,12 +172,17 @@ export function createDeliveryQueries(views: DeliveryViewStore): DeliveryQueries
         const found: SummaryRow[] = [];
         const floor = Math.max(p.afterId ?? 0, range.low - 1);
         const high = Math.min(p.beforeId ?? Number.MAX_SAFE_INTEGER, range.high + 1);
-        await (p.oldest ? windowsUp : windows)(floor, high, (afterId, beforeId) => {
-          const part = views.page({ ...p, afterId, beforeId, limit: p.limit - found.length });
-          // Oldest first, each window's rows come before the next (newer) window's.
-          found.push(...(p.oldest ? part.reverse() : part));
-          return found.length >= p.limit;
-        });
+        await scan(
+          floor,
+          high,
+          (afterId, beforeId) => {
+            const part = views.page({ ...p, afterId, beforeId, limit: p.limit - found.length });
+            // Oldest first, each window's rows come before the next (newer) window's.
+            found.push(...(p.oldest ? part.reverse() : part));
+            return found.length >= p.limit;
+          },
+          p.oldest,
+        );
         rows = p.oldest ? found.reverse() : found;
       }
       const last = rows[rows.length - 1];
@@ -174,13 +190,7 @@ export function createDeliveryQueries(views: DeliveryViewStore): DeliveryQueries
       const more = !p.oldest && rows.length === p.limit && last;
       return { items: withOutcomes(views, rows), nextBeforeId: more ? last.id : null };
     },
-    summaries(input) {
-      const ids = parseIds(input);
-      if (ids.length === 0) return [];
-      return withOutcomes(views, views.byIds(ids));
-    },
-    async count(input) {
-      const f = parseDeliveryFilter(input);
+    async count(f) {
       const timed = hasTimeRange(f);
       const range = wideHere(views, f) || timed ? views.idRange() : null;
       // Without a wide filter or a time range (or on an empty log) the count is from the status counts or one short read.
@@ -192,13 +202,58 @@ export function createDeliveryQueries(views: DeliveryViewStore): DeliveryQueries
       // Said so the UI can tell why a search is slower than usual for a while after an upgrade.
       const catchingUp = f.text !== null && indexableText(f.text) && !views.textIndexReady() ? { textIndexCatchingUp: true } : {};
       let matching = 0;
-      await windows(bounds.afterId, bounds.beforeId, (afterId, beforeId) => {
+      await scan(bounds.afterId, bounds.beforeId, (afterId, beforeId) => {
         matching += views.countIn(f, afterId, beforeId);
         return matching > COUNT_LIMIT;
       });
       return matching > COUNT_LIMIT
         ? { total: start.total, matching: COUNT_LIMIT, capped: true, ...catchingUp }
         : { total: start.total, matching, ...catchingUp };
+    },
+  };
+}
+
+/**
+ * Pure: whether a page may have to read many rows to fill: a text or URL filter, or a type,
+ * replay or violations filter (a rare value is searched for through the log). A page on status
+ * or time alone is a few index seeks and stays on the engine's thread.
+ */
+export function pageReadsOffThread(p: ParsedPage): boolean {
+  return readsWide(p) || p.type !== null || p.replayed !== null || p.violations !== null;
+}
+
+/** Pure: whether a count reads the log at all (anything but statuses: those are counted by the log itself). */
+export function countReadsOffThread(f: ParsedFilter): boolean {
+  return readsWide(f) || f.type !== null || f.replayed !== null || f.violations !== null || hasTimeRange(f);
+}
+
+export interface DeliveryQueries {
+  list(page: unknown): Promise<PageResult<DeliverySummary>>;
+  summaries(ids: unknown): DeliverySummary[];
+  count(filter: unknown): Promise<DeliveryCounts>;
+}
+
+/**
+ * Params checked here; the reads that may take long go to the read worker when there is one
+ * (`offThread`), the others, and every read while no worker is answering, run here.
+ */
+export function createDeliveryQueries(views: DeliveryViewStore, offThread?: OffThreadReads): DeliveryQueries {
+  const here = createDeliveryReads(views);
+  return {
+    async list(input) {
+      const p = parseDeliveryPage(input);
+      if (offThread === undefined || !pageReadsOffThread(p)) return here.list(p);
+      return offThread.run('deliveries.list', p, () => here.list(p));
+    },
+    summaries(input) {
+      const ids = parseIds(input);
+      if (ids.length === 0) return [];
+      return withOutcomes(views, views.byIds(ids));
+    },
+    async count(input) {
+      const f = parseDeliveryFilter(input);
+      if (offThread === undefined || !countReadsOffThread(f)) return here.count(f);
+      return offThread.run('deliveries.count', f, () => here.count(f));
     },
   };
 }

@@ -43,7 +43,7 @@ export interface EngineApiOptions {
 export function createEngineApi(engine: Engine, options: EngineApiOptions = {}): EngineApi {
   const onConfig = options.onConfig ?? ((): void => {});
   const compose = createComposeApi(engine, { ingestUrl: options.ingestUrl ?? (() => null), onConfig });
-  const deliveries = createDeliveryQueries(engine.stores.deliveryViews);
+  const deliveries = createDeliveryQueries(engine.stores.deliveryViews, engine.reads);
   const detailOf = createDetailQuery(engine);
 
   function putSource(s: SourceInput): Source {
@@ -90,7 +90,11 @@ export function createEngineApi(engine: Engine, options: EngineApiOptions = {}):
       const p = { beforeId: page?.beforeId ?? Number.MAX_SAFE_INTEGER, limit: page?.limit ?? DEFAULT_PAGE_LIMIT };
       const filter = requestQueryFilter(page);
       if (filter === null && !page?.oldest) return pageOf(engine.stores.requests.page(p.beforeId, p.limit).map(toRequest), p.limit);
-      const rows = engine.stores.requests.filteredPage(filter ?? {}, p.beforeId, p.limit, page?.oldest === true);
+      const args = { filter: filter ?? {}, beforeId: p.beforeId, limit: p.limit, oldest: page?.oldest === true };
+      // A filter may have to read much of the log to fill a page (a path that no call has): off the engine's thread.
+      const rows = await engine.reads.run('requests.filteredPage', args, async () =>
+        engine.stores.requests.filteredPage(args.filter, args.beforeId, args.limit, args.oldest),
+      );
       // The oldest page has nothing before it; a newer page is reached by dropping `oldest`.
       if (page?.oldest) return { items: rows.map(toRequest), nextBeforeId: null };
       return pageOf(rows.map(toRequest), p.limit);

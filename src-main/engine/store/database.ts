@@ -98,3 +98,28 @@ export function migrate(db: Db): void {
     })();
   }
 }
+
+/**
+ * A second connection to a log the engine has open, for reading only (the read worker's): WAL lets
+ * it read while the engine writes. It never migrates; the engine's connection did that before.
+ */
+export function openReadOnly(path: string, options: OpenOptions = {}): Db {
+  const db = new Database(path, { readonly: true, fileMustExist: true, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) });
+  // Off the engine's thread a wait for a lock stalls no one; a reader rarely meets one in WAL mode.
+  db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 1_000}`);
+  return db;
+}
+
+/**
+ * Runs fn (which may await) inside one read transaction, so every statement it runs sees the same
+ * snapshot: what was committed when its first statement ran, and nothing committed after. Only for
+ * a connection nothing else uses meanwhile (the read worker's, one call at a time).
+ */
+export async function inReadSnapshot<T>(db: Db, fn: () => Promise<T>): Promise<T> {
+  db.exec('BEGIN');
+  try {
+    return await fn();
+  } finally {
+    if (db.inTransaction) db.exec('COMMIT');
+  }
+}

@@ -1,0 +1,260 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import fc from 'fast-check';
+import Database from 'better-sqlite3';
+import { seedDeliveries } from '../../../bench/support/seed';
+import type { DeliveryFilter, DeliveryPage } from '../../../src-shared/api';
+import { createEngineApi } from '../api';
+import { countReadsOffThread, createDeliveryReads, pageReadsOffThread, parseDeliveryFilter, parseDeliveryPage } from '../api/deliveries';
+import { ManualClock } from '../clock';
+import { createEngine, type Engine } from '../index';
+import { classifyStorageError } from '../store/storage-fault';
+import { errorOf, RESTART_DELAY_MS } from './off-thread';
+import { failureOf, type ReadOp, type ReadResult } from './protocol';
+
+const T0 = Date.parse('2026-11-22T12:00:00.000Z');
+const HOOK = 'http://127.0.0.1:9/hook';
+
+function newEngine(prefix: string, clock = new ManualClock(T0)): { engine: Engine; dir: string; clock: ManualClock } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const engine = createEngine({ dataDir: dir, clock });
+  engine.applyConfig({
+    sources: [{ name: 'b', writeKey: 'wk_b' }],
+    destinations: [{ name: 'd', enabled: true, sources: ['b'], sharedSecret: null, webhooks: [{ url: HOOK, headers: {} }] }],
+  });
+  return { engine, dir, clock };
+}
+
+/** A read that only the worker may answer: its fallback fails the test. */
+function onWorker<K extends ReadOp>(engine: Engine, op: K, args: Parameters<Engine['reads']['run']>[1]): Promise<ReadResult<K>> {
+  return engine.reads.run(op, args as never, () => Promise.reject(new Error(`${op} ran on the engine's thread, not on the worker`))) as Promise<ReadResult<K>>;
+}
+
+/** Calls until the worker (started by the first call) answers one; bounded, since starting it compiles its modules. */
+async function untilWorkerAnswers(engine: Engine): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  const f = parseDeliveryFilter({ text: 'warm' });
+  for (;;) {
+    const before = engine.reads.stats().offThread;
+    await engine.reads.run('deliveries.count', f, async () => ({ total: 0, matching: 0 }));
+    if (engine.reads.stats().offThread > before) return;
+    if (Date.now() > deadline) throw new Error('the read worker did not answer within 60 s');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('the read worker answers what the engine thread would', () => {
+  let engine: Engine;
+  let dir: string;
+  let replayId = 0;
+
+  before(async () => {
+    ({ engine, dir } = newEngine('hookbench-reads-'));
+    seedDeliveries(engine.stores.log, 3_000, { sourceId: 1, destinationId: 1, url: 'https://Old-Host.example/hook', now: T0, batch: 1000 });
+    replayId = engine.replay(7, { targetUrl: 'http://replay-target.example/x' });
+    await untilWorkerAnswers(engine);
+  });
+  after(async () => {
+    await engine.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const pages: DeliveryPage[] = [
+    { text: 'user_42' },
+    { text: 'user_4', limit: 13, beforeId: 2_000 },
+    { text: 'user_4', limit: 7, oldest: true },
+    { text: 'Zq' },
+    { text: 'se', limit: 200 },
+    { text: 'ORDER comp' },
+    { url: 'old-host' },
+    { url: 'replay-target' },
+    { url: 'nowhere.example' },
+    { type: 'alias' },
+    { type: 'track', status: ['failed', 'retrying'] },
+    { replayed: true },
+    { replayed: false, text: 'user_1', limit: 500 },
+    { violations: 'none', text: 'seed-29' },
+    { text: 'user_2', from: new Date(T0 - 2_000_000).toISOString(), to: new Date(T0 - 1_000_000).toISOString() },
+    { text: 'user_2', status: 'pending' },
+  ];
+
+  test('pages and counts, for a table of filters, equal those read on the engine thread in windows', async () => {
+    const here = createDeliveryReads(engine.stores.deliveryViews);
+    for (const page of pages) {
+      const p = parseDeliveryPage(page);
+      assert.deepEqual(await onWorker(engine, 'deliveries.list', p), await here.list(p), `page ${JSON.stringify(page)}`);
+      const { limit: _l, beforeId: _b, oldest: _o, ...filter } = page;
+      const f = parseDeliveryFilter(filter as DeliveryFilter);
+      assert.deepEqual(await onWorker(engine, 'deliveries.count', f), await here.count(f), `count ${JSON.stringify(filter)}`);
+    }
+    // The table is not trivial: most filters find rows.
+    const found = await Promise.all(pages.map(async (page) => (await onWorker(engine, 'deliveries.list', parseDeliveryPage(page))).items.length));
+    assert.ok(found.filter((n) => n > 0).length >= 10, JSON.stringify(found));
+  });
+
+  test('for random needles, limits and directions, the worker pages and counts exactly like the engine thread', async () => {
+    const here = createDeliveryReads(engine.stores.deliveryViews);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.string({ unit: fc.constantFrom('u', 's', 'e', 'r', '_', '1', '2', '4', 'd', '-', 'Z', 'O'), minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 1, max: 60 }),
+        fc.boolean(),
+        fc.constantFrom(undefined, 'track', 'identify'),
+        async (text, limit, oldest, type) => {
+          const p = parseDeliveryPage({ text, limit, oldest, ...(type ? { type } : {}) });
+          assert.deepEqual(await onWorker(engine, 'deliveries.list', p), await here.list(p));
+          const f = parseDeliveryFilter({ text, ...(type ? { type } : {}) });
+          assert.deepEqual(await onWorker(engine, 'deliveries.count', f), await here.count(f));
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  test('a page of profiles, caught up on the engine thread, reads the same on the worker', async () => {
+    engine.personas.catchUp();
+    for (const page of [{ text: null, after: '', limit: 20 }, { text: 'user_4', after: 'user_40', limit: 7 }, { text: 'nobody', after: '', limit: 5 }]) {
+      assert.deepEqual(await onWorker(engine, 'profiles.page', page), engine.personas.listProfiles(page), JSON.stringify(page));
+    }
+    assert.equal((await onWorker(engine, 'profiles.page', { text: null, after: '', limit: 20 })).items.length, 20);
+  });
+
+  test('the API sends wide reads to the worker, and a read right after a write sees it', async () => {
+    const api = createEngineApi(engine);
+    const before = engine.reads.stats();
+    assert.deepEqual((await api.listDeliveries({ url: 'replay-target' })).items.map((d) => d.id), [replayId]);
+    const second = engine.replay(8, { targetUrl: 'http://replay-target.example/y' });
+    // Committed on the engine's connection a moment ago; the worker's next read transaction starts after it.
+    assert.deepEqual((await api.listDeliveries({ url: 'replay-target' })).items.map((d) => d.id), [second, replayId]);
+    assert.equal((await api.countDeliveries({ url: 'replay-target' })).matching, 2);
+    assert.deepEqual(
+      (await api.listRequests({ path: '/v1/', limit: 5 })).items.map((r) => r.id),
+      engine.stores.requests.filteredPage({ path: '/v1/' }, Number.MAX_SAFE_INTEGER, 5).map((r) => r.id),
+    );
+    // Narrow reads stay on the engine's thread.
+    await api.listDeliveries({ status: 'failed' });
+    await api.countDeliveries({ status: 'failed' });
+    const now = engine.reads.stats();
+    assert.equal(now.offThread - before.offThread, 4, JSON.stringify({ before, now }));
+    assert.equal(now.fallback, before.fallback);
+  });
+});
+
+test('a long count on the worker leaves the engine thread idle; the same count in windows here keeps it busy', async (t) => {
+  const { engine, dir } = newEngine('hookbench-reads-loop-');
+  try {
+    seedDeliveries(engine.stores.log, 50_000, { sourceId: 1, destinationId: 1, url: 'https://Old-Host.example/hook', now: T0, batch: 1000 });
+    await untilWorkerAnswers(engine);
+    // Too short for the search index: every row is read.
+    const f = parseDeliveryFilter({ text: 'Zq' });
+    const here = createDeliveryReads(engine.stores.deliveryViews);
+    const measure = async (read: () => Promise<unknown>): Promise<{ ms: number; busy: number; maxGapMs: number; value: unknown }> => {
+      let last = performance.now();
+      let maxGapMs = 0;
+      const beat = setInterval(() => {
+        const now = performance.now();
+        maxGapMs = Math.max(maxGapMs, now - last);
+        last = now;
+      }, 1);
+      const elu = performance.eventLoopUtilization();
+      const t = performance.now();
+      const value = await read();
+      const ms = performance.now() - t;
+      const busy = performance.eventLoopUtilization(elu).utilization;
+      clearInterval(beat);
+      return { ms, busy, maxGapMs: Math.max(maxGapMs, performance.now() - last), value };
+    };
+    const off = await measure(() => onWorker(engine, 'deliveries.count', f));
+    const on = await measure(() => here.count(f));
+    assert.deepEqual(off.value, on.value);
+    assert.deepEqual(off.value, { total: 50_000, matching: 0 });
+    const report = JSON.stringify({ off, on });
+    t.diagnostic(report);
+    // What the worker costs this thread is a message each way; the windows cost the whole read.
+    assert.ok(on.busy > 0.7, `in windows the engine thread is busy: ${report}`);
+    assert.ok(off.busy < 0.35, `on the worker the engine thread is mostly idle: ${report}`);
+    assert.ok(off.maxGapMs < 100, `no event-loop turn waited long while the worker read: ${report}`);
+  } finally {
+    await engine.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('engine.stop() ends the worker thread; a killed worker is replaced and its unanswered call is read here', async () => {
+  const { engine, dir, clock } = newEngine('hookbench-reads-life-');
+  try {
+    seedDeliveries(engine.stores.log, 2_000, { sourceId: 1, destinationId: 1, url: 'https://Old-Host.example/hook', now: T0, batch: 1000 });
+    await untilWorkerAnswers(engine);
+    const first = engine.reads.thread();
+    assert.ok(first !== null && first.threadId > 0);
+    const f = parseDeliveryFilter({ text: 'user_1' });
+    const expected = await createDeliveryReads(engine.stores.deliveryViews).count(f);
+
+    // Killed with a call waiting: the call is answered here, then the next calls too until a new worker is up.
+    const exited = new Promise((resolve) => first.once('exit', resolve));
+    const pending = engine.reads.run('deliveries.count', f, () => createDeliveryReads(engine.stores.deliveryViews).count(f));
+    await first.terminate();
+    await exited;
+    assert.deepEqual(await pending, expected);
+    assert.equal(engine.reads.thread(), null);
+    const fallbacks = engine.reads.stats().fallback;
+    assert.deepEqual(await engine.reads.run('deliveries.count', f, () => createDeliveryReads(engine.stores.deliveryViews).count(f)), expected);
+    assert.ok(engine.reads.stats().fallback > fallbacks, 'read here while no worker answers');
+    // Replaced no sooner than the restart delay after the last start (a worker that dies at once is not restarted in a loop).
+    assert.equal(engine.reads.thread(), null);
+    clock.advance(RESTART_DELAY_MS);
+    await untilWorkerAnswers(engine);
+    const second = engine.reads.thread();
+    assert.ok(second !== null && second !== first && second.threadId !== first.threadId);
+    assert.deepEqual(await onWorker(engine, 'deliveries.count', f), expected);
+
+    const gone = new Promise((resolve) => second.once('exit', resolve));
+    await engine.stop();
+    await gone;
+    assert.equal(second.threadId, -1, 'the thread has ended');
+    assert.equal(engine.reads.thread(), null);
+  } finally {
+    await engine.stop().catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('an error on the worker reaches the caller as the engine connection would throw it: a storage fault keeps its code', () => {
+  const busy = new Database.SqliteError('database is locked', 'SQLITE_BUSY');
+  const crossed = errorOf(structuredClone(failureOf(busy)));
+  assert.ok(crossed instanceof Database.SqliteError);
+  assert.equal((crossed as { code?: string }).code, 'SQLITE_BUSY');
+  assert.equal(crossed.message, 'database is locked');
+  assert.equal(classifyStorageError(crossed, { dbPath: '/x/hookbench.sqlite' })?.code, 'database_locked');
+  const corrupt = errorOf(structuredClone(failureOf(new Database.SqliteError('database disk image is malformed', 'SQLITE_CORRUPT'))));
+  assert.equal(classifyStorageError(corrupt, { dbPath: '/x/hookbench.sqlite' })?.code, 'database_corrupt');
+  const bug = errorOf(structuredClone(failureOf(new TypeError('x is not a function'))));
+  assert.equal(bug.message, 'x is not a function');
+  assert.equal(classifyStorageError(bug, { dbPath: '/x/hookbench.sqlite' }), null);
+});
+
+test('which reads go to the worker: those that may scan the log; status and time alone stay on the engine thread', () => {
+  const from = new Date(T0).toISOString();
+  const table: [DeliveryPage, boolean, boolean][] = [
+    // filter, page off-thread, count off-thread
+    [{}, false, false],
+    [{ status: 'failed' }, false, false],
+    [{ status: ['failed', 'retrying'], beforeId: 10 }, false, false],
+    [{ from }, false, true],
+    [{ text: 'ab' }, true, true],
+    [{ url: 'example' }, true, true],
+    [{ type: 'track' }, true, true],
+    [{ replayed: false }, true, true],
+    [{ violations: 'any' }, true, true],
+    [{ status: 'failed', text: 'user_1', oldest: true }, true, true],
+  ];
+  for (const [page, list, count] of table) {
+    assert.equal(pageReadsOffThread(parseDeliveryPage(page)), list, `page ${JSON.stringify(page)}`);
+    const { beforeId: _b, oldest: _o, ...filter } = page;
+    assert.equal(countReadsOffThread(parseDeliveryFilter(filter as DeliveryFilter)), count, `count ${JSON.stringify(filter)}`);
+  }
+});

@@ -1,0 +1,161 @@
+/**
+ * The engine's side of the read worker (reads/worker.ts): reads that may take long are sent to a
+ * thread with its own read-only connection, so the engine's thread keeps answering ingest and
+ * delivering while they run. Calls wait in the worker's queue while it is busy. While no worker
+ * answers (not started yet, starting, just died, or none can be started) a call runs its fallback
+ * on this thread instead (the same read, in windows that yield), so the worker only ever makes a
+ * read faster, never unavailable.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import type { Clock } from '../clock';
+import type { ReadAnswer, ReadArgs, ReadFailure, ReadOp, ReadReady, ReadRequest, ReadResult, ReadWorkerData } from './protocol';
+
+export interface OffThreadReads {
+  /** Runs op on the read worker, or `fallback` here while no worker answers. */
+  run<K extends ReadOp>(op: K, args: ReadArgs<K>, fallback: () => Promise<ReadResult<K>>): Promise<ReadResult<K>>;
+  /** Ends the worker; calls still waiting for it fail, later calls run their fallback. */
+  stop(): Promise<void>;
+  /** The thread answering now, or null. */
+  thread(): Worker | null;
+  /** How many calls the worker answered, and how many ran their fallback here. */
+  stats(): { offThread: number; fallback: number };
+}
+
+export interface OffThreadOptions {
+  dbPath: string;
+  nativeBinding?: string;
+  /**
+   * The worker's entry file. When absent: reads/worker.ts beside this module when running from the
+   * sources (under tsx); a bundle passes its built entry. Null: no worker, every read runs here.
+   */
+  entry?: string | URL | null;
+  clock: Clock;
+  /** A worker that died is replaced at the next call at least this long after the last start. */
+  restartDelayMs?: number;
+  log?: (line: string) => void;
+}
+
+export const RESTART_DELAY_MS = 1_000;
+
+/**
+ * The worker entry beside this module when it runs from the TypeScript sources (under tsx); null in
+ * a bundle, which names its built entry. (Not `new URL('./worker.ts', import.meta.url)`: a bundler
+ * would copy that file into the bundle as an asset.)
+ */
+function sourceEntry(): URL | null {
+  if (!import.meta.url.startsWith('file:') || !import.meta.url.endsWith('/off-thread.ts')) return null;
+  const url = new URL(import.meta.url.replace(/off-thread\.ts$/, 'worker.ts'));
+  return existsSync(fileURLToPath(url)) ? url : null;
+}
+
+/**
+ * A worker on a .ts entry: Node's workers do not take the parent's module hooks (under Node 20,
+ * `--import tsx` in a worker's execArgv still loads its entry before the hooks), so a small
+ * script registers tsx in the thread first, then imports the entry.
+ */
+function spawn(entry: string | URL, workerData: ReadWorkerData): Worker {
+  const href = entry instanceof URL ? entry.href : entry;
+  if (!href.endsWith('.ts')) return new Worker(entry, { workerData });
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const boot = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(href)}); })`;
+  return new Worker(boot, { eval: true, workerData, execArgv: [] });
+}
+
+/** Pure: the error an answer carries, as the engine's own connection would have thrown it (SQLite's keep their class and code). */
+export function errorOf(failure: ReadFailure): Error {
+  const err = failure.code !== undefined && failure.name === 'SqliteError' ? new Database.SqliteError(failure.message, failure.code) : new Error(failure.message);
+  if (failure.code !== undefined) Object.assign(err, { code: failure.code });
+  return err;
+}
+
+interface Waiting {
+  resolve: (value: unknown) => void;
+  reject: (err: Error) => void;
+  fallback: () => Promise<unknown>;
+}
+
+export function createOffThreadReads(options: OffThreadOptions): OffThreadReads {
+  const entry = options.entry === undefined ? sourceEntry() : options.entry;
+  const restartDelay = options.restartDelayMs ?? RESTART_DELAY_MS;
+  const log = options.log ?? ((line: string): void => void process.stderr.write(`${line}\n`));
+  let worker: Worker | null = null;
+  let ready = false;
+  let lastStart: number | null = null;
+  let stopped = false;
+  let nextId = 1;
+  const waiting = new Map<number, Waiting>();
+  const counts = { offThread: 0, fallback: 0 };
+
+  const start = (): void => {
+    if (entry === null || stopped || worker !== null) return;
+    if (lastStart !== null && options.clock.now() - lastStart < restartDelay) return;
+    lastStart = options.clock.now();
+    let w: Worker;
+    try {
+      w = spawn(entry, { dbPath: options.dbPath, nativeBinding: options.nativeBinding });
+    } catch (err) {
+      log(`hookbench: the read worker could not start, reads run on the engine's thread: ${err instanceof Error ? err.message : String(err)}`);
+      return;
+    }
+    worker = w;
+    // Never what keeps the process alive: the engine's own handles do that.
+    w.unref();
+    w.on('message', (m: ReadAnswer | ReadReady) => {
+      if (worker !== w) return;
+      if ('ready' in m) {
+        ready = true;
+        return;
+      }
+      const call = waiting.get(m.id);
+      if (!call) return;
+      waiting.delete(m.id);
+      counts.offThread++;
+      if (m.ok) call.resolve(m.value);
+      else call.reject(errorOf(m.error));
+    });
+    // Without a listener a worker's error (its connection could not open the file) would end the process.
+    w.on('error', (err) => log(`hookbench: the read worker stopped, reads run on the engine's thread until it is replaced: ${err.message}`));
+    w.on('exit', () => {
+      if (worker !== w) return;
+      worker = null;
+      ready = false;
+      // Calls it had not answered are read here; after stop() there is no connection left to read.
+      const orphans = [...waiting.values()];
+      waiting.clear();
+      for (const call of orphans) {
+        if (stopped) call.reject(new Error('the engine stopped before the read finished'));
+        else {
+          counts.fallback++;
+          call.fallback().then(call.resolve, call.reject);
+        }
+      }
+    });
+  };
+
+  return {
+    run(op, args, fallback) {
+      start();
+      if (worker === null || !ready) {
+        counts.fallback++;
+        return fallback();
+      }
+      const id = nextId++;
+      const w = worker;
+      return new Promise((resolve, reject) => {
+        waiting.set(id, { resolve: resolve as (value: unknown) => void, reject, fallback });
+        w.postMessage({ id, op, args } satisfies ReadRequest);
+      });
+    },
+    async stop() {
+      stopped = true;
+      const w = worker;
+      if (w === null) return;
+      await w.terminate();
+    },
+    thread: () => worker,
+    stats: () => ({ ...counts }),
+  };
+}

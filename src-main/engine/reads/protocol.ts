@@ -1,0 +1,51 @@
+/**
+ * What the engine's thread and the read worker say to each other: plain data only (structured
+ * clone), checked params in, the API's own results out.
+ */
+import type { DeliveryCounts, DeliverySummary, PageResult } from '../../../src-shared/api';
+import type { DeliveryQueryFilter, DeliveryQueryPage } from '../store/delivery-views';
+import type { RequestQueryFilter, RequestRow } from '../store/requests';
+import type { ProfileView } from '../../../src-shared/personas';
+
+export interface ReadOps {
+  'deliveries.list': { args: DeliveryQueryPage; result: PageResult<DeliverySummary> };
+  'deliveries.count': { args: DeliveryQueryFilter; result: DeliveryCounts };
+  'requests.filteredPage': { args: { filter: RequestQueryFilter; beforeId: number; limit: number; oldest: boolean }; result: RequestRow[] };
+  'profiles.page': { args: { text: string | null; after: string; limit: number }; result: { items: ProfileView[]; next: string | null } };
+}
+
+export type ReadOp = keyof ReadOps;
+export type ReadArgs<K extends ReadOp> = ReadOps[K]['args'];
+export type ReadResult<K extends ReadOp> = ReadOps[K]['result'];
+
+export interface ReadRequest {
+  id: number;
+  op: ReadOp;
+  args: unknown;
+}
+
+/** An error as it crossed the thread boundary: its class name, message and, for SQLite's, the code. */
+export interface ReadFailure {
+  name: string;
+  message: string;
+  code?: string;
+}
+
+export type ReadAnswer = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: ReadFailure };
+
+/** The worker's first word: its connection is open and it takes calls. */
+export interface ReadReady {
+  ready: true;
+}
+
+export interface ReadWorkerData {
+  dbPath: string;
+  nativeBinding?: string;
+}
+
+/** Pure: an error as plain data. */
+export function failureOf(err: unknown): ReadFailure {
+  if (!(err instanceof Error)) return { name: 'Error', message: String(err) };
+  const code = (err as { code?: unknown }).code;
+  return { name: err.name, message: err.message, ...(typeof code === 'string' ? { code } : {}) };
+}
