@@ -5,6 +5,7 @@
  */
 import type { InboundMessage } from '../../src-shared/events';
 import type { LogStore } from '../../src-main/engine/store/log-store';
+import { serializePayload, toWebhookPayload } from '../../src-main/engine/delivery/payloads';
 
 export interface SeedOptions {
   sourceId: number;
@@ -16,8 +17,8 @@ export interface SeedOptions {
   /** Messages per transaction. */
   batch?: number;
   /**
-   * Messages the size and mix of real traffic (realisticMessage) and each delivery's body the
-   * message's own bytes, instead of small uniform ones.
+   * Messages the size and mix of real traffic (realisticMessage) and each delivery's body the bytes
+   * the real payload mapping makes of it, instead of small uniform ones.
    */
   realistic?: boolean;
 }
@@ -100,7 +101,7 @@ export function seedDeliveries(log: LogStore, count: number, o: SeedOptions): vo
       const i = start + k;
       if (o.realistic) {
         const message = realisticMessage(i, count, receivedAt);
-        return { message, json: JSON.stringify(message), destinationIds: [o.destinationId] };
+        return { message, json: JSON.stringify(message), body: webhookBody(message), destinationIds: [o.destinationId] };
       }
       const type = TYPES[i % TYPES.length] as (typeof TYPES)[number];
       const message: InboundMessage = {
@@ -125,10 +126,20 @@ export function seedDeliveries(log: LogStore, count: number, o: SeedOptions): vo
     log.commitRequest(record, o.sourceId, items, [], 24 * 3600 * 1000);
     const deliveries = log.listDeliveries({ limit: n });
     if (start === 0) firstId = deliveries[deliveries.length - 1]?.id ?? 1;
-    const bodies = o.realistic ? new Map(deliveries.map((d, k) => [d.id, new TextEncoder().encode(items[n - 1 - k]?.json ?? '{}')])) : null;
+    const bodies = o.realistic ? new Map(deliveries.map((d, k) => [d.id, bodyOf(items[n - 1 - k])])) : null;
     attemptAll(log, deliveries.map((d) => d.id).reverse(), firstId, o, receivedAt, bodies);
   }
 }
+
+/** What the destination would send: the mapped payload, or (anonymous alias, which mapping refuses) the message. */
+function webhookBody(message: InboundMessage): Uint8Array {
+  try {
+    return serializePayload(toWebhookPayload(message));
+  } catch {
+    return new TextEncoder().encode(JSON.stringify(message));
+  }
+}
+const bodyOf = (item: { body?: Uint8Array } | undefined): Uint8Array => item?.body ?? new TextEncoder().encode('{}');
 
 const REAL_HEADERS = { 'User-Agent': 'Segment.io/1.0', 'Content-Type': 'application/json', 'X-Signature': '3f1c2e0b9a8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b' };
 const SEEDED_BODY = new TextEncoder().encode('{"seeded":true}');
