@@ -5,12 +5,14 @@
  * traffic (bench/support/seed.ts, realisticMessage).
  *
  *   npm run bench scale            SCALE=10m npm run bench scale            RUNS=30 npm run bench scale
+ *   SEED_ONLY=1 SCALE=10m npm run bench scale     (seed the cache and stop)
  *
  * The seeded data folder is cached under bench/.cache/ (gitignored), keyed by the size and the
  * seed's version, so a rerun skips seeding; each run works on a copy of it, since a deletion
  * purges. A cache seeded under an older schema is brought up to date on the copy (the migrations'
  * time is printed; a new index is built there); one from a newer schema is seeded again. Prints:
- *   - seeding time (or that the cache was used) and the file's size per message;
+ *   - seeding time (or that the cache was used), the file's size per message, and the seeding rate
+ *     of each tenth of the log (the store's write paths, so ingest's: it must stay flat);
  *   - per call, the median and p99 of its runs (warm), and the ratio of the median to the raw
  *     baseline: a primary-key lookup of one message on the same file, on a connection of its own;
  *   - the first profiles call after start, and, for a cache seeded before commits kept profiles
@@ -83,8 +85,18 @@ async function seed(): Promise<void> {
   engine.applyConfig(config('http://127.0.0.1:9/hook'));
   const source = engine.stores.config.listSources()[0]!;
   const destination = engine.stores.config.listDestinations()[0]!;
+  // Ingest's write path must stay flat as the log grows: the seeding rate of each tenth of the log.
+  const tenth = Math.ceil(COUNT / 10);
+  const tenths: number[] = [];
+  let mark = performance.now();
+  const onBatch = (seeded: number): void => {
+    if (seeded % tenth !== 0 && seeded !== COUNT) return;
+    const now = performance.now();
+    tenths.push((seeded - tenths.length * tenth) / ((now - mark) / 1000));
+    mark = now;
+  };
   // Newest message a minute ago; older ones a millisecond apart.
-  seedDeliveries(engine.stores.log, COUNT, { sourceId: source.id, destinationId: destination.id, url: 'https://hooks.example.com/segment', now: Date.now() - 60_000, batch: 1000, realistic: true });
+  seedDeliveries(engine.stores.log, COUNT, { sourceId: source.id, destinationId: destination.id, url: 'https://hooks.example.com/segment', now: Date.now() - 60_000, batch: 1000, realistic: true, onBatch });
   await engine.stop();
   const db = new Database(join(data, 'hookbench.sqlite'));
   db.pragma('wal_checkpoint(TRUNCATE)');
@@ -93,6 +105,7 @@ async function seed(): Promise<void> {
   const bytes = folderBytes(data);
   mkdirSync(join(cacheDir, 'done'));
   console.log(`seeded ${fmt(COUNT)} messages in ${fmt(seconds, 1)} s (${fmt(COUNT / seconds)}/s); ${fmt(bytes / 1024 / 1024)} MB, ${fmt(bytes / COUNT)} bytes per message`);
+  console.log(`seeding rate by tenth of the log (messages/s): ${tenths.map((r) => fmt(r)).join(', ')}; last tenth / first: ${fmt((tenths.at(-1) ?? NaN) / (tenths[0] ?? NaN), 2)}`);
 }
 
 interface Timing {
@@ -214,6 +227,7 @@ async function ingestUnderLoad(url: string, api: EngineApi, someUser: (k: number
 async function main(): Promise<void> {
   console.log(`scale  ${fmt(COUNT)} messages, one delivery each (${fmt(usersFor(COUNT))} users); median and p99 of up to ${RUNS} warm runs`);
   await seed();
+  if (process.env.SEED_ONLY) return;
   const work = mkdtempSync(join(tmpdir(), 'hookbench-bench-scale-'));
   const receiver = runWorker<{ port: number }>(RECEIVER_WORKER, { record: false });
   try {

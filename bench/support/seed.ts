@@ -21,6 +21,8 @@ export interface SeedOptions {
    * the real payload mapping makes of it, instead of small uniform ones.
    */
   realistic?: boolean;
+  /** Called after each committed batch with the number of messages seeded so far. */
+  onBatch?: (seeded: number) => void;
 }
 
 const TYPES = ['track', 'identify', 'page', 'screen', 'group', 'alias'] as const;
@@ -128,6 +130,7 @@ export function seedDeliveries(log: LogStore, count: number, o: SeedOptions): vo
     if (start === 0) firstId = deliveries[deliveries.length - 1]?.id ?? 1;
     const bodies = o.realistic ? new Map(deliveries.map((d, k) => [d.id, bodyOf(items[n - 1 - k])])) : null;
     attemptAll(log, deliveries.map((d) => d.id).reverse(), firstId, o, receivedAt, bodies);
+    o.onBatch?.(start + n);
   }
 }
 
