@@ -99,6 +99,27 @@ function ExportPanel({ scope }: { scope: ExportScope }) {
   );
 }
 
+/** A run under way: its bar (when the total is known), what it has done so far, and Cancel. */
+function Running({ done, total, label, onCancel, testId }: { done: number; total: number | null; label: string; onCancel: () => void; testId: string }) {
+  return (
+    <>
+      {total !== null && <progress max={Math.max(total, 1)} value={done} />}
+      <span>{label}</span>
+      <button type="button" onClick={onCancel} data-testid={testId}>
+        Cancel
+      </button>
+    </>
+  );
+}
+
+function Dismiss({ onClick, what }: { onClick: () => void; what: 'export' | 'import' }) {
+  return (
+    <button type="button" className="link" onClick={onClick} aria-label={`Close the ${what} summary`}>
+      ×
+    </button>
+  );
+}
+
 function ExportProgress({ run }: { run: ExportRun }) {
   const cancel = useTransfer((s) => s.cancelExport);
   const dismiss = useTransfer((s) => s.dismiss);
@@ -106,15 +127,7 @@ function ExportProgress({ run }: { run: ExportRun }) {
   const count = run.total === null ? `${n(run.done)} ${what}` : `${n(run.done)} of ${n(run.total)} ${what}`;
   return (
     <div className="transfer-run" role="status" data-testid="export-run" data-state={run.state} data-done={run.done}>
-      {run.state === 'running' && (
-        <>
-          {run.total !== null && <progress max={Math.max(run.total, 1)} value={run.done} />}
-          <span>Exporting… {count}</span>
-          <button type="button" onClick={cancel} data-testid="export-cancel">
-            Cancel
-          </button>
-        </>
-      )}
+      {run.state === 'running' && <Running done={run.done} total={run.total} onCancel={cancel} testId="export-cancel" label={`Exporting… ${count}`} />}
       {run.state === 'done' && (
         <span data-testid="export-done">
           Exported {count} as <code>{run.file}</code>
@@ -122,11 +135,7 @@ function ExportProgress({ run }: { run: ExportRun }) {
       )}
       {run.state === 'cancelled' && <span>Export cancelled after {count}; nothing was saved.</span>}
       {run.state === 'failed' && <span className="error">Export failed after {count}: {run.error}</span>}
-      {run.state !== 'running' && (
-        <button type="button" className="link" onClick={() => dismiss('export')} aria-label="Close the export summary">
-          ×
-        </button>
-      )}
+      {run.state !== 'running' && <Dismiss onClick={() => dismiss('export')} what="export" />}
     </div>
   );
 }
@@ -179,15 +188,7 @@ function ImportProgress({ run }: { run: ImportRun }) {
   return (
     <div className="transfer-run" role="status" data-testid="import-run" data-state={run.state}>
       {run.state === 'running' && (
-        <>
-          <progress max={Math.max(run.total, 1)} value={run.done} />
-          <span>
-            Importing {run.file} into {run.source}… {n(run.done)} of {n(run.total)} messages sent
-          </span>
-          <button type="button" onClick={cancel} data-testid="import-cancel">
-            Cancel
-          </button>
-        </>
+        <Running done={run.done} total={run.total} onCancel={cancel} testId="import-cancel" label={`Importing ${run.file} into ${run.source}… ${n(run.done)} of ${n(run.total)} messages sent`} />
       )}
       {run.state !== 'running' && (
         <div className="transfer-summary">
@@ -203,9 +204,7 @@ function ImportProgress({ run }: { run: ImportRun }) {
               ))}
             </ul>
           )}
-          <button type="button" className="link" onClick={() => dismiss('import')} aria-label="Close the import summary">
-            ×
-          </button>
+          <Dismiss onClick={() => dismiss('import')} what="import" />
         </div>
       )}
     </div>
