@@ -6,7 +6,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { Receiver } from '../src-main/engine/testing/receiver';
 import { oneReceiverConfig, screenshotPath, startWorkbench, type Workbench } from './support/workbench';
 
@@ -35,6 +35,20 @@ async function inView(page: Page, testId: string): Promise<boolean> {
   return box !== null && box.x >= 0 && box.x + box.width <= width + 0.5;
 }
 
+/** Status, user, event and time of the row lie inside the list beside the detail, the event's name with room to read, the time whole. */
+async function assertKeyCellsInView(page: Page, row: Locator): Promise<void> {
+  const list = await page.locator('.watch').boundingBox();
+  assert.ok(list);
+  for (const cell of ['delivery-status', 'delivery-user', 'delivery-event', 'delivery-time']) {
+    const box = await row.getByTestId(cell).boundingBox();
+    assert.ok(box && box.width > 0 && box.x + box.width <= list.x + list.width + 0.5, `${cell} is in view beside the detail`);
+  }
+  const event = await row.getByTestId('delivery-event').boundingBox();
+  assert.ok(event && event.width >= 40, `the event's name has room (${event?.width} px)`);
+  const time = row.getByTestId('delivery-time');
+  assert.ok(await time.evaluate((el) => el.scrollWidth <= el.clientWidth), 'the time is not cut');
+}
+
 async function pageOverflow(page: Page): Promise<number> {
   return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 }
@@ -50,7 +64,7 @@ test('at 640 px the top bar does not overflow: every tab and the Live badge are 
   assert.ok(wb);
   const { page, problems } = await wb.openPage({ viewport: { width: 640, height: 800 } });
   await page.getByTestId('delivery-row').first().waitFor();
-  for (const view of ['deliveries', 'inbound', 'compose', 'audiences', 'deletions', 'configure']) {
+  for (const view of ['deliveries', 'inbound', 'compose', 'audiences', 'deletions', 'receivers', 'configure']) {
     await page.getByTestId(`nav-${view}`).click();
     assert.equal(await pageOverflow(page), 0, `${view}: the page is no wider than the window`);
     for (const tab of ['nav-deliveries', 'nav-configure', 'connection-state']) assert.ok(await inView(page, tab), `${view}: ${tab} in view`);
@@ -58,6 +72,12 @@ test('at 640 px the top bar does not overflow: every tab and the Live badge are 
   await page.getByTestId('nav-deliveries').click();
   await page.getByTestId('delivery-row').first().waitFor();
   await shoot(page, 'layout-640');
+  // With the detail open the list keeps a third of the window: status, user, event and time stay whole.
+  const first = page.getByTestId('delivery-row').first();
+  await first.click();
+  await page.getByTestId('delivery-detail').waitFor();
+  await assertKeyCellsInView(page, first);
+  await shoot(page, 'layout-640-detail');
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -69,12 +89,7 @@ test('at 1024 px with the detail open the list keeps status, user, event and tim
   await first.waitFor();
   await first.click();
   await page.getByTestId('delivery-detail').waitFor();
-  const list = await page.locator('.watch').boundingBox();
-  assert.ok(list);
-  for (const cell of ['delivery-status', 'delivery-user', 'delivery-time']) {
-    const box = await first.getByTestId(cell).boundingBox();
-    assert.ok(box && box.width > 0 && box.x + box.width <= list.x + list.width + 0.5, `${cell} is in view beside the detail`);
-  }
+  await assertKeyCellsInView(page, first);
   await shoot(page, 'layout-1024-detail');
 
   const handle = page.getByTestId('split-handle');
