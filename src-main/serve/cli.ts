@@ -14,6 +14,7 @@ import { clearCommand } from './clear';
 import { expectCommand, exportCommand, importCommand, resetCommand } from './expect';
 import { tokenFromEnv } from './auth';
 import { launchToken } from './launch-token';
+import { fillReceiverBases, PROVISIONAL_BASES, usesReceiverBases, type ReceiverBases } from './receiver-bases';
 
 function oneLine(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).replace(/\s*\n\s*/g, ' ');
@@ -32,8 +33,16 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-/** The config, with the tracking plan it names read in; planFile is that file's path, for messages. */
-function loadConfig(path: string): { config: ReturnType<typeof parseConfig>; planFile?: string } {
+interface LoadedConfig {
+  config: ReturnType<typeof parseConfig>;
+  /** The tracking plan file's path, for messages. */
+  planFile?: string;
+  /** The file's JSON, when its webhook URLs name the receivers' addresses, filled in once listening. */
+  needsBases?: unknown;
+}
+
+/** The config, with the tracking plan it names read in. */
+function loadConfig(path: string): LoadedConfig {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -46,25 +55,38 @@ function loadConfig(path: string): { config: ReturnType<typeof parseConfig>; pla
   } catch (err) {
     fail(`config file ${path} is not valid JSON: ${(err as Error).message}`);
   }
-  let config;
-  try {
-    config = parseConfig(json);
-  } catch (err) {
-    if (err instanceof ValidationError) {
-      fail(`config file ${path} has problems:\n${err.errors.map((e) => `  ${e.field}: ${e.message}`).join('\n')}`);
-    }
-    throw err;
-  }
+  // Checked whole now, with stand-in addresses, so a mistake is said before anything starts.
+  const config = parseConfigFile(path, fillReceiverBases(json, PROVISIONAL_BASES));
+  const needsBases = usesReceiverBases(json) ? json : undefined;
   // The plan's path is relative to the config file, as an editor following it would read it.
   const named = trackingPlanFileOf(json);
-  if (named === undefined) return { config };
+  if (named === undefined) return { config, needsBases };
   const planFile = resolve(dirname(path), named);
   try {
     config.trackingPlan = readTrackingPlanFile(planFile);
   } catch (err) {
     fail((err as Error).message);
   }
-  return { config, planFile };
+  return { config, planFile, needsBases };
+}
+
+function parseConfigFile(path: string, json: unknown): ReturnType<typeof parseConfig> {
+  try {
+    return parseConfig(json);
+  } catch (err) {
+    if (err instanceof ValidationError) {
+      fail(`config file ${path} has problems:\n${err.errors.map((e) => `  ${e.field}: ${e.message}`).join('\n')}`);
+    }
+    throw err;
+  }
+}
+
+/** The loaded config with the receivers' real addresses in its webhook URLs; throws when one is missing. */
+function withBases(loaded: LoadedConfig, path: string, bases: ReceiverBases): ReturnType<typeof parseConfig> {
+  if (loaded.needsBases === undefined) return loaded.config;
+  const config = parseConfigFile(path, fillReceiverBases(loaded.needsBases, bases));
+  if (loaded.config.trackingPlan !== undefined) config.trackingPlan = loaded.config.trackingPlan;
+  return config;
 }
 
 export async function serve(argv: string[]): Promise<void> {
@@ -99,10 +121,11 @@ export async function serve(argv: string[]): Promise<void> {
     await engine.stop();
     fail(`${fault.message}; ${fault.advice}`);
   }
-  if (config) {
+  const apply = async (c: ReturnType<typeof parseConfig>, before?: () => Promise<void>): Promise<void> => {
     try {
-      engine.applyConfig(config);
+      engine.applyConfig(c);
     } catch (err) {
+      await before?.();
       if (err instanceof ValidationError) {
         await engine.stop();
         fail(`tracking plan ${loaded?.planFile ?? ''} has problems:\n${err.errors.map((e) => `  ${e.field}: ${e.message}`).join('\n')}`);
@@ -111,7 +134,9 @@ export async function serve(argv: string[]): Promise<void> {
       await engine.stop();
       fail(applyFault ? `${applyFault.message}; ${applyFault.advice}` : `cannot apply config file ${args.config ?? ''}: ${oneLine(err)}`);
     }
-  }
+  };
+  // A config that names the receivers' addresses is applied once they are known (after listening).
+  if (config && loaded?.needsBases === undefined) await apply(config);
   // After the engine holds the folder's lock, so two starts never race on the token file.
   let token: string;
   try {
@@ -138,6 +163,17 @@ export async function serve(argv: string[]): Promise<void> {
     fail(`cannot listen on ${args.host}:${(err as { port?: unknown }).port ?? args.port}${where}: ${(err as Error).message}`);
   }
   const server = running;
+  if (loaded?.needsBases !== undefined) {
+    let c;
+    try {
+      c = withBases(loaded, args.config ?? '', { http: running.url, https: running.receiversTlsUrl });
+    } catch (err) {
+      await server.close({ graceMs: 0 });
+      await engine.stop();
+      fail(`config file ${args.config ?? ''}: ${(err as Error).message}`);
+    }
+    await apply(c, () => server.close({ graceMs: 0 }));
+  }
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;

@@ -15,8 +15,8 @@ import type { ReceiverRequestDetail, ReceiverView } from '../../src-shared/recei
 import type { PageResult } from '../../src-shared/api';
 import type { ReceiverRequestSummary } from '../../src-shared/receivers';
 import { configWith, startHarness } from '../engine/testing/harness';
-import { waitUntil } from '../engine/testing/wait';
-import { startServe, type ServeProcess } from './testing/process';
+import { waitUntil, waitUntilAsync } from '../engine/testing/wait';
+import { runServeToExit, startServe, type ServeProcess } from './testing/process';
 import { TLS_CERT_FILE, TLS_KEY_FILE } from './receivers-tls';
 
 const TOKEN = 'receivers-test-token-0123456789';
@@ -157,5 +157,56 @@ test("Hookbench's own delivery refuses the receivers' self-signed certificate wi
       await h.close();
       rmSync(dataDir, { recursive: true, force: true });
     }
+  }
+});
+
+test('hookbench serve --port 0: a config whose destination points at {hookbench}/receivers/{name} delivers to its own receiver, signed', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hookbench-receivers-bases-'));
+  const configPath = join(dir, 'hookbench.json');
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      sources: [{ name: 'app', writeKey: 'wk_bases' }],
+      destinations: [{ name: 'own', sources: ['app'], sharedSecret: 'bases-secret', webhooks: [{ url: '{hookbench}/receivers/flaky', headers: {} }] }],
+      delivery: { preset: 'short' },
+      receivers: [{ name: 'flaky', responses: [{ status: 500 }, { status: 200 }] }],
+    }),
+  );
+  const serve = await startServe(['--config', configPath, '--data-dir', join(dir, 'data'), '--port', '0'], { env: { HOOKBENCH_TOKEN: TOKEN } });
+  try {
+    const [destination] = await ok<{ webhooks: { url: string }[] }[]>(serve.url, TOKEN, 'listDestinations');
+    assert.equal(destination?.webhooks[0]?.url, `${serve.url}/receivers/flaky`, 'the placeholder is the address it listens on');
+    const sent = await fetch(`${serve.url}/v1/track`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from('wk_bases:').toString('base64')}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ userId: 'u1', event: 'Bases Checked' }),
+    });
+    assert.equal(sent.status, 200);
+    const page = await waitUntilAsync(async () => {
+      const p = await ok<PageResult<ReceiverRequestSummary>>(serve.url, TOKEN, 'listReceiverRequests', { receiver: 'flaky' });
+      return p.items.length >= 2 ? p : null;
+    }, 'the failed attempt and its retry at the receiver', 30_000);
+    assert.deepEqual(page.items.map((r) => r.status), [200, 500]);
+    const detail = await ok<ReceiverRequestDetail>(serve.url, TOKEN, 'getReceiverRequest', page.items[0]?.id);
+    assert.match(detail.bodyText ?? '', /"event":"Bases Checked"/);
+    assert.deepEqual(detail.signatures.map((v) => v.check.state), ['valid']);
+  } finally {
+    serve.child.kill('SIGINT');
+    assert.equal((await serve.exited).code, 0);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('hookbench serve: a mistake in a config that names {hookbench} is said by field before anything starts', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hookbench-receivers-bases-bad-'));
+  const configPath = join(dir, 'hookbench.json');
+  writeFileSync(configPath, JSON.stringify({ sources: [], destinations: [{ name: 'own', sources: ['nope'], webhooks: [{ url: '{hookbench}/receivers/a', headers: {} }] }] }));
+  try {
+    const run = await runServeToExit(['--config', configPath, '--data-dir', join(dir, 'data'), '--port', '0']);
+    assert.equal(run.code, 2);
+    assert.equal(run.stdout, '', 'it never said it was listening');
+    assert.match(run.stderr, /destinations\[0\]\.sources\[0\]: no source named "nope"/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -12,3 +12,14 @@ export async function waitUntil<T>(check: () => T | undefined | null | false, wh
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
+
+/** waitUntil for a check that must itself wait (an HTTP call): each check is awaited before the next. */
+export async function waitUntilAsync<T>(check: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
