@@ -105,6 +105,27 @@ export function readImportFile(name: string, text: string): ImportFile {
   return { kind: 'har', ...messagesOfHar(har) };
 }
 
+/**
+ * The header an importer sends so that each message is kept as the log line it is: its
+ * `timestamp`, `originalTimestamp` and `sentAt` as recorded, with no clock-skew correction
+ * against the new receipt (which would move every event to the time of the import). SDKs never
+ * send it, so live calls keep Segment's correction.
+ */
+export const AS_RECORDED_HEADER = 'x-hookbench-import';
+export const AS_RECORDED_VALUE = 'as-recorded';
+
+/** Pure: the headers of one import batch sent to a Tracking API with a source's write key. */
+export function importRequestHeaders(writeKey: string, userAgent: string): Record<string, string> {
+  return {
+    authorization: `Basic ${base64(`${writeKey}:`)}`,
+    'content-type': 'application/json',
+    'user-agent': userAgent,
+    [AS_RECORDED_HEADER]: AS_RECORDED_VALUE,
+  };
+}
+
+const base64 = (text: string): string => btoa(String.fromCharCode(...new TextEncoder().encode(text)));
+
 const encoder = new TextEncoder();
 
 /** Messages per batch an import sends: a batch call's worth, well within the ingest's limits. */

@@ -90,7 +90,8 @@ test('an NDJSON export imported into a fresh data folder gives the same messages
     const posted = await fetch(`${a.url}/v1/batch`, {
       method: 'POST',
       headers: { authorization: `Basic ${Buffer.from('wk_app:').toString('base64')}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ batch: sent }),
+      // As SDKs send: a sentAt just after the events, so the log corrects every timestamp against its receipt.
+      body: JSON.stringify({ batch: sent, sentAt: '2026-11-20T10:00:05.000Z' }),
     });
     assert.equal(posted.status, 200);
 
@@ -115,7 +116,8 @@ test('an NDJSON export imported into a fresh data folder gives the same messages
 
     const list = async (url: string): Promise<AssertedMessage[]> =>
       ((await (await fetch(`${url}/api/messages`, { headers: { authorization: `Bearer ${token}` } })).json()) as { messages: AssertedMessage[] }).messages;
-    // The same messages: ids, fields and times as sent; only the server's own receipt differs.
+    // The same messages: ids, fields and times as recorded (timestamp, originalTimestamp, sentAt);
+    // only the server's own receipt differs, and no time is corrected a second time.
     const strip = (m: AssertedMessage) => {
       const { receivedAt: _r, context, ...rest } = m.message as Record<string, unknown> & { context: Record<string, unknown> };
       return { ...rest, context: { ...context, ip: undefined } };

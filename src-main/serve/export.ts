@@ -16,6 +16,7 @@ import {
   addBatch,
   batchItems,
   emptyTally,
+  importRequestHeaders,
   INGEST_RESULT_HEADER,
   parseIngestResult,
   readImportFile,
@@ -70,12 +71,11 @@ export interface ImportIo {
 export async function importNdjson(file: string, target: { server: URL; writeKey: string }, io: ImportIo): Promise<ImportTally> {
   const { kind, messages, skipped } = readImportFile(file, readFileSync(file, 'utf8'));
   for (const s of skipped) io.err(`hookbench import: ${skippedWords(kind, s)}\n`);
-  const auth = `Basic ${Buffer.from(`${target.writeKey}:`).toString('base64')}`;
   let tally: ImportTally = { ...emptyTally(), skipped: skipped.length };
   for (const batch of batchItems(messages)) {
     const res = await fetch(new URL('/v1/batch', target.server), {
       method: 'POST',
-      headers: { authorization: auth, 'content-type': 'application/json', 'user-agent': 'hookbench-import' },
+      headers: importRequestHeaders(target.writeKey, 'hookbench-import'),
       body: JSON.stringify({ batch }),
       signal: AbortSignal.timeout(60_000),
     });

@@ -7,7 +7,7 @@
  */
 import { MAX_EXPORT_PAGE, type EngineApi } from '../../../src-shared/api';
 import type { MessageFilter } from '../../../src-shared/assertions';
-import { INGEST_RESULT_HEADER, parseIngestResult } from '../../../src-shared/import-file';
+import { importRequestHeaders, INGEST_RESULT_HEADER, parseIngestResult } from '../../../src-shared/import-file';
 import { ValidationError } from '../../../src-shared/settings';
 import { createAssertions } from '../assertions/service';
 import { exportPage } from '../export/page';
@@ -43,11 +43,7 @@ export function createExportImportApi(engine: Engine, deps: ExportImportDeps): P
       if (base === null) throw new ValidationError([{ field: 'import', message: 'the Tracking API is not listening yet; try again in a moment' }]);
       const res = await fetch(new URL('/v1/batch', base), {
         method: 'POST',
-        headers: {
-          authorization: `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}`,
-          'content-type': 'application/json',
-          'user-agent': 'hookbench-import (UI)',
-        },
+        headers: importRequestHeaders(writeKey, 'hookbench-import (UI)'),
         body: JSON.stringify({ batch: messages }),
         signal: AbortSignal.timeout(BATCH_TIMEOUT_MS),
       });

@@ -17,7 +17,7 @@ import { readBody } from './read-body';
 import { toIso } from './timestamps';
 import { writeKeyFrom } from './write-key';
 import { BATCH_PATHS, SINGLE_CALL_PATHS } from '../../../src-shared/tracking-paths';
-import { INGEST_RESULT_HEADER, ingestResultHeader } from '../../../src-shared/import-file';
+import { AS_RECORDED_HEADER, AS_RECORDED_VALUE, INGEST_RESULT_HEADER, ingestResultHeader } from '../../../src-shared/import-file';
 
 /**
  * An unknown write key is answered 200, as Segment answers it, with a body that says it was
@@ -196,6 +196,7 @@ async function accept(
   checkItemLimits(rawItems, body.length);
   const receivedAtIso = toIso(record.receivedAt);
   const envelope: Envelope = forcedType ? { context: {}, integrations: {}, sentAt: undefined, receivedAtIso } : envelopeOf(parsed, receivedAtIso);
+  if (req.headers[AS_RECORDED_HEADER] === AS_RECORDED_VALUE) envelope.asRecorded = true;
 
   const ip = req.socket.remoteAddress;
   const destinations = deps.routing.destinationsOf(source.id);

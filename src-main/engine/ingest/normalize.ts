@@ -13,6 +13,12 @@ export interface Envelope {
   receivedAtIso?: string;
   /** Problems with the envelope itself, reported with every message made from it. */
   warnings?: IngestWarning[];
+  /**
+   * An importer's batch (the as-recorded header): each item that is a log line (it carries the
+   * receivedAt of its first receipt) keeps its timestamp, originalTimestamp and sentAt as
+   * recorded, without clock-skew correction; other items are calls like any other.
+   */
+  asRecorded?: boolean;
 }
 
 /** A refusal names the field (its path in the body) and what was wrong with it. */
@@ -193,10 +199,13 @@ export function normalizeItem(
     check.warnings.push({ field: sentAtField, problem: 'is not an ISO 8601 time; kept as sent, but clock skew was not corrected', value: previewOf(sentAt) });
   }
   // Segment's skew correction: trust the client's clock only for the interval between its event and its send.
+  // A log line being imported (it has the receivedAt of its first receipt) was corrected then: its time stands.
+  const recorded = envelope.asRecorded === true && typeof raw.receivedAt === 'string';
   const timestamp =
-    clientTime !== null && sentTime !== null
+    clientTime !== null && sentTime !== null && !recorded
       ? receivedAt - (sentTime - clientTime)
       : (clientTime ?? receivedAt);
+  if (recorded) originalTimestamp = recordedOriginal(raw.originalTimestamp);
 
   const context = merged(envelope.context, check.object('context'));
   if (ip !== undefined && context.ip === undefined) context.ip = ip;
@@ -231,6 +240,11 @@ export function normalizeItem(
 }
 
 const sentTimes = new WeakMap<Envelope, number | null>();
+
+/** An imported line's originalTimestamp: the client's string as first recorded, when it had one. */
+function recordedOriginal(value: JsonValue | undefined): string | undefined {
+  return typeof value === 'string' && parseTimestamp(value) !== null ? value : undefined;
+}
 
 /** The envelope's sentAt applies to every item without its own: parse it once per request. */
 function envelopeSentTime(envelope: Envelope): number | null {

@@ -61,6 +61,35 @@ test('normalizeItem corrects clock skew from sentAt and keeps the client timesta
   assert.equal(r.message.receivedAt, '2026-11-22T12:00:00.000Z');
 });
 
+test('an imported log line keeps its recorded times (no second skew correction); a call in the same import is corrected', () => {
+  const recorded = { ...env, asRecorded: true };
+  // The line as the log kept it a day earlier: corrected timestamp, the client's own, its sentAt and receipt.
+  const line = {
+    type: 'track', userId: 'u1', event: 'E', messageId: 'm-1',
+    timestamp: '2026-11-21T11:59:50.000Z', originalTimestamp: '2026-11-21T12:59:50.000Z', sentAt: '2026-11-21T13:00:00.000Z', receivedAt: '2026-11-21T12:00:00.000Z',
+  };
+  const r = normalizeItem(line, recorded, received);
+  assert.ok(r.ok);
+  assert.equal(r.message.timestamp, '2026-11-21T11:59:50.000Z');
+  assert.equal(r.message.originalTimestamp, '2026-11-21T12:59:50.000Z');
+  assert.equal(r.message.sentAt, '2026-11-21T13:00:00.000Z');
+  assert.equal(r.message.receivedAt, '2026-11-22T12:00:00.000Z', 'its own receipt is this one');
+  // A line first sent without a timestamp has none of the client's.
+  const bare = normalizeItem({ type: 'track', userId: 'u1', event: 'E', timestamp: '2026-11-21T12:00:00.000Z', receivedAt: '2026-11-21T12:00:00.000Z' }, recorded, received);
+  assert.ok(bare.ok);
+  assert.equal(bare.message.timestamp, '2026-11-21T12:00:00.000Z');
+  assert.equal(bare.message.originalTimestamp, undefined);
+  // Without the header the same line is a call: corrected against this receipt.
+  const live = normalizeItem(line, env, received);
+  assert.ok(live.ok);
+  assert.equal(live.message.timestamp, '2026-11-22T10:59:50.000Z');
+  // A call (no receivedAt, as a HAR file holds them) in an import is corrected as any call.
+  const call = normalizeItem({ type: 'track', userId: 'u1', event: 'E', timestamp: '2026-11-22T12:59:50.000Z', sentAt: '2026-11-22T13:00:00.000Z' }, recorded, received);
+  assert.ok(call.ok);
+  assert.equal(call.message.timestamp, '2026-11-22T11:59:50.000Z');
+  assert.equal(call.message.originalTimestamp, '2026-11-22T12:59:50.000Z');
+});
+
 test('normalizeItem uses the envelope sentAt, merges batch context, coerces ids, generates messageId', () => {
   const r = normalizeItem(
     { type: 'identify', userId: 42, anonymousId: null, timestamp: '2026-11-22T11:00:00+0000', context: { ip: '1.2.3.4' } },
