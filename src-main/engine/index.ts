@@ -402,7 +402,7 @@ export function createEngine(options: EngineOptions): Engine {
     clock,
     commit: createGroupCommit(db),
     storage: health,
-    onCommitted: () => scheduler.wake(),
+    onCommitted: () => scheduler.committed(),
     onRequest,
     plan: () => plan?.compiled ?? null,
   });
