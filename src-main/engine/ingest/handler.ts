@@ -10,6 +10,7 @@ import { REQUEST_BODY_LIMITS } from '../../../src-shared/api';
 import { headersText } from './raw-request';
 import { IngestError } from './errors';
 import { webhooksEnabled } from './integrations';
+import { webhookBodyOf } from '../delivery/payloads';
 import { jsonTypeOf, quoted } from './describe';
 import { deepestField, MAX_MESSAGE_NESTING, textNesting, valueNesting } from './nesting';
 import { checkMessageIdLength, envelopeOf, normalizeItem, type Envelope } from './normalize';
@@ -218,6 +219,7 @@ async function accept(
       message: result.message,
       json: JSON.stringify(result.message),
       destinationIds: routed,
+      body: routed.length > 0 ? webhookBodyOf(result.message) : null,
       warnings: result.warnings,
       violations,
     });
