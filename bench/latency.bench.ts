@@ -114,12 +114,12 @@ try {
     .sort((a, b) => a - b);
   inspect.close();
   console.log(`latency  ${fmt(RATE)} messages/s for ${SECONDS} s (${fmt(sent.length)} messages, ${failures} failed requests)`);
-  console.log(`  ingest → first attempt (log rows)     : p50 ${fmt(percentile(firstAttempt, 50))} ms, p99 ${fmt(percentile(firstAttempt, 99))} ms, max ${fmt(firstAttempt.at(-1) ?? NaN)} ms   (goal p99 < 50 ms)`);
+  console.log(`  ingest → first attempt (log rows)     : p50 ${fmt(percentile(firstAttempt, 50))} ms, p99 ${fmt(percentile(firstAttempt, 99))} ms, max ${fmt(firstAttempt.at(-1) ?? NaN)} ms   (goal p99 < 10 ms)`);
   console.log(`  client → receiver through Hookbench   : p50 ${fmt(percentile(e2e, 50))} ms, p99 ${fmt(percentile(e2e, 99))} ms (${fmt(e2e.length)} arrived)`);
   console.log(`  client → receiver directly (baseline) : p50 ${fmt(percentile(baseLat, 50))} ms, p99 ${fmt(percentile(baseLat, 99))} ms`);
   console.log(`  engine event-loop delay during load    : p50 ${fmt(loopDelay.percentile(50) / 1e6, 1)} ms, p99 ${fmt(loopDelay.percentile(99) / 1e6, 1)} ms, max ${fmt(loopDelay.max / 1e6, 1)} ms`);
   console.log(`  WAL file size during load              : p50 ${fmt(percentile(walSizes, 50) / 2 ** 20, 1)} MiB, max ${fmt((walSizes.at(-1) ?? NaN) / 2 ** 20, 1)} MiB`);
-  console.log(`  ratio of p99s (baseline / Hookbench)  : ${fmt(percentile(baseLat, 99) / percentile(e2e, 99), 2)}`);
+  console.log(`  ratio of p99s (baseline / Hookbench)  : ${fmt(percentile(baseLat, 99) / percentile(e2e, 99), 2)}   (goal ≥ 0.2: within 5× of posting directly)`);
 } finally {
   await baselineReceiver.worker.terminate();
   await receiver.worker.terminate();
