@@ -48,7 +48,7 @@ const run = () => {
     const copiedAll = Boolean(r && r.busy === 0 && r.log === r.checkpointed);
     const step = checkpointStep({ now, lastChangeAt, copiedAll, walBytes: copiedAll ? walSize() : 0 }, workerData.cadence);
     delayMs = step.delayMs;
-    // Said once per quiet spell: the main thread's TRUNCATE empties the file, or a busy one is retried.
+    // Asked at each quiet step until the file is empty: a TRUNCATE that found the log busy is simply retried.
     if (step.truncate) parentPort.postMessage({ walCopied: true });
   } catch (err) {
     // Said once per new cause: a full disk fails every checkpoint until space is freed.
