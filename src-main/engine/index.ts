@@ -13,6 +13,7 @@ import { DataDirLockedError, lockDataDir } from './store/data-lock';
 import { preparePrivateDatabase, preparePrivateDir } from './store/private-files';
 import { startCheckpointer } from './store/checkpointer';
 import { createGroupCommit } from './store/group-commit';
+import { webhookBodyOf } from './delivery/payloads';
 import { createStores, type Stores } from './store/stores';
 import { createDeletions, type Deletions, type PurgeHook } from './deletion/service';
 import { webhooksEnabled } from './ingest/integrations';
@@ -316,7 +317,8 @@ export function createEngine(options: EngineOptions): Engine {
     const destinations = routes.get(input.sourceId) ?? [];
     const items = input.messages.map((message, index) => {
       const json = JSON.stringify(message);
-      return { index, message, json, destinationIds: webhooksEnabled(message.integrations) ? destinations : [] };
+      const destinationIds = webhooksEnabled(message.integrations) ? destinations : [];
+      return { index, message, json, destinationIds, body: destinationIds.length > 0 ? webhookBodyOf(message) : null };
     });
     const record = {
       sourceId: input.sourceId,
@@ -402,7 +404,7 @@ export function createEngine(options: EngineOptions): Engine {
     clock,
     commit: createGroupCommit(db),
     storage: health,
-    onCommitted: () => scheduler.wake(),
+    onCommitted: () => scheduler.committed(),
     onRequest,
     plan: () => plan?.compiled ?? null,
   });

@@ -128,6 +128,19 @@ export function deletePayload(userId: string, timestamp: string): DeletePayload 
 }
 
 /**
+ * The webhook body of a message, mapped once when it is committed so the first attempt reuses the
+ * bytes instead of reading, parsing and mapping the message again; null when it cannot be mapped
+ * (the scheduler then maps it itself and discards the delivery with the reason).
+ */
+export function webhookBodyOf(msg: InboundMessage): Buffer | null {
+  try {
+    return serializePayload(toWebhookPayload(msg));
+  } catch {
+    return null;
+  }
+}
+
+/**
  * The one serialization of a payload: compact JSON as UTF-8. These bytes are signed, sent and stored,
  * so a replay can resend them unchanged. Lone surrogates come out as \uXXXX escapes,
  * so the encoding never loses a character.

@@ -56,6 +56,7 @@ export class Scheduler {
   /** Set when stop() gave up waiting: late results are dropped, their attempts stay in flight. */
   private abandoned = false;
   private tickQueued = false;
+  private claimQueued = false;
   private timer: ClockTimer | null = null;
   private timerAt: number | null = null;
   private readonly rounds = new Set<Promise<void>>();
@@ -155,6 +156,20 @@ export class Scheduler {
     this.tickQueued = true;
     setImmediate(() => {
       this.tickQueued = false;
+      this.tick();
+    });
+  }
+
+  /**
+   * An ingest commit made deliveries due now. They are claimed in the same turn of the event loop,
+   * as a microtask once the commit's callers have been answered, rather than in the next turn,
+   * which under load comes only after every socket event queued meanwhile.
+   */
+  committed(): void {
+    if (!this.running || this.claimQueued) return;
+    this.claimQueued = true;
+    queueMicrotask(() => {
+      this.claimQueued = false;
       this.tick();
     });
   }

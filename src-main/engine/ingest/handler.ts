@@ -10,6 +10,7 @@ import { REQUEST_BODY_LIMITS } from '../../../src-shared/api';
 import { headersText } from './raw-request';
 import { IngestError } from './errors';
 import { webhooksEnabled } from './integrations';
+import { webhookBodyOf } from '../delivery/payloads';
 import { jsonTypeOf, quoted } from './describe';
 import { deepestField, MAX_MESSAGE_NESTING, textNesting, valueNesting } from './nesting';
 import { checkMessageIdLength, envelopeOf, normalizeItem, type Envelope } from './normalize';
@@ -36,8 +37,8 @@ export interface IngestDeps {
   log: LogStore;
   routing: IngestRouting;
   clock: Clock;
-  /** Runs a write in a transaction shared with concurrent requests; settles after the commit. */
-  commit<T>(write: () => T): Promise<T>;
+  /** Runs a write in a transaction shared with concurrent requests; settles after the commit. Weight: the messages it carries. */
+  commit<T>(write: () => T, weight?: number): Promise<T>;
   /** Called after each commit that created deliveries, so the scheduler wakes without polling. */
   onCommitted(result: { accepted: number; deliveries: number }): void;
   /** Called once per logged request, accepted or refused (the Inbound view's live feed). */
@@ -219,6 +220,7 @@ async function accept(
       message: result.message,
       json: JSON.stringify(result.message),
       destinationIds: routed,
+      body: routed.length > 0 ? webhookBodyOf(result.message) : null,
       warnings: result.warnings,
       violations,
     });
@@ -226,7 +228,7 @@ async function accept(
   // Judged first (a bad call is a 4xx whatever the disk), then refused at once while the log cannot take it.
   const problem = deps.storage?.writable() === false ? deps.storage.current().problem : null;
   if (problem) throw storageUnavailable(problem);
-  const committed = await deps.commit(() => deps.log.commitRequest(record, source.id, items, dropped, INGEST_LIMITS.dedupeWindowMs));
+  const committed = await deps.commit(() => deps.log.commitRequest(record, source.id, items, dropped, INGEST_LIMITS.dedupeWindowMs), items.length + dropped.length);
   return { ...committed, invalid: dropped.length };
 }
 

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
+import { checkpointStep, CHECKPOINT_CADENCE, type CadenceOptions } from './checkpoint-cadence';
 
 /**
  * Runs WAL checkpoints on a worker thread with its own connection. A checkpoint copies the WAL
@@ -7,13 +8,19 @@ import { createRequire } from 'node:module';
  * commit crosses the threshold, tens of milliseconds on the ingest's event loop. PASSIVE mode
  * never blocks the writer, so the main thread only ever appends to the WAL.
  *
- * A PASSIVE checkpoint never shrinks the WAL file; journal_size_limit cuts it back to 4 MB each
- * time the writer starts it over, and when the log has gone quiet (every frame copied and no
- * commit since the previous round) the worker asks the main thread to TRUNCATE it (onWalCopied),
- * which then has nothing to copy and only cuts the file. It runs there, between two tasks, because
- * no transaction of ours is open then: from this thread, taking the write lock could make a
- * transaction of the main connection that read first fail with SQLITE_BUSY when it writes. Under
- * load it never runs (it would mean an fsync and tens of milliseconds on the event loop).
+ * While commits arrive it steps every 10 ms (checkpoint-cadence.ts): each commit's frames are
+ * copied soon after they land, the WAL is often entirely copied between two commits, and the next
+ * writer then starts it over from the beginning, so it stays a few MB and the inline checkpoint
+ * never fires. Stepping every 500 ms, as it does when the log is quiet, let the WAL reach the
+ * inline limit (16 MB) under a steady 1,000 messages/s.
+ *
+ * journal_size_limit cuts the WAL file back to 4 MB each time the writer starts it over, and once
+ * the log has been quiet for a second with every frame copied, the worker asks the main thread to
+ * TRUNCATE it (onWalCopied), which then has nothing to copy and only cuts the file. It runs there,
+ * between two tasks, because no transaction of ours is open then: from this thread, taking the
+ * write lock could make a transaction of the main connection that read first fail with
+ * SQLITE_BUSY when it writes. Under load it never runs (it would mean an fsync and tens of
+ * milliseconds on the event loop).
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -21,30 +28,46 @@ const Database = require(workerData.module);
 const db = new Database(workerData.path, workerData.nativeBinding ? { nativeBinding: workerData.nativeBinding } : {});
 db.pragma('busy_timeout = 1000');
 const { statSync } = require('node:fs');
+const checkpointStep = ${checkpointStep.toString()};
 const walSize = () => { try { return statSync(workerData.path + '-wal').size; } catch { return 0; } };
-let lastVersion = -1;
+let lastVersion = null;
+let lastChangeAt = null;
 let lastError = null;
+let stopped = false;
+let timer = null;
 const run = () => {
+  let delayMs = workerData.cadence.idleIntervalMs;
   try {
     const [r] = db.pragma('wal_checkpoint(PASSIVE)');
     lastError = null;
     // data_version changes when another connection has committed since this one last asked.
     const version = db.pragma('data_version', { simple: true });
-    const quiet = version === lastVersion;
+    const now = Date.now();
+    if (lastVersion !== null && version !== lastVersion) lastChangeAt = now;
     lastVersion = version;
-    if (quiet && r && r.busy === 0 && r.log === r.checkpointed && walSize() > 0) {
-      parentPort.postMessage({ walCopied: true });
-    }
+    const copiedAll = Boolean(r && r.busy === 0 && r.log === r.checkpointed);
+    const step = checkpointStep({ now, lastChangeAt, copiedAll, walBytes: copiedAll ? walSize() : 0 }, workerData.cadence);
+    delayMs = step.delayMs;
+    // Asked at each quiet step until the file is empty: a TRUNCATE that found the log busy is simply retried.
+    if (step.truncate) parentPort.postMessage({ walCopied: true });
   } catch (err) {
     // Said once per new cause: a full disk fails every checkpoint until space is freed.
     if (String(err) !== lastError) parentPort.postMessage({ error: String(err) });
     lastError = String(err);
   }
+  return delayMs;
 };
-const timer = setInterval(run, workerData.intervalMs);
+const loop = () => {
+  timer = null;
+  if (stopped) return;
+  const delayMs = run();
+  if (!stopped) timer = setTimeout(loop, delayMs);
+};
+timer = setTimeout(loop, workerData.cadence.idleIntervalMs);
 parentPort.on('message', (m) => {
   if (m !== 'stop') return;
-  clearInterval(timer);
+  stopped = true;
+  if (timer) clearTimeout(timer);
   run();
   db.close();
   parentPort.postMessage({ stopped: true });
@@ -59,7 +82,7 @@ export function startCheckpointer(
   path: string,
   options: {
     nativeBinding?: string;
-    intervalMs?: number;
+    cadence?: CadenceOptions;
     /** The log is quiet and every frame of the WAL is in the database file: a TRUNCATE now only cuts the file. */
     onWalCopied?: () => void;
   } = {},
@@ -67,7 +90,7 @@ export function startCheckpointer(
   const require = createRequire(import.meta.url);
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { path, module: require.resolve('better-sqlite3'), nativeBinding: options.nativeBinding, intervalMs: options.intervalMs ?? 500 },
+    workerData: { path, module: require.resolve('better-sqlite3'), nativeBinding: options.nativeBinding, cadence: options.cadence ?? CHECKPOINT_CADENCE },
   });
   worker.unref();
   worker.on('message', (m: { error?: string; walCopied?: boolean }) => {

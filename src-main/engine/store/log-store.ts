@@ -41,6 +41,11 @@ export interface AcceptedItem {
   json: string;
   /** Destinations this message is routed to (integrations already applied). */
   destinationIds: number[];
+  /**
+   * The webhook body its deliveries send (the mapped payload), when the caller mapped it: stored on
+   * each delivery at commit, so the first attempt needs neither the message nor the mapping.
+   */
+  body?: Uint8Array | null;
   /** What ingest could not use in it; stored beside the message, never inside its JSON. */
   warnings?: IngestWarning[];
   /** Where it fails the tracking plan; stored beside the message like its warnings. */
@@ -192,8 +197,8 @@ export class LogStore {
       findDuplicate: 'SELECT id, received_at FROM messages WHERE source_id = ? AND dedupe_key = ?',
       releaseDedupeKey: 'UPDATE messages SET dedupe_key = NULL WHERE id = ?',
       // A delivery takes its destination's warp when it is made, and keeps it.
-      insertDelivery: `INSERT INTO deliveries (message_id, destination_id, payload_type, status, created_at, next_attempt_at, warp)
-         VALUES (?, ?, ?, 'pending', ?, ?, ?)`,
+      insertDelivery: `INSERT INTO deliveries (message_id, destination_id, payload_type, status, body, created_at, next_attempt_at, warp)
+         VALUES (?, ?, ?, 'pending', ?, ?, ?, ?)`,
       destinationWarps: 'SELECT id, warp FROM destinations WHERE warp > 1',
       insertDropped: 'INSERT INTO dropped_items (request_id, item_index, kind, reason, raw) VALUES (?, ?, ?, ?, ?)',
       finishRequest: 'UPDATE requests SET items = ?, accepted = ?, dropped = ?, duplicates = ? WHERE id = ?',
@@ -341,8 +346,9 @@ export class LogStore {
         const messageRowId = Number(inserted.lastInsertRowid);
         firstMessageId ??= messageRowId;
         accepted++;
+        const body = item.body ? Buffer.from(item.body.buffer, item.body.byteOffset, item.body.byteLength) : null;
         for (const destinationId of item.destinationIds) {
-          this.s.insertDelivery.run(messageRowId, destinationId, m.type, record.receivedAt, record.receivedAt, warpOf(destinationId));
+          this.s.insertDelivery.run(messageRowId, destinationId, m.type, body, record.receivedAt, record.receivedAt, warpOf(destinationId));
           deliveries++;
         }
       });
