@@ -168,9 +168,12 @@ export function prefixEnd(prefix: string): string {
   return `${prefix}\u{10FFFF}`;
 }
 
-/** Pure: an FTS5 query for the needle as one quoted phrase (any substring of a field, case folded). */
+/**
+ * Pure: an FTS5 query for the needle as one quoted phrase (any substring of a field, case folded),
+ * in the three columns searched: the fourth holds the messageIds of a log from before migration 18.
+ */
 export function textMatchQuery(needle: string): string {
-  return `"${needle.replaceAll('"', '""')}"`;
+  return `{user_id anonymous_id event} : "${needle.replaceAll('"', '""')}"`;
 }
 
 /**

@@ -122,9 +122,18 @@ test('a messageId is found exactly or by its start, through messages_dedupe, not
     // The promise now: a messageId by its start, as written; its middle or another case finds nothing.
     assert.deepEqual(await found('7f3a-91'), []);
     assert.deepEqual(await found('SRV-AB9'), []);
-    // The index no longer holds messageIds at all: three columns, and no trigram of one.
-    assert.deepEqual(inspect.all<{ name: string }>("SELECT name FROM pragma_table_info('message_text')").map((c) => c.name), ['user_id', 'anonymous_id', 'event']);
+    // The index no longer takes messageIds: no trigram of one, in any column.
     assert.equal(inspect.value('SELECT COUNT(*) FROM message_text WHERE message_text MATCH ?', '"7f3a"'), 0);
+    assert.equal(inspect.value('SELECT COUNT(*) FROM message_text WHERE message_text MATCH ?', '"ali"'), 1);
+    // A row indexed before migration 18 still has its messageId in the fourth column: never searched.
+    const writable = LogInspector.of(dir);
+    const carol = writable.value<number>("SELECT id FROM messages WHERE message_id = 'srv-Ab9'");
+    writable.exec(`DELETE FROM message_text WHERE rowid = ${carol}`);
+    writable.run("INSERT INTO message_text (rowid, user_id, anonymous_id, event, message_id) VALUES (?, 'carol', NULL, 'Signed Up', 'srv-Ab9')", carol);
+    writable.close();
+    assert.equal(inspect.value('SELECT COUNT(*) FROM message_text WHERE message_text MATCH ?', '"Ab9"'), 1);
+    assert.deepEqual(await found('Ab9'), []);
+    assert.deepEqual(await found('srv-A'), ['srv-Ab9']);
     const plan = engine.stores.deliveryViews.pagePlan(parseDeliveryPage({ text: 'ajs-next-7f3' })).join('\n');
     assert.match(plan, /SEARCH k USING (COVERING )?INDEX messages_dedupe \(source_id=\? AND dedupe_key>\? AND dedupe_key<\?\)/);
     assert.doesNotMatch(plan, /^SCAN (d|m|k)\b/m);
