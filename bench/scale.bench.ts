@@ -36,6 +36,7 @@ import type { HookbenchConfig } from '../src-main/engine/config';
 import type { EngineApi } from '../src-shared/api';
 import { fmt, percentile, RECEIVER_WORKER, runWorker } from './support/load';
 import { seedDeliveries, seededMessageId, usersFor } from './support/seed';
+import { costPerMessage, formatCosts } from './support/dbstat';
 
 const require = createRequire(import.meta.url);
 /** Bump when the seed's rows change, so a cached folder of the old shape is not reused. */
@@ -283,6 +284,10 @@ async function main(): Promise<void> {
     const tPack = performance.now();
     while (!engine.stores.log.bodiesPacked()) await sleep(20);
     console.log(`delivery bodies packed in ${fmt((performance.now() - tPack) / 1000, 1)} s after the search index`);
+    // What each table and index costs now, on a connection of its own (dbstat reads every page).
+    const stat = new Database(dbPath, { readonly: true });
+    console.log(formatCosts(costPerMessage(stat)));
+    stat.close();
     const someUser = (k: number): string => `user_${(k * 37 + 11) % usersFor(COUNT)}`;
 
     const rows: Timing[] = [];
