@@ -161,15 +161,15 @@ export interface DeliveryUpdate {
 
 const INTERRUPTED: AttemptFailure = { kind: 'interrupted' };
 
-/**
- * The warp of the destination named by the statement's destination_id parameter, read where a
- * replay or a notice is inserted; real time when the destination is gone.
- */
 /** A DeliveryRow over deliveries d: every column, the body as it was sent (unpacked when stored packed). */
 const DELIVERY_COLUMNS = `d.id, d.message_id, d.destination_id, d.payload_type, d.status, ${BODY_OF('d')} AS body, d.target_url, d.replay_of,
   d.edited, d.created_at, d.first_attempt_at, d.next_attempt_at, d.rounds, d.pending_urls, d.last_http_status, d.last_error,
   d.decision, d.finished_at, d.warp, d.test`;
 
+/**
+ * The warp of the destination named by the statement's destination_id parameter, read where a
+ * replay or a notice is inserted; real time when the destination is gone.
+ */
 const WARP_OF_DESTINATION = 'COALESCE((SELECT warp FROM destinations WHERE id = ?), 1)';
 
 /** A refused call keeps only the start of its body: it costs its sender nothing, so it is bounded harder. */
