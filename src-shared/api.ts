@@ -42,7 +42,7 @@ export interface DeliveryFilter {
   type?: string;
   /** Substring of a URL the delivery was (or will be) sent to: an entry of its destination, its replay target, or an attempt's URL. */
   url?: string;
-  /** Substring of the userId or anonymousId, the event name, or the messageId (case-insensitive). */
+  /** Substring of the userId or anonymousId or the event name (case-insensitive), or the start of the messageId (exact case). */
   text?: string;
   /** true: only deliveries that were replayed at least once; false: only those never replayed. */
   replayed?: boolean;

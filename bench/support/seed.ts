@@ -50,6 +50,9 @@ const AGENTS = [
 /** Users in a log of `count` messages: about 200 messages each, as an active product's users send. */
 export const usersFor = (count: number): number => Math.max(10, Math.floor(count / 200));
 
+/** The messageId of the i-th realistic message, as analytics.js makes them (random-looking, unique). */
+export const seededMessageId = (i: number): string => `ajs-next-${i.toString(36)}-${((i * 2654435761) >>> 0).toString(16)}`;
+
 /**
  * One message as a browser or server SDK sends it (about 900 bytes of JSON): mostly tracks, a
  * userId on four in five (the rest anonymous only), an anonymousId on all, context with library,
@@ -64,7 +67,7 @@ export function realisticMessage(i: number, count: number, receivedAt: number): 
   const path = ['/', '/pricing', '/products/sku-' + (i % 977), '/cart', '/checkout'][i % 5] as string;
   return {
     type,
-    messageId: `ajs-next-${i.toString(36)}-${((i * 2654435761) >>> 0).toString(16)}`,
+    messageId: seededMessageId(i),
     userId: known ? `user_${user}` : null,
     anonymousId: `anon-${(user * 40503) >>> 0}-${user % 97}`,
     ...(type === 'track' ? { event } : {}),

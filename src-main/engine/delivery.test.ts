@@ -13,8 +13,10 @@ import type { DeliveryRow } from './store/log-store';
 const T0 = Date.parse('2026-11-22T12:00:00.000Z');
 const hmac = (secret: string, body: Buffer): string => createHmac('sha1', secret).update(body).digest('hex');
 
+/** The message's latest delivery as the engine reads it (its body as sent, even when stored packed). */
 function delivery(h: Harness, messageId: string): DeliveryRow | undefined {
-  return h.inspect.get('SELECT d.* FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE m.message_id = ? ORDER BY d.id DESC', messageId) as DeliveryRow | undefined;
+  const row = h.inspect.get<{ id: number }>('SELECT d.id FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE m.message_id = ? ORDER BY d.id DESC', messageId);
+  return row === undefined ? undefined : h.engine.stores.log.getDelivery(row.id);
 }
 
 async function settled(h: Harness, messageId: string, statuses: string[]): Promise<DeliveryRow> {

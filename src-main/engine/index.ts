@@ -382,6 +382,16 @@ export function createEngine(options: EngineOptions): Engine {
     },
   });
 
+  // Bodies written before they were packed: a few ms of deflate per slice (about 30 µs a body).
+  const bodyPacking = createTextIndexCatchUp({
+    slice: (max) => log.packBacklog(max),
+    clock,
+    sizing: { first: 64, min: 16, max: 4_096, targetMs: 4 },
+    onError: (err) => {
+      if (health.fault(err) === null) process.stderr.write(`hookbench: delivery bodies could not be packed: ${String(err)}\n`);
+    },
+  });
+
   const receivers = createReceivers({
     store: stores.receivers,
     clock,
@@ -437,6 +447,7 @@ export function createEngine(options: EngineOptions): Engine {
         personas.start();
         retention.start();
         textIndex.start();
+        bodyPacking.start();
       } catch (err) {
         reportOrThrow(err);
       }
@@ -447,6 +458,7 @@ export function createEngine(options: EngineOptions): Engine {
       health.stop();
       retention.stop();
       textIndex.stop();
+      bodyPacking.stop();
       personas.stop();
       receivers.stop();
       const finished = await scheduler.stop({ waitMs: stopOptions.roundsWaitMs });

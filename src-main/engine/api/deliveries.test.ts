@@ -152,7 +152,10 @@ describe('delivery list queries over a real log', () => {
       { name: 'text: userId, any case', filter: { text: 'ALICE' }, expected: [ids.good.get('m-1')!, ids.flaky.get('m-1')!, ids.toLocal, ids.asWas] },
       { name: 'text: anonymousId substring', filter: { text: 'xyz' }, expected: [ids.good.get('m-3')!, ids.flaky.get('m-3')!] },
       { name: 'text: event name', filter: { text: 'signed up' }, expected: [ids.good.get('m-3')!, ids.flaky.get('m-3')!] },
-      { name: 'text: messageId', filter: { text: 'msg-four' }, expected: [ids.good.get('MSG-Four')!, ids.flaky.get('MSG-Four')!] },
+      { name: 'text: a messageId, exactly', filter: { text: 'MSG-Four' }, expected: [ids.good.get('MSG-Four')!, ids.flaky.get('MSG-Four')!] },
+      { name: 'text: the start of a messageId, as written', filter: { text: 'MSG-F' }, expected: [ids.good.get('MSG-Four')!, ids.flaky.get('MSG-Four')!] },
+      { name: 'text: a messageId in another case finds nothing', filter: { text: 'msg-four' }, expected: [] },
+      { name: 'text: the middle of a messageId finds nothing', filter: { text: 'G-Fou' }, expected: [] },
       { name: 'text that nothing has', filter: { text: 'nobody' }, expected: [] },
       { name: 'url: the replay target (and its attempt)', filter: { url: '/local-copy' }, expected: [ids.toLocal] },
       {

@@ -5,6 +5,7 @@
  */
 import type { DeliveryStatus } from '../../../src-shared/api';
 import type { Db } from './database';
+import { BODY_OF } from './body-pack';
 import { statement, statements } from './statements';
 
 /** A filter as the queries take it: checked already; null means "any". */
@@ -211,7 +212,7 @@ export function attemptPageSql(f: MessageQueryFilter, extra: DeliveryQueryExtra,
   params.push(afterId);
   return {
     sql: `SELECT a.id, a.delivery_id, a.url, a.started_at, a.state, a.http_status, a.request_headers, a.timings, a.response_headers,
-        a.response_body, a.response_bytes, a.error_text, d.body, dst.name AS destination, m.event, d.payload_type AS type
+        a.response_body, a.response_bytes, a.error_text, ${BODY_OF('d')} AS body, dst.name AS destination, m.event, d.payload_type AS type
       FROM attempts a JOIN deliveries d ON d.id = a.delivery_id LEFT JOIN messages m ON m.id = d.message_id
       LEFT JOIN destinations dst ON dst.id = d.destination_id
       ${where(terms)} ORDER BY a.id LIMIT ?`,

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { registerBodyFunctions } from './body-pack';
 import { MIGRATIONS } from './schema';
 
 export type Db = Database.Database;
@@ -43,6 +44,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   db.pragma('foreign_keys = ON');
   db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? BUSY_TIMEOUT_MS}`);
+  registerBodyFunctions(db);
   migrate(db);
   return db;
 }
@@ -107,6 +109,7 @@ export function openReadOnly(path: string, options: OpenOptions = {}): Db {
   const db = new Database(path, { readonly: true, fileMustExist: true, ...(options.nativeBinding ? { nativeBinding: options.nativeBinding } : {}) });
   // Off the engine's thread a wait for a lock stalls no one; a reader rarely meets one in WAL mode.
   db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 1_000}`);
+  registerBodyFunctions(db);
   return db;
 }
 

@@ -7,6 +7,7 @@
 import type { DeliveryStatus } from '../../../src-shared/api';
 import type { DeletionStatus } from '../../../src-shared/personas';
 import type { Db } from './database';
+import { BODY_OF } from './body-pack';
 import { statements } from './statements';
 import { RetentionStore } from './retention';
 import type { ChainMember } from '../deletion/status';
@@ -79,7 +80,7 @@ export class DeletionStore {
            SELECT chain.root, r.id FROM chain CROSS JOIN deliveries r ON r.replay_of = chain.id
          )
          SELECT chain.root, d.id, d.status, d.last_error,
-           (d.id = chain.root OR (d.target_url IS NULL AND d.body = root.body)) AS counts
+           (d.id = chain.root OR (d.target_url IS NULL AND ${BODY_OF('d')} = ${BODY_OF('root')})) AS counts
          FROM chain CROSS JOIN deliveries d ON d.id = chain.id CROSS JOIN deliveries root ON root.id = chain.root
          ORDER BY chain.root, d.id`,
       setStatus: 'UPDATE deletion_requests SET status = ? WHERE id = ?',

@@ -5,6 +5,7 @@
  */
 import { COUNT_LIMIT, type DeliveryCounts, type DeliveryStatus } from '../../../src-shared/api';
 import type { Db } from './database';
+import { BODY_OF } from './body-pack';
 import { statement, statements } from './statements';
 
 /** A Deliveries filter as the query takes it: checked already, empty text as null. */
@@ -97,7 +98,7 @@ export interface DetailRow extends SummaryRow {
 /**
  * A delivery not made from a message (a delete notice) names its user in its own bytes: the
  * summary's ids are read from the body then (string values of a JSON object only), and from the
- * message otherwise.
+ * message otherwise. Such a body is never packed (packing needs the message), so it is read as stored.
  */
 export const fromBody = (key: string): string =>
   `CASE WHEN d.message_id IS NULL AND json_valid(CAST(d.body AS TEXT)) THEN
@@ -157,9 +158,22 @@ export function indexableText(needle: string): boolean {
   return [...needle].length >= 3;
 }
 
-/** Pure: an FTS5 query for the needle as one quoted phrase (any substring of a field, case folded). */
+/**
+ * Pure: the end of the range of strings that start with `prefix` (the text as is, case and all):
+ * prefix <= s < prefixEnd(prefix). U+10FFFF is the largest character, so every string that
+ * continues the prefix with anything short of it sorts below (in SQLite's BINARY order, which is
+ * UTF-8 byte order, as in code points).
+ */
+export function prefixEnd(prefix: string): string {
+  return `${prefix}\u{10FFFF}`;
+}
+
+/**
+ * Pure: an FTS5 query for the needle as one quoted phrase (any substring of a field, case folded),
+ * in the three columns searched: the fourth holds the messageIds of a log from before migration 18.
+ */
 export function textMatchQuery(needle: string): string {
-  return `"${needle.replaceAll('"', '""')}"`;
+  return `{user_id anonymous_id event} : "${needle.replaceAll('"', '""')}"`;
 }
 
 /**
@@ -198,20 +212,28 @@ export function filterSql(f: DeliveryQueryFilter, reach: UrlReach = EVERYWHERE, 
     terms.push(places.length > 0 ? `(${places.join(' OR ')})` : '0');
   }
   if (f.text !== null && textIndexed) {
+    // The messageId range goes through messages_dedupe (source_id, dedupe_key): one seek per
+    // source, the sources found by skipping through the index's first column.
     terms.push(`d.id IN (
       SELECT x.id FROM deliveries x WHERE x.message_id IN (SELECT rowid FROM message_text WHERE message_text MATCH ?)
+      UNION ALL SELECT x.id FROM deliveries x WHERE x.message_id IN (
+        WITH RECURSIVE src(id) AS (
+          SELECT (SELECT MIN(source_id) FROM messages)
+          UNION ALL SELECT (SELECT MIN(source_id) FROM messages WHERE source_id > src.id) FROM src WHERE src.id IS NOT NULL
+        )
+        SELECT k.id FROM src CROSS JOIN messages k ON k.source_id = src.id AND k.dedupe_key >= ? AND k.dedupe_key < ?)
       UNION ALL SELECT x.id FROM deliveries x WHERE x.message_id IS NULL
     )`);
-    params.push(textMatchQuery(f.text));
+    params.push(textMatchQuery(f.text), f.text, prefixEnd(f.text));
   }
   if (f.text !== null) {
     // A delivery without a message (a delete notice) is found by the userId in its body.
     terms.push(`(
       instr(lower(m.user_id), lower(?)) > 0 OR instr(lower(m.anonymous_id), lower(?)) > 0
-      OR instr(lower(m.event), lower(?)) > 0 OR instr(lower(m.message_id), lower(?)) > 0
+      OR instr(lower(m.event), lower(?)) > 0 OR (m.message_id >= ? AND m.message_id < ?)
       OR (d.message_id IS NULL AND instr(lower(${fromBody('userId')}), lower(?)) > 0)
     )`);
-    params.push(f.text, f.text, f.text, f.text, f.text);
+    params.push(f.text, f.text, f.text, f.text, prefixEnd(f.text), f.text);
   }
   if (f.replayed !== null) {
     // One seek on deliveries_replay_of per row.
@@ -289,9 +311,9 @@ export class DeliveryViewStore {
       idRange: 'SELECT (SELECT id FROM deliveries ORDER BY id LIMIT 1) AS low, (SELECT id FROM deliveries ORDER BY id DESC LIMIT 1) AS high',
       byIds: `SELECT ${SUMMARY_COLUMNS} FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id
         WHERE d.id IN (SELECT value FROM json_each(?)) ORDER BY d.id DESC`,
-      detail: `SELECT ${SUMMARY_COLUMNS}, d.body, d.target_url, d.edited, d.first_attempt_at, d.finished_at, d.pending_urls, d.decision
+      detail: `SELECT ${SUMMARY_COLUMNS}, ${BODY_OF('d')} AS body, d.target_url, d.edited, d.first_attempt_at, d.finished_at, d.pending_urls, d.decision
         FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id WHERE d.id = ?`,
-      bodyOf: 'SELECT body FROM deliveries WHERE id = ?',
+      bodyOf: `SELECT ${BODY_OF('d')} AS body FROM deliveries d WHERE d.id = ?`,
       firstFrom: 'SELECT id, created_at FROM deliveries WHERE id >= ? ORDER BY id LIMIT 1',
       // The latest attempt per URL of each listed delivery, through attempts_delivery: one
       // lookup for a whole page, bounded by the attempts of those deliveries.
@@ -307,8 +329,8 @@ export class DeliveryViewStore {
       urlInTargets: 'SELECT EXISTS (SELECT 1 FROM deliveries WHERE target_url IS NOT NULL AND instr(lower(target_url), lower(?)) > 0) AS found',
       urlInAttempts: 'SELECT EXISTS (SELECT 1 FROM attempt_urls WHERE instr(lower(url), lower(?)) > 0) AS found',
       textBackfillBelow: 'SELECT below FROM message_text_backfill',
-      textBackfillSlice: `INSERT INTO message_text (rowid, user_id, anonymous_id, event, message_id)
-        SELECT id, user_id, anonymous_id, event, message_id FROM messages WHERE id < ? ORDER BY id DESC LIMIT ?`,
+      textBackfillSlice: `INSERT INTO message_text (rowid, user_id, anonymous_id, event)
+        SELECT id, user_id, anonymous_id, event FROM messages WHERE id < ? ORDER BY id DESC LIMIT ?`,
       textBackfillLowest: 'SELECT MIN(id) AS low FROM (SELECT id FROM messages WHERE id < ? ORDER BY id DESC LIMIT ?)',
       textBackfillSet: 'UPDATE message_text_backfill SET below = ?',
     });

@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { registerBodyFunctions } from './body-pack';
 import { statement } from './statements';
 
 export class LogInspector {
@@ -13,6 +14,7 @@ export class LogInspector {
   /** Opens the database file at path (hookbench.sqlite); see LogInspector.of for a data folder. */
   constructor(path: string, options: { readonly?: boolean } = {}) {
     this.db = new Database(path, { readonly: options.readonly ?? false });
+    registerBodyFunctions(this.db);
   }
 
   /** The log of the data folder dataDir. */

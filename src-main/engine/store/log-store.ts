@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Db } from './database';
 import { statements } from './statements';
+import { BODY_DEFLATE_MESSAGE, BODY_OF, BODY_RAW, packBody } from './body-pack';
 import type { InboundMessage, IngestWarning } from '../../../src-shared/events';
 import type { Violation } from '../../../src-shared/assertions';
 import { failureText, type AttemptFailure, type DeliveryDecision } from '../../../src-shared/delivery-outcomes';
@@ -165,6 +166,11 @@ export interface DeliveryUpdate {
 
 const INTERRUPTED: AttemptFailure = { kind: 'interrupted' };
 
+/** A DeliveryRow over deliveries d: every column, the body as it was sent (unpacked when stored packed). */
+const DELIVERY_COLUMNS = `d.id, d.message_id, d.destination_id, d.payload_type, d.status, ${BODY_OF('d')} AS body, d.target_url, d.replay_of,
+  d.edited, d.created_at, d.first_attempt_at, d.next_attempt_at, d.rounds, d.pending_urls, d.last_http_status, d.last_error,
+  d.decision, d.finished_at, d.warp, d.test`;
+
 /**
  * The warp of the destination named by the statement's destination_id parameter, read where a
  * replay or a notice is inserted; real time when the destination is gone.
@@ -210,14 +216,20 @@ export class LogStore {
          WHERE id = ?`,
       addToSummary: 'UPDATE requests SET bytes = bytes + ?, error_text = ? WHERE id = ?',
       selectMessageJson: 'SELECT json FROM messages WHERE id = ?',
-      selectDue: `SELECT * FROM deliveries WHERE status IN ('pending', 'retrying') AND next_attempt_at <= ?
+      selectDue: `SELECT ${DELIVERY_COLUMNS} FROM deliveries d WHERE status IN ('pending', 'retrying') AND next_attempt_at <= ?
          ORDER BY next_attempt_at, id LIMIT ?`,
-      markInFlight: `UPDATE deliveries SET status = 'in_flight', body = COALESCE(body, ?), first_attempt_at = ?, rounds = ?
-         WHERE id = ?`,
+      markInFlight: `UPDATE deliveries SET status = 'in_flight', first_attempt_at = ?, rounds = ? WHERE id = ?`,
+      // A body is written once, at the first round (a replay's with the row); packed when it has a message.
+      unwrittenBody: 'SELECT d.message_id, m.json FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id WHERE d.id = ? AND d.body IS NULL',
+      writeBody: 'UPDATE deliveries SET body = ?, body_format = ? WHERE id = ?',
+      packBelow: 'SELECT below FROM delivery_pack_backfill',
+      packSlice: `SELECT d.id, d.body, d.body_format, m.json FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id
+         WHERE d.id < ? ORDER BY d.id DESC LIMIT ?`,
+      packSet: 'UPDATE delivery_pack_backfill SET below = ?',
       updateDelivery: `UPDATE deliveries SET status = ?, next_attempt_at = ?, pending_urls = ?, last_http_status = ?, last_error = ?,
            decision = ?, finished_at = ? WHERE id = ?`,
-      insertReplay: `INSERT INTO deliveries (message_id, destination_id, payload_type, status, body, target_url, replay_of, edited, created_at, next_attempt_at, warp)
-         VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ${WARP_OF_DESTINATION})`,
+      insertReplay: `INSERT INTO deliveries (message_id, destination_id, payload_type, status, body, body_format, target_url, replay_of, edited, created_at, next_attempt_at, warp)
+         VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ${WARP_OF_DESTINATION})`,
       insertPrebuilt: `INSERT INTO deliveries (message_id, destination_id, payload_type, status, body, created_at, next_attempt_at, warp)
          VALUES (NULL, ?, ?, 'pending', ?, ?, ?, ${WARP_OF_DESTINATION})`,
       retryNow: `UPDATE deliveries SET next_attempt_at = ? WHERE id = ? AND status IN ('pending', 'retrying')`,
@@ -228,9 +240,9 @@ export class LogStore {
       interruptAttempts: `UPDATE attempts SET state = 'interrupted', verdict = 'retryable', error_kind = 'interrupted',
            error_text = ?, failure = ? WHERE state = 'in_flight'`,
       resumeDeliveries: `UPDATE deliveries SET status = 'retrying', next_attempt_at = ? WHERE status = 'in_flight'`,
-      delivery: 'SELECT * FROM deliveries WHERE id = ?',
+      delivery: `SELECT ${DELIVERY_COLUMNS} FROM deliveries d WHERE id = ?`,
       attemptsOf: 'SELECT * FROM attempts WHERE delivery_id = ? ORDER BY id',
-      deliveryPage: 'SELECT * FROM deliveries WHERE id < ? AND (? IS NULL OR status = ?) ORDER BY id DESC LIMIT ?',
+      deliveryPage: `SELECT ${DELIVERY_COLUMNS} FROM deliveries d WHERE id < ? AND (? IS NULL OR status = ?) ORDER BY id DESC LIMIT ?`,
       // Kept by triggers on deliveries (schema: delivery_status_counts), so no count reads the log.
       countByStatus: 'SELECT status, n FROM delivery_status_counts WHERE n > 0',
     });
@@ -365,12 +377,14 @@ export class LogStore {
    * bytes, or edited ones (the original row keeps its own), and optionally one target URL.
    */
   createReplay(original: DeliveryRow, replay: { body: Uint8Array | null; edited: boolean; targetUrl: string | null; now: number }): number {
+    const stored = replay.body === null ? { body: null, format: BODY_RAW } : this.storedBody(original.message_id, replay.body);
     return Number(
       this.s.insertReplay.run(
           original.message_id,
           original.destination_id,
           original.payload_type,
-          replay.body === null ? null : Buffer.from(replay.body),
+          stored.body,
+          stored.format,
           replay.targetUrl,
           original.id,
           replay.edited ? 1 : 0,
@@ -436,12 +450,51 @@ export class LogStore {
   ): number[][] {
     return this.db.transaction(() =>
       starts.map((s) => {
-        this.s.markInFlight.run(s.body, s.firstAttemptAt, s.round, s.deliveryId);
+        this.writeBodyOnce(s.deliveryId, s.body);
+        this.s.markInFlight.run(s.firstAttemptAt, s.round, s.deliveryId);
         return s.attempts.map((a) =>
           Number(this.s.insertAttempt.run(a.deliveryId, a.round, a.url, a.startedAt, JSON.stringify(a.requestHeaders)).lastInsertRowid),
         );
       }),
     )();
+  }
+
+  /** Whether every body written before bodies were packed has been packed (or had nothing to pack). */
+  bodiesPacked(): boolean {
+    return (this.s.packBelow.get() as { below: number }).below === 0;
+  }
+
+  /**
+   * Packs the bodies of up to `max` deliveries written before bodies were packed, newest first, in
+   * one transaction; true when none is left. A row without a message (a delete notice, a test
+   * event) or without a body yet (packed when its first round writes one) is passed over.
+   */
+  packBacklog(max: number): boolean {
+    return this.db.transaction(() => {
+      const below = (this.s.packBelow.get() as { below: number }).below;
+      if (below === 0) return true;
+      const rows = this.s.packSlice.all(below, max) as { id: number; body: Buffer | null; body_format: number; json: string | null }[];
+      for (const r of rows) {
+        if (!Buffer.isBuffer(r.body) || r.json === null || r.body_format !== BODY_RAW) continue;
+        this.s.writeBody.run(packBody(r.body, r.json), BODY_DEFLATE_MESSAGE, r.id);
+      }
+      const low = rows.at(-1)?.id;
+      this.s.packSet.run(low === undefined || rows.length < max ? 0 : low);
+      return low === undefined || rows.length < max;
+    })();
+  }
+
+  /** Stores the body a round sends when the row has none yet; a retry's row keeps the one it has. */
+  private writeBodyOnce(deliveryId: number, body: Uint8Array): void {
+    const row = this.s.unwrittenBody.get(deliveryId) as { message_id: number | null; json: string | null } | undefined;
+    if (row === undefined) return;
+    const stored = this.storedBody(row.message_id, body, row.json);
+    this.s.writeBody.run(stored.body, stored.format, deliveryId);
+  }
+
+  /** A body as it is stored: packed against its message's JSON when it has a message, as is otherwise. */
+  private storedBody(messageRowId: number | null, body: Uint8Array, json = messageRowId === null ? null : this.messageJson(messageRowId)): { body: Buffer; format: number } {
+    return json === null ? { body: Buffer.from(body), format: BODY_RAW } : { body: packBody(body, json), format: BODY_DEFLATE_MESSAGE };
   }
 
   /** Applies finished attempts and the resulting delivery states in one transaction. */

@@ -389,4 +389,22 @@ export const MIGRATIONS: readonly string[] = [
       FROM persona_tracks WINDOW w AS (PARTITION BY profile_id, event))
     WHERE r = 1;
   `,
+  /* 18: smaller on disk. A delivery's body may be stored packed (body_format 1: raw deflate with its
+     message's JSON as the dictionary; store/body-pack.ts): bodies written from now on are packed as
+     they are written, the ones already in the log after start, in slices, newest first, under
+     delivery_pack_backfill.below (0 when done); adding the column rewrites nothing. And the search
+     index stops taking the messageId: random and unique to each message, its trigrams were half
+     the index and a third of its cost on ingest; a messageId is found by exact or prefix lookup in
+     messages_dedupe instead. The index keeps its four columns, the last left empty from here on:
+     making it again without it would mean dropping it, which reads every page of it (seconds at
+     10M messages, holding start-up), so the messageIds already in it leave with their messages.
+     A search never trusts that column: what it finds there is checked against the message. */ `
+  ALTER TABLE deliveries ADD COLUMN body_format INTEGER NOT NULL DEFAULT 0;
+  CREATE TABLE delivery_pack_backfill (below INTEGER NOT NULL);
+  INSERT INTO delivery_pack_backfill (below) SELECT COALESCE(MAX(id) + 1, 0) FROM deliveries;
+  DROP TRIGGER message_text_insert;
+  CREATE TRIGGER message_text_insert AFTER INSERT ON messages BEGIN
+    INSERT INTO message_text (rowid, user_id, anonymous_id, event) VALUES (NEW.id, NEW.user_id, NEW.anonymous_id, NEW.event);
+  END;
+  `,
 ];

@@ -102,6 +102,48 @@ test('a needle of three characters or more is looked up in the index; a shorter 
   }
 });
 
+test('a messageId is found exactly or by its start, through messages_dedupe, not the trigram index', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hookbench-fts-mid-'));
+  const engine = newEngine(dir);
+  const inspect = LogInspector.of(dir, { readonly: true });
+  try {
+    const api = createEngineApi(engine);
+    commit(engine, [
+      { userId: 'alice', anonymousId: null, event: 'Order Completed', messageId: 'ajs-next-7f3a-91' },
+      { userId: 'bob', anonymousId: null, event: 'Signed Up', messageId: 'ajs-next-7f3b-02' },
+      { userId: 'carol', anonymousId: null, event: 'Signed Up', messageId: 'srv-Ab9' },
+    ]);
+    assert.equal(engine.stores.deliveryViews.textIndexReady(), true);
+    const found = async (text: string): Promise<(string | null)[]> => (await api.listDeliveries({ text })).items.map((d) => d.messageId).sort();
+    assert.deepEqual(await found('ajs-next-7f3a-91'), ['ajs-next-7f3a-91'], 'exact');
+    assert.deepEqual(await found('ajs-next-7f3'), ['ajs-next-7f3a-91', 'ajs-next-7f3b-02'], 'a prefix');
+    assert.deepEqual(await found('srv-Ab9'), ['srv-Ab9']);
+    assert.equal((await api.countDeliveries({ text: 'ajs-next' })).matching, 2);
+    // The promise now: a messageId by its start, as written; its middle or another case finds nothing.
+    assert.deepEqual(await found('7f3a-91'), []);
+    assert.deepEqual(await found('SRV-AB9'), []);
+    // The index no longer takes messageIds: no trigram of one, in any column.
+    assert.equal(inspect.value('SELECT COUNT(*) FROM message_text WHERE message_text MATCH ?', '"7f3a"'), 0);
+    assert.equal(inspect.value('SELECT COUNT(*) FROM message_text WHERE message_text MATCH ?', '"ali"'), 1);
+    // A row indexed before migration 18 still has its messageId in the fourth column: never searched.
+    const writable = LogInspector.of(dir);
+    const carol = writable.value<number>("SELECT id FROM messages WHERE message_id = 'srv-Ab9'");
+    writable.exec(`DELETE FROM message_text WHERE rowid = ${carol}`);
+    writable.run("INSERT INTO message_text (rowid, user_id, anonymous_id, event, message_id) VALUES (?, 'carol', NULL, 'Signed Up', 'srv-Ab9')", carol);
+    writable.close();
+    assert.equal(inspect.value('SELECT COUNT(*) FROM message_text WHERE message_text MATCH ?', '"Ab9"'), 1);
+    assert.deepEqual(await found('Ab9'), []);
+    assert.deepEqual(await found('srv-A'), ['srv-Ab9']);
+    const plan = engine.stores.deliveryViews.pagePlan(parseDeliveryPage({ text: 'ajs-next-7f3' })).join('\n');
+    assert.match(plan, /SEARCH k USING (COVERING )?INDEX messages_dedupe \(source_id=\? AND dedupe_key>\? AND dedupe_key<\?\)/);
+    assert.doesNotMatch(plan, /^SCAN (d|m|k)\b/m);
+  } finally {
+    inspect.close();
+    await engine.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a purged user and a cleared log are not found by the index any more', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'hookbench-fts-delete-'));
   const clock = new ManualClock(T0);

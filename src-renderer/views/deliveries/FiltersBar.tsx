@@ -116,6 +116,7 @@ export function FiltersBar({ searchRef }: { searchRef: Ref<HTMLInputElement> }) 
           type="search"
           data-testid="filter-text"
           placeholder="userId, anonymousId, event or messageId   ( / )"
+          title="Part of a userId, anonymousId or event (any case), or the start of a messageId (as written)"
           value={text}
           onChange={(e) => setText(e.target.value)}
           spellCheck={false}
