@@ -50,7 +50,7 @@ async function readersOf(h: Harness, api: EngineApi, id: number): Promise<Seen> 
   };
 }
 
-test('every reader sees the bytes that were sent, packed at the first round, unpacked on a log from before, and packed after start', async () => {
+test('every reader sees the bytes that were sent, packed at commit, unpacked on a log from before, and packed after start', async () => {
   const clock = new ManualClock(Date.parse('2026-11-22T12:00:00.000Z'));
   const receiver = await new Receiver().start();
   const local = await new Receiver().start('/local');
@@ -69,7 +69,7 @@ test('every reader sees the bytes that were sent, packed at the first round, unp
     const format = (id: number): { body_format: number; bytes: number } =>
       h.inspect.get<{ body_format: number; bytes: number }>('SELECT body_format, length(body) AS bytes FROM deliveries WHERE id = ?', id)!;
     for (const [k, id] of ids.entries()) {
-      assert.equal(format(id).body_format, BODY_DEFLATE_MESSAGE, 'packed as the first round wrote it');
+      assert.equal(format(id).body_format, BODY_DEFLATE_MESSAGE, 'packed as the commit wrote it');
       assert.ok(format(id).bytes < sent[k]!.length / 2, `${format(id).bytes} bytes stored for ${sent[k]!.length} sent`);
     }
 
@@ -82,7 +82,7 @@ test('every reader sees the bytes that were sent, packed at the first round, unp
         assert.ok(seen.har.includes(sent[k]!.toString('utf8')), `${when}: the HAR export's request body`);
       }
     };
-    await expectRead('packed at the first round');
+    await expectRead('packed at commit');
     // A delivery row as the store reads it has every column of the table but the format.
     const columns = h.inspect.all<{ name: string }>("SELECT name FROM pragma_table_info('deliveries')").map((c) => c.name).filter((c) => c !== 'body_format');
     assert.deepEqual(Object.keys(h.engine.stores.log.getDelivery(ids[0]!)!).sort(), columns.sort());

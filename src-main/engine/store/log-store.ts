@@ -203,8 +203,8 @@ export class LogStore {
       findDuplicate: 'SELECT id, received_at FROM messages WHERE source_id = ? AND dedupe_key = ?',
       releaseDedupeKey: 'UPDATE messages SET dedupe_key = NULL WHERE id = ?',
       // A delivery takes its destination's warp when it is made, and keeps it.
-      insertDelivery: `INSERT INTO deliveries (message_id, destination_id, payload_type, status, body, created_at, next_attempt_at, warp)
-         VALUES (?, ?, ?, 'pending', ?, ?, ?, ?)`,
+      insertDelivery: `INSERT INTO deliveries (message_id, destination_id, payload_type, status, body, body_format, created_at, next_attempt_at, warp)
+         VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?)`,
       destinationWarps: 'SELECT id, warp FROM destinations WHERE warp > 1',
       insertDropped: 'INSERT INTO dropped_items (request_id, item_index, kind, reason, raw) VALUES (?, ?, ?, ?, ?)',
       finishRequest: 'UPDATE requests SET items = ?, accepted = ?, dropped = ?, duplicates = ? WHERE id = ?',
@@ -219,7 +219,7 @@ export class LogStore {
       selectDue: `SELECT ${DELIVERY_COLUMNS} FROM deliveries d WHERE status IN ('pending', 'retrying') AND next_attempt_at <= ?
          ORDER BY next_attempt_at, id LIMIT ?`,
       markInFlight: `UPDATE deliveries SET status = 'in_flight', first_attempt_at = ?, rounds = ? WHERE id = ?`,
-      // A body is written once, at the first round (a replay's with the row); packed when it has a message.
+      // A body is written once: at commit when ingest mapped it, else at the first round (a replay's with the row); packed when it has a message.
       unwrittenBody: 'SELECT d.message_id, m.json FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id WHERE d.id = ? AND d.body IS NULL',
       writeBody: 'UPDATE deliveries SET body = ?, body_format = ? WHERE id = ?',
       packBelow: 'SELECT below FROM delivery_pack_backfill',
@@ -358,9 +358,11 @@ export class LogStore {
         const messageRowId = Number(inserted.lastInsertRowid);
         firstMessageId ??= messageRowId;
         accepted++;
-        const body = item.body ? Buffer.from(item.body.buffer, item.body.byteOffset, item.body.byteLength) : null;
+        // Mapped at commit, the body is packed against the JSON stored in the same row's message.
+        const body = item.body && item.destinationIds.length > 0 ? packBody(item.body, item.json) : null;
+        const format = body === null ? BODY_RAW : BODY_DEFLATE_MESSAGE;
         for (const destinationId of item.destinationIds) {
-          this.s.insertDelivery.run(messageRowId, destinationId, m.type, body, record.receivedAt, record.receivedAt, warpOf(destinationId));
+          this.s.insertDelivery.run(messageRowId, destinationId, m.type, body, format, record.receivedAt, record.receivedAt, warpOf(destinationId));
           deliveries++;
         }
       });
