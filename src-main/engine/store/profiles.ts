@@ -7,10 +7,11 @@
 import type { JsonObject, JsonValue } from '../../../src-shared/json';
 import type { ProfileEventView, ProfileView } from '../../../src-shared/personas';
 import type { Db } from './database';
-import { statements, type Statement } from './statements';
+import { statement, statements, type Statement } from './statements';
 import { toIso } from '../ingest/timestamps';
 import { DAY_MS, historyOf, type EventHistory, type Needs, type ProfileSnapshot, type TrackedEvent } from '../personas/evaluate';
 import { storageFaultCode } from './storage-fault';
+import type { Candidates } from '../personas/preview';
 import { idsOf, profileMessageOf, reduceChunk, type MessageRow, type ProfileMessage, type ProfileOp } from '../personas/profile-reducer';
 
 /** Requests the syncs commit carry this path; their identify calls are ours, not the user's, so profiles skip them. */
@@ -132,6 +133,15 @@ export class ProfileStore {
       idsOfProfiles: 'SELECT id, profile_id FROM persona_ids WHERE profile_id IN (SELECT value FROM json_each(?)) ORDER BY id',
       traitsNamed: 'SELECT profile_id, key, value FROM persona_traits WHERE key IN (SELECT value FROM json_each(?))',
       tracksOf: 'SELECT profile_id, message_id, at, properties FROM persona_tracks WHERE event = ?',
+      // The same reads for a batch of profiles (a preview's), each by its key: one seek per profile.
+      profilesOf: `SELECT profile_id, user_id FROM persona_profiles WHERE profile_id IN (SELECT value FROM json_each(?))
+         ORDER BY profile_id`,
+      traitsNamedOf: `SELECT t.profile_id, t.key, t.value FROM json_each(@ids) i CROSS JOIN persona_traits t
+         ON t.profile_id = i.value AND t.key IN (SELECT value FROM json_each(@keys))`,
+      summariesOfIds: `SELECT e.profile_id, e.n, e.first_at, e.last_at, e.last_seq, iif(@properties, e.last_properties, NULL) AS last_properties
+         FROM json_each(@ids) i CROSS JOIN persona_events e ON e.event = @event AND e.profile_id = i.value`,
+      tracksOfIds: `SELECT t.profile_id, t.message_id, t.at, t.properties FROM json_each(@ids) i CROSS JOIN persona_tracks t
+         ON t.profile_id = i.value AND t.event = @event`,
       dropTracksOf: 'DELETE FROM persona_tracks WHERE message_id IN (SELECT value FROM json_each(?))',
     });
     this.current = this.cursor() >= this.lastMessageId();
@@ -359,7 +369,18 @@ export class ProfileStore {
    * of the profiles whose occurrences straddle it.
    */
   snapshots(needs: Needs, now: number): ProfileSnapshot[] {
-    const all = rowsOf<[string, string | null]>(this.q.allProfiles).map(([profileId, userId]) => ({
+    return this.load(needs, now, null);
+  }
+
+  /** The same for these profiles only (those that exist, in profile order): a preview's batch. */
+  snapshotsOf(needs: Needs, now: number, profileIds: readonly string[]): ProfileSnapshot[] {
+    return profileIds.length === 0 ? [] : this.load(needs, now, JSON.stringify(profileIds));
+  }
+
+  /** Every profile (`ids` null), or those of a JSON array of ids. */
+  private load(needs: Needs, now: number, ids: string | null): ProfileSnapshot[] {
+    const base = ids === null ? rowsOf<[string, string | null]>(this.q.allProfiles) : rowsOf<[string, string | null]>(this.q.profilesOf, ids);
+    const all = base.map(([profileId, userId]) => ({
       profileId,
       userId,
       traits: {} as { [key: string]: JsonValue },
@@ -367,7 +388,12 @@ export class ProfileStore {
     }));
     const byId = new Map(all.map((s) => [s.profileId, s]));
     if (needs.traits.size > 0) {
-      for (const [profileId, key, value] of rowsOf<[string, string, string]>(this.q.traitsNamed, JSON.stringify([...needs.traits]))) {
+      const keys = JSON.stringify([...needs.traits]);
+      const rows =
+        ids === null
+          ? rowsOf<[string, string, string]>(this.q.traitsNamed, keys)
+          : rowsOf<[string, string, string]>(this.q.traitsNamedOf, { ids, keys });
+      for (const [profileId, key, value] of rows) {
         const s = byId.get(profileId);
         if (s) s.traits[key] = JSON.parse(value) as JsonValue;
       }
@@ -375,7 +401,11 @@ export class ProfileStore {
     for (const [event, need] of needs.events) {
       if (need.occurrences) {
         const lists = new Map<string, TrackedEvent[]>();
-        for (const [profileId, seq, at, properties] of rowsOf<[string, number, number, string | null]>(this.q.tracksOf, event)) {
+        const rows =
+          ids === null
+            ? rowsOf<[string, number, number, string | null]>(this.q.tracksOf, event)
+            : rowsOf<[string, number, number, string | null]>(this.q.tracksOfIds, { ids, event });
+        for (const [profileId, seq, at, properties] of rows) {
           let list = lists.get(profileId);
           if (!list) lists.set(profileId, (list = []));
           list.push({ at, seq, properties: parseObject(properties) });
@@ -388,10 +418,11 @@ export class ProfileStore {
       }
       const starts = [...need.windows].map((days) => now - days * DAY_MS);
       const since = Math.min(...starts);
-      const rows = rowsOf<[string, number, number, number, number, string | null]>(this.q.summariesOf, {
-        event,
-        properties: need.lastProperties ? 1 : 0,
-      });
+      const properties = need.lastProperties ? 1 : 0;
+      const rows =
+        ids === null
+          ? rowsOf<[string, number, number, number, number, string | null]>(this.q.summariesOf, { event, properties })
+          : rowsOf<[string, number, number, number, number, string | null]>(this.q.summariesOfIds, { ids, event, properties });
       for (const [profileId, count, firstAt, lastAt, lastSeq, lastProperties] of rows) {
         const s = byId.get(profileId);
         if (!s) continue;
@@ -406,6 +437,23 @@ export class ProfileStore {
       }
     }
     return all;
+  }
+
+  /**
+   * Up to `limit` profile ids after `after`, in profile order, that have what `c` asks of the
+   * indexes (every profile when null): the first condition's index range is walked in profile
+   * order (persona_events by (event, profile_id), persona_traits_key by (key, profile_id)), the
+   * others probed per row by their keys.
+   */
+  candidateIds(c: Candidates | null, now: number, after: string, limit: number): string[] {
+    const { sql, params } = candidateQuery(c, now, after, limit);
+    return rowsOf<[string]>(statement(this.db, sql), ...params).map((r) => r[0]);
+  }
+
+  /** How SQLite runs a preview's candidate read (one line per step). */
+  candidatePlan(c: Candidates | null): string[] {
+    const { sql, params } = candidateQuery(c, 0, '', 1);
+    return (this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail);
   }
 
   /**
@@ -448,6 +496,60 @@ export class ProfileStore {
       this.q.dropProfile.run(p);
     }
   }
+}
+
+/**
+ * The SQL of a preview's candidates (see ProfileStore.candidateIds). Each part is a range of one
+ * index or a probe by key; aliases are numbered so a probe names the row it belongs to.
+ */
+function candidateQuery(c: Candidates | null, now: number, after: string, limit: number): { sql: string; params: unknown[] } {
+  if (c === null) return { sql: 'SELECT profile_id FROM persona_profiles WHERE profile_id > ? ORDER BY profile_id LIMIT ?', params: [after, limit] };
+  const params: unknown[] = [];
+  let alias = 0;
+  const since = (withinDays: number | undefined): number => (withinDays === undefined ? Number.MIN_SAFE_INTEGER : now - withinDays * DAY_MS);
+  /** A boolean over the profile id `col`. */
+  const probe = (x: Candidates, col: string): string => {
+    const a = `x${alias++}`;
+    switch (x.kind) {
+      case 'event':
+        params.push(x.event, x.atLeast, since(x.withinDays));
+        return `EXISTS (SELECT 1 FROM persona_events ${a} WHERE ${a}.event = ? AND ${a}.profile_id = ${col} AND ${a}.n >= ? AND ${a}.last_at >= ?)`;
+      case 'trait':
+        params.push(x.key);
+        if (x.value === undefined) return `EXISTS (SELECT 1 FROM persona_traits ${a} WHERE ${a}.profile_id = ${col} AND ${a}.key = ?)`;
+        params.push(x.value);
+        return `EXISTS (SELECT 1 FROM persona_traits ${a} WHERE ${a}.profile_id = ${col} AND ${a}.key = ? AND ${a}.value = ?)`;
+      case 'and':
+        return `(${x.all.map((y) => probe(y, col)).join(' AND ')})`;
+      case 'or':
+        return `(${x.any.map((y) => probe(y, col)).join(' OR ')})`;
+    }
+  };
+  /** A SELECT of the profile ids after `after` that have `x`; unique ids. */
+  const range = (x: Candidates): string => {
+    const a = `x${alias++}`;
+    switch (x.kind) {
+      case 'event':
+        params.push(x.event, after, x.atLeast, since(x.withinDays));
+        return `SELECT ${a}.profile_id FROM persona_events ${a} WHERE ${a}.event = ? AND ${a}.profile_id > ? AND ${a}.n >= ? AND ${a}.last_at >= ?`;
+      case 'trait':
+        params.push(x.key, after);
+        if (x.value === undefined) return `SELECT ${a}.profile_id FROM persona_traits ${a} INDEXED BY persona_traits_key WHERE ${a}.key = ? AND ${a}.profile_id > ?`;
+        params.push(x.value);
+        return `SELECT ${a}.profile_id FROM persona_traits ${a} INDEXED BY persona_traits_key WHERE ${a}.key = ? AND ${a}.profile_id > ? AND ${a}.value = ?`;
+      case 'and': {
+        const [first, ...rest] = x.all as [Candidates, ...Candidates[]];
+        const inner = range(first);
+        const b = `x${alias++}`;
+        return `SELECT ${b}.profile_id FROM (${inner}) ${b} WHERE ${rest.map((y) => probe(y, `${b}.profile_id`)).join(' AND ')}`;
+      }
+      case 'or':
+        return x.any.map((y) => range(y)).join(' UNION ');
+    }
+  };
+  const body = range(c);
+  params.push(limit);
+  return { sql: `SELECT profile_id FROM (${body}) ORDER BY profile_id LIMIT ?`, params };
 }
 
 /** A commit found more after the cursor than it could have written itself: a backlog, for the slices. */
