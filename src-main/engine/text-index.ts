@@ -1,9 +1,10 @@
 /**
  * Takes a log that existed before the free-text index into it, a slice at a time between other
- * work, so start-up and ingest never wait for it. Until it is done, text filters read the log
- * itself (same results, slower).
+ * work (engine/sliced-work.ts), so start-up and ingest never wait for it. Until it is done, text
+ * filters read the log itself (same results, slower).
  */
-import type { Clock, ClockTimer } from './clock';
+import type { Clock } from './clock';
+import { createSlicedWork, fixedSlices } from './sliced-work';
 
 export interface TextIndexCatchUp {
   start(): void;
@@ -21,36 +22,5 @@ export function createTextIndexCatchUp(deps: {
   clock: Clock;
   retryMs?: number;
 }): TextIndexCatchUp {
-  let next: NodeJS.Immediate | null = null;
-  let retry: ClockTimer | null = null;
-  let running = false;
-  const step = (): void => {
-    next = null;
-    retry = null;
-    if (!running) return;
-    try {
-      if (deps.slice(TEXT_INDEX_SLICE)) {
-        running = false;
-        return;
-      }
-      next = setImmediate(step);
-    } catch (err) {
-      deps.onError(err);
-      retry = deps.clock.setTimer(step, deps.retryMs ?? 1_000);
-    }
-  };
-  return {
-    start() {
-      if (running) return;
-      running = true;
-      next = setImmediate(step);
-    },
-    stop() {
-      running = false;
-      if (next !== null) clearImmediate(next);
-      retry?.cancel();
-      next = null;
-      retry = null;
-    },
-  };
+  return createSlicedWork({ ...deps, sizing: fixedSlices(TEXT_INDEX_SLICE), stoppedMessage: 'the search index catch-up stopped' });
 }
