@@ -205,6 +205,11 @@ test('candidates are read by index ranges and probes, never a scan of events or 
     const either = plan({ kind: 'or', any: [{ kind: 'event', event: 'A' }, { kind: 'trait', trait: 'plan', op: 'exists' }] });
     assert.ok(noScan(either), either.join('\n'));
 
+    const negated = plan({ kind: 'trait', trait: 'email', op: 'not_exists' });
+    assert.ok(negated.some((l) => /SEARCH x\d+ USING PRIMARY KEY \(profile_id>\?\)/.test(l)), negated.join('\n'));
+    assert.ok(negated.some((l) => /SEARCH x\d+w USING PRIMARY KEY \(profile_id=\? AND key=\?\)/.test(l)), negated.join('\n'));
+    assert.ok(ordered(negated), negated.join('\n'));
+
     const rule = stores.profiles.candidatePlan(candidatesOf({ rule: { kind: 'last_property', event: 'Viewed', property: 'sku' } }, none));
     assert.ok(ordered(rule) && noScan(rule), rule.join('\n'));
   } finally {
@@ -213,16 +218,16 @@ test('candidates are read by index ranges and probes, never a scan of events or 
   }
 });
 
-test('conditions a member may meet with nothing in the indexes read every profile', () => {
+test('which conditions narrow by index, which drive, and which are left to the evaluation', () => {
   const none = new Set<string>();
-  assert.equal(candidatesOf({ condition: { kind: 'trait', trait: 'plan', op: 'not_equals', value: 'pro' } }, none), null);
-  assert.equal(candidatesOf({ condition: { kind: 'trait', trait: 'plan', op: 'not_exists' } }, none), null);
+  assert.equal(candidatesOf({ condition: { kind: 'trait', trait: 'plan', op: 'not_equals', value: { a: 1 } } }, none), null, 'an object may be stored with its keys in another order');
   assert.equal(candidatesOf({ condition: { kind: 'trait', trait: 'plan', op: 'exists' } }, new Set(['plan'])), null, 'a computed trait overlays it');
-  assert.equal(candidatesOf({ condition: { kind: 'or', any: [{ kind: 'event', event: 'A' }, { kind: 'trait', trait: 'p', op: 'not_exists' }] } }, none), null);
+  assert.equal(candidatesOf({ condition: { kind: 'or', any: [{ kind: 'event', event: 'A' }, { kind: 'trait', trait: 'p', op: 'exists' }] } }, new Set(['p'])), null);
   assert.deepEqual(
     candidatesOf({ condition: { kind: 'and', all: [{ kind: 'event', event: 'A' }, { kind: 'trait', trait: 'p', op: 'not_exists' }, { kind: 'trait', trait: 'q', op: 'equals', value: 1 }] } }, none),
-    { kind: 'and', all: [{ kind: 'trait', key: 'q', value: '1' }, { kind: 'event', event: 'A', atLeast: 1 }] },
-    'the trait with a value drives; the unindexable part is left to the evaluation',
+    { kind: 'and', all: [{ kind: 'trait', key: 'q', value: '1' }, { kind: 'event', event: 'A', atLeast: 1 }, { kind: 'without', key: 'p' }] },
+    'the trait with a value drives; a negation is probed last',
   );
+  assert.deepEqual(candidatesOf({ condition: { kind: 'trait', trait: 'plan', op: 'not_equals', value: 'pro' } }, none), { kind: 'without', key: 'plan', value: '"pro"' });
   assert.deepEqual(candidatesOf({ condition: { kind: 'trait', trait: 'tags', op: 'equals', value: ['a'] } }, none), { kind: 'trait', key: 'tags' }, 'an array by its key alone');
 });

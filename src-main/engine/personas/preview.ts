@@ -18,6 +18,8 @@ import { computeTrait, matches, needsOf, type Needs, type ProfileSnapshot } from
 export type Candidates =
   | { kind: 'event'; event: string; atLeast: number; withinDays?: number }
   | { kind: 'trait'; key: string; value?: string }
+  /** No trait `key` with this stored value (`value` absent: none but null); read over every profile. */
+  | { kind: 'without'; key: string; value?: string }
   | { kind: 'and'; all: Candidates[] }
   | { kind: 'or'; any: Candidates[] };
 
@@ -29,8 +31,8 @@ export const PREVIEW_COUNT_LIMIT = 1_000;
 export const PREVIEW_BATCH = 250;
 
 /**
- * Pure: the candidates of a condition, or null when a member may have nothing in the indexes (a
- * `not_equals`, `not_exists`, or a trait a computed trait of the space overlays).
+ * Pure: the candidates of a condition, or null when they cannot be told from the indexes (a
+ * trait a computed trait of the space overlays, `not_equals` an object or array).
  */
 export function candidatesOfCondition(c: Condition, overlaid: ReadonlySet<string>): Candidates | null {
   switch (c.kind) {
@@ -39,12 +41,16 @@ export function candidatesOfCondition(c: Condition, overlaid: ReadonlySet<string
       return { kind: 'event', event: c.event, atLeast: Math.max(1, c.atLeast ?? 1), ...(c.withinDays === undefined ? {} : { withinDays: c.withinDays }) };
     case 'trait': {
       if (overlaid.has(c.trait)) return null;
-      if (c.op === 'not_equals' || c.op === 'not_exists') return null;
-      // Every other operator needs the trait present. Equality to a scalar is equality of the
-      // stored JSON text (JSON.stringify of a scalar is canonical); objects and arrays may be
-      // stored with their keys in another order, so for them the key alone narrows.
+      // Equality to a scalar is equality of the stored JSON text (JSON.stringify of a scalar is
+      // canonical); objects and arrays may be stored with their keys in another order.
       const v = c.value ?? null;
-      if (c.op === 'equals' && !Array.isArray(v) && !isJsonObject(v)) return { kind: 'trait', key: c.trait, value: JSON.stringify(v) };
+      const scalar = !Array.isArray(v) && !isJsonObject(v);
+      // A member may have no trait at all: these are read over every profile, but in SQL (a
+      // probe per profile) rather than evaluated one by one.
+      if (c.op === 'not_exists') return { kind: 'without', key: c.trait };
+      if (c.op === 'not_equals') return scalar ? { kind: 'without', key: c.trait, value: JSON.stringify(v) } : null;
+      // Every other operator needs the trait present; for objects and arrays the key alone narrows.
+      if (c.op === 'equals' && scalar) return { kind: 'trait', key: c.trait, value: JSON.stringify(v) };
       return { kind: 'trait', key: c.trait };
     }
     case 'and': {
@@ -67,7 +73,7 @@ export function candidatesOfCondition(c: Condition, overlaid: ReadonlySet<string
  */
 function driverFirst(all: Candidates[]): Candidates[] {
   const rank = (c: Candidates): number =>
-    c.kind === 'trait' && c.value !== undefined ? 0 : c.kind === 'event' && c.withinDays !== undefined ? 1 : c.kind === 'or' ? 3 : 2;
+    c.kind === 'trait' && c.value !== undefined ? 0 : c.kind === 'event' && c.withinDays !== undefined ? 1 : c.kind === 'or' ? 3 : c.kind === 'without' ? 4 : 2;
   return all.map((c, i) => ({ c, i })).sort((a, b) => rank(a.c) - rank(b.c) || a.i - b.i).map((x) => x.c);
 }
 

@@ -114,7 +114,8 @@ export class ProfileStore {
       dropEmptyEvent: 'DELETE FROM persona_events WHERE profile_id = ? AND event = ? AND NOT EXISTS (SELECT 1 FROM persona_tracks WHERE profile_id = ? AND event = ?)',
       summariesOf: `SELECT profile_id, n, first_at, last_at, last_seq, iif(@properties, last_properties, NULL) AS last_properties
          FROM persona_events WHERE event = @event`,
-      tracksSince: 'SELECT message_id, at FROM persona_tracks WHERE profile_id = ? AND event = ? AND at >= ? ORDER BY at, message_id',
+      tracksSinceOf: `SELECT t.profile_id, t.message_id, t.at FROM json_each(@ids) i CROSS JOIN persona_tracks t
+         ON t.profile_id = i.value AND t.event = @event AND t.at >= @since`,
       touch: 'UPDATE persona_profiles SET updated_at = MAX(updated_at, ?) WHERE profile_id = ?',
       profileOfId: 'SELECT profile_id FROM persona_ids WHERE id = ?',
       profile: 'SELECT profile_id, user_id, updated_at FROM persona_profiles WHERE profile_id = ?',
@@ -309,12 +310,14 @@ export class ProfileStore {
    * How SQLite runs what the profile view and the preview read per profile or per event, by name,
    * one line per step: for checking that none of them reads every track call.
    */
-  plans(): Record<'summariesOf' | 'tracksSince' | 'traitsNamed' | 'events' | 'page', string[]> {
+  plans(): Record<'summariesOf' | 'tracksSinceOf' | 'summariesOfIds' | 'traitsNamedOf' | 'traitsNamed' | 'events' | 'page', string[]> {
     const plan = (sql: string, ...params: unknown[]): string[] =>
       (this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail);
     return {
       summariesOf: plan(this.q.summariesOf.source, { event: 'e', properties: 0 }),
-      tracksSince: plan(this.q.tracksSince.source, 'p', 'e', 0),
+      tracksSinceOf: plan(this.q.tracksSinceOf.source, { ids: '["p"]', event: 'e', since: 0 }),
+      summariesOfIds: plan(this.q.summariesOfIds.source, { ids: '["p"]', event: 'e', properties: 0 }),
+      traitsNamedOf: plan(this.q.traitsNamedOf.source, { ids: '["p"]', keys: '["plan"]' }),
       traitsNamed: plan(this.q.traitsNamed.source, '["plan"]'),
       events: plan(this.q.events.source, 'p'),
       page: plan(this.q.page.source, { like: null, after: '', limit: 50 }),
@@ -423,17 +426,24 @@ export class ProfileStore {
         ids === null
           ? rowsOf<[string, number, number, number, number, string | null]>(this.q.summariesOf, { event, properties })
           : rowsOf<[string, number, number, number, number, string | null]>(this.q.summariesOfIds, { ids, event, properties });
+      const straddling = new Map<string, TrackedEvent[]>();
       for (const [profileId, count, firstAt, lastAt, lastSeq, lastProperties] of rows) {
         const s = byId.get(profileId);
         if (!s) continue;
         const h: EventHistory = { count, firstAt, lastAt, last: { at: lastAt, seq: lastSeq, properties: parseObject(lastProperties) } };
         if (starts.some((start) => firstAt < start && lastAt >= start)) {
-          const list = rowsOf<[number, number]>(this.q.tracksSince, profileId, event, since).map(
-            ([seq, at]): TrackedEvent => ({ at, seq, properties: {} }),
-          );
+          const list: TrackedEvent[] = [];
+          straddling.set(profileId, list);
           h.occurrences = { since, list };
         }
         s.events.set(event, h);
+      }
+      // The calls since the window's start of the profiles that straddle it: one statement for
+      // all of them (a seek per profile in the (profile_id, event, at) index), not one each.
+      if (straddling.size > 0) {
+        for (const [profileId, seq, at] of rowsOf<[string, number, number]>(this.q.tracksSinceOf, { ids: JSON.stringify([...straddling.keys()]), event, since })) {
+          straddling.get(profileId)?.push({ at, seq, properties: {} });
+        }
       }
     }
     return all;
@@ -507,6 +517,11 @@ function candidateQuery(c: Candidates | null, now: number, after: string, limit:
   const params: unknown[] = [];
   let alias = 0;
   const since = (withinDays: number | undefined): number => (withinDays === undefined ? Number.MIN_SAFE_INTEGER : now - withinDays * DAY_MS);
+  /** Whether the profile `col` has the trait (with the value, or non-null): the negation of `without`. */
+  const without = (x: { key: string; value?: string }, col: string, a: string): string => {
+    params.push(x.key, x.value ?? 'null');
+    return `EXISTS (SELECT 1 FROM persona_traits ${a} WHERE ${a}.profile_id = ${col} AND ${a}.key = ? AND ${a}.value ${x.value === undefined ? '!=' : '='} ?)`;
+  };
   /** A boolean over the profile id `col`. */
   const probe = (x: Candidates, col: string): string => {
     const a = `x${alias++}`;
@@ -519,6 +534,8 @@ function candidateQuery(c: Candidates | null, now: number, after: string, limit:
         if (x.value === undefined) return `EXISTS (SELECT 1 FROM persona_traits ${a} WHERE ${a}.profile_id = ${col} AND ${a}.key = ?)`;
         params.push(x.value);
         return `EXISTS (SELECT 1 FROM persona_traits ${a} WHERE ${a}.profile_id = ${col} AND ${a}.key = ? AND ${a}.value = ?)`;
+      case 'without':
+        return `NOT ${without(x, col, a)}`;
       case 'and':
         return `(${x.all.map((y) => probe(y, col)).join(' AND ')})`;
       case 'or':
@@ -537,6 +554,9 @@ function candidateQuery(c: Candidates | null, now: number, after: string, limit:
         if (x.value === undefined) return `SELECT ${a}.profile_id FROM persona_traits ${a} INDEXED BY persona_traits_key WHERE ${a}.key = ? AND ${a}.profile_id > ?`;
         params.push(x.value);
         return `SELECT ${a}.profile_id FROM persona_traits ${a} INDEXED BY persona_traits_key WHERE ${a}.key = ? AND ${a}.profile_id > ? AND ${a}.value = ?`;
+      case 'without':
+        params.push(after);
+        return `SELECT ${a}.profile_id FROM persona_profiles ${a} WHERE ${a}.profile_id > ? AND NOT ${without(x, `${a}.profile_id`, `${a}w`)}`;
       case 'and': {
         const [first, ...rest] = x.all as [Candidates, ...Candidates[]];
         const inner = range(first);
