@@ -89,8 +89,8 @@ try {
     ['computed trait (last property)', { rule: { kind: 'last_property', event: 'Product Viewed', property: 'product_id' } }],
     ['Signed Up in the last 3 days', { condition: { kind: 'event', event: 'Signed Up', withinDays: 3 } }],
     ['plan = team or Signed Up ≥ 3', { condition: { kind: 'or', any: [{ kind: 'trait', trait: 'plan', op: 'equals', value: 'team' }, { kind: 'event', event: 'Signed Up', atLeast: 3 }] } }],
-    ['plan not free (no index: every profile, stops at the limit)', { condition: { kind: 'trait', trait: 'plan', op: 'not_equals', value: 'free' } }],
-    ['email not set (no index, no member: reads every profile)', { condition: { kind: 'trait', trait: 'email', op: 'not_exists' } }],
+    ['plan not free (a SQL probe per profile, stops at the limit)', { condition: { kind: 'trait', trait: 'plan', op: 'not_equals', value: 'free' } }],
+    ['email not set (a SQL probe per profile, no member: reads them all)', { condition: { kind: 'trait', trait: 'email', op: 'not_exists' } }],
   ];
   const time = (fn: () => unknown): number => {
     const t = performance.now();
