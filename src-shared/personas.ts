@@ -117,7 +117,10 @@ export interface ProfilesCatchingUp {
 }
 
 export interface PreviewResult {
+  /** Members (audiences) or profiles with a value (computed traits); with `capped`, at least this many. */
   total: number;
+  /** The count stopped at its limit rather than read every profile: there are `total` or more. */
+  capped?: boolean;
   /** The first MAX_PREVIEW members, by profile id. */
   members: MemberPreview[];
   catchingUp?: ProfilesCatchingUp;

@@ -33,6 +33,7 @@ import { createReceivers, type Receivers } from './receivers/service';
 import { compilePlan, type CompiledPlan } from './tracking-plan/check';
 import type { TrackingPlan } from '../../src-shared/tracking-plan';
 import { createTextIndexCatchUp } from './text-index';
+import { createSlicedWork, timedSlices } from './sliced-work';
 import { createOffThreadReads, type OffThreadReads } from './reads/off-thread';
 
 export interface EngineOptions {
@@ -383,10 +384,11 @@ export function createEngine(options: EngineOptions): Engine {
   });
 
   // Bodies written before they were packed: a few ms of deflate per slice (about 30 µs a body).
-  const bodyPacking = createTextIndexCatchUp({
+  const bodyPacking = createSlicedWork({
     slice: (max) => log.packBacklog(max),
     clock,
-    sizing: { first: 64, min: 16, max: 4_096, targetMs: 4 },
+    sizing: timedSlices({ first: 64, min: 16, max: 4_096, targetMs: 4 }),
+    stoppedMessage: 'the packing of delivery bodies stopped',
     onError: (err) => {
       if (health.fault(err) === null) process.stderr.write(`hookbench: delivery bodies could not be packed: ${String(err)}\n`);
     },

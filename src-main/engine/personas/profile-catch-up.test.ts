@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../clock';
-import { createProfileCatchUp, FIRST_SLICE, MAX_SLICE, MIN_SLICE, nextSliceSize, SLICE_TARGET_MS } from './profile-catch-up';
+import { createProfileCatchUp, FIRST_SLICE, MAX_SLICE, MIN_SLICE, PROFILE_SLICES, SLICE_TARGET_MS } from './profile-catch-up';
+import { nextTimedSize } from '../sliced-work';
 
 /** A hand-driven event loop: each yielded step waits here until the test runs the next turn. */
 function turns(): { yieldTurn: (fn: () => void) => () => void; next: () => boolean; pending: () => number } {
@@ -22,13 +23,14 @@ function turns(): { yieldTurn: (fn: () => void) => () => void; next: () => boole
   };
 }
 
-test('slices are sized from the last one to take about the target, within bounds', () => {
-  assert.equal(nextSliceSize(200, SLICE_TARGET_MS), 200);
-  assert.equal(nextSliceSize(200, SLICE_TARGET_MS * 2), 100);
-  assert.equal(nextSliceSize(200, SLICE_TARGET_MS / 4), 800);
-  assert.equal(nextSliceSize(200, 10_000), MIN_SLICE);
-  assert.equal(nextSliceSize(4_000, 0.01), MAX_SLICE);
-  assert.equal(nextSliceSize(100, 0), 200, 'a slice too fast to time doubles');
+test('profile slices are sized from the last one to take about the target, within bounds', () => {
+  const next = (size: number, ms: number): number => nextTimedSize(PROFILE_SLICES, size, ms);
+  assert.equal(next(200, SLICE_TARGET_MS), 200);
+  assert.equal(next(200, SLICE_TARGET_MS * 2), 100);
+  assert.equal(next(200, SLICE_TARGET_MS / 4), 800);
+  assert.equal(next(200, 10_000), MIN_SLICE);
+  assert.equal(next(4_000, 0.01), MAX_SLICE);
+  assert.equal(next(100, 0), 400, 'a slice too fast to time grows at most fourfold');
 });
 
 test('a backlog is read one slice per turn of the event loop, each sized from the last one’s time, until none is left', async () => {

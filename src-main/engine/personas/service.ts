@@ -36,7 +36,8 @@ import type { Clock, ClockTimer } from '../clock';
 import type { Transaction } from '../store/stores';
 import { toIso } from '../ingest/timestamps';
 import { ComputationStore, definitionOf, type ComputationRow, type Definition } from '../store/computations';
-import { computeTrait, matches, needsOf, type ProfileSnapshot } from './evaluate';
+import { needsOf, type ProfileSnapshot } from './evaluate';
+import { previewNeeds, valueOf, walkPreview } from './preview';
 import { ProfileStore, SYNC_PATH } from '../store/profiles';
 import { createProfileCatchUp } from './profile-catch-up';
 import { diffSync, personasContext, syncIdentify } from './sync-plan';
@@ -66,6 +67,8 @@ export interface PersonasDeps {
   publish(ids: number[]): void;
   /** An interval sync failed (its space was removed, say); the next one is still scheduled. */
   onError?(computationId: number, error: unknown): void;
+  /** Members a preview counts before it answers "N or more" (PREVIEW_COUNT_LIMIT by default). */
+  previewCountLimit?: number;
   /** A slice of the profiles' catch-up failed (a storage fault, say); it tries again a moment later. */
   onCatchUpError?(error: unknown): void;
 }
@@ -155,30 +158,24 @@ export function createPersonas(deps: PersonasDeps): Personas {
    * The space's computed traits are evaluated first and laid over the identify traits they name.
    */
   const evaluate = (definition: Definitions, space: string | null, now: number): { values: Map<string, JsonValue>; snapshots: ProfileSnapshot[] } => {
-    const needs = needsOf(definition);
-    const overlays =
-      'condition' in definition ? computations.traitsIn(space).filter((c) => needs.traits.has(c.key)) : [];
-    // Oldest first, one per key: keys are unique in a space, and across spaces (no space given) the oldest wins.
-    const byKey = new Map<string, ComputedTraitRule>();
-    for (const c of overlays) if (!byKey.has(c.key)) byKey.set(c.key, definitionOf(c) as ComputedTraitRule);
-    for (const rule of byKey.values()) needsOf({ rule }, needs);
-    const snapshots = profiles.snapshots(needs, now);
+    const overlays = overlaysOf(definition, space);
+    const snapshots = profiles.snapshots(previewNeeds(definition, overlays), now);
     const values = new Map<string, JsonValue>();
     for (const s of snapshots) {
-      const traits = s.traits as { [key: string]: JsonValue };
-      for (const [key, rule] of byKey) {
-        const v = computeTrait(rule, s, now);
-        if (v === undefined) delete traits[key];
-        else traits[key] = v;
-      }
-      if ('condition' in definition) {
-        if (matches(definition.condition, s, now)) values.set(s.profileId, true);
-      } else {
-        const v = computeTrait(definition.rule, s, now);
-        if (v !== undefined) values.set(s.profileId, v);
-      }
+      const v = valueOf(definition, overlays, s, now);
+      if (v !== undefined) values.set(s.profileId, v);
     }
     return { values, snapshots };
+  };
+
+  /** The space's computed traits that an audience's trait conditions name, by key. */
+  const overlaysOf = (definition: Definitions, space: string | null): Map<string, ComputedTraitRule> => {
+    const byKey = new Map<string, ComputedTraitRule>();
+    if (!('condition' in definition)) return byKey;
+    const named = needsOf(definition).traits;
+    // Oldest first, one per key: keys are unique in a space, and across spaces (no space given) the oldest wins.
+    for (const c of computations.traitsIn(space)) if (named.has(c.key) && !byKey.has(c.key)) byKey.set(c.key, definitionOf(c) as ComputedTraitRule);
+    return byKey;
   };
 
   const definitionsOf = (row: ComputationRow): Definitions =>
@@ -375,16 +372,19 @@ export function createPersonas(deps: PersonasDeps): Personas {
       return removed;
     },
     preview(definition, space) {
-      const { values, snapshots } = evaluate(definition, space, deps.clock.now());
-      const shown = snapshots.filter((s) => values.has(s.profileId)).slice(0, MAX_PREVIEW);
-      const linked = profiles.linkedIds(shown.map((s) => s.profileId));
+      const walk = walkPreview(definition, overlaysOf(definition, space), profiles, deps.clock.now(), {
+        show: MAX_PREVIEW,
+        limit: deps.previewCountLimit,
+      });
+      const linked = profiles.linkedIds(walk.shown.map((m) => m.snapshot.profileId));
       const result: PreviewResult = {
-        total: values.size,
-        members: shown.map((s) => ({
+        total: walk.total,
+        ...(walk.capped ? { capped: true } : {}),
+        members: walk.shown.map(({ snapshot: s, value }) => ({
           profileId: s.profileId,
           userId: s.userId,
           anonymousIds: (linked.get(s.profileId) ?? []).filter((id) => id !== s.userId),
-          value: values.get(s.profileId) as JsonValue,
+          value,
         })),
       };
       const progress = catchingUp();

@@ -5,13 +5,11 @@
 import type { DeliveryCounts, DeliverySummary, PageResult } from '../../../src-shared/api';
 import type { DeliveryQueryFilter, DeliveryQueryPage } from '../store/delivery-views';
 import type { RequestQueryFilter, RequestRow } from '../store/requests';
-import type { ProfileView } from '../../../src-shared/personas';
 
 export interface ReadOps {
   'deliveries.list': { args: DeliveryQueryPage; result: PageResult<DeliverySummary> };
   'deliveries.count': { args: DeliveryQueryFilter; result: DeliveryCounts };
   'requests.filteredPage': { args: { filter: RequestQueryFilter; beforeId: number; limit: number; oldest: boolean }; result: RequestRow[] };
-  'profiles.page': { args: { text: string | null; after: string; limit: number }; result: { items: ProfileView[]; next: string | null } };
 }
 
 export type ReadOp = keyof ReadOps;

@@ -217,10 +217,7 @@ export function filterSql(f: DeliveryQueryFilter, reach: UrlReach = EVERYWHERE, 
     terms.push(`d.id IN (
       SELECT x.id FROM deliveries x WHERE x.message_id IN (SELECT rowid FROM message_text WHERE message_text MATCH ?)
       UNION ALL SELECT x.id FROM deliveries x WHERE x.message_id IN (
-        WITH RECURSIVE src(id) AS (
-          SELECT (SELECT MIN(source_id) FROM messages)
-          UNION ALL SELECT (SELECT MIN(source_id) FROM messages WHERE source_id > src.id) FROM src WHERE src.id IS NOT NULL
-        )
+        WITH RECURSIVE ${SOURCES_CTE}
         SELECT k.id FROM src CROSS JOIN messages k ON k.source_id = src.id AND k.dedupe_key >= ? AND k.dedupe_key < ?)
       UNION ALL SELECT x.id FROM deliveries x WHERE x.message_id IS NULL
     )`);
@@ -253,6 +250,12 @@ export function filterSql(f: DeliveryQueryFilter, reach: UrlReach = EVERYWHERE, 
   return { terms, params, needsMessages: f.text !== null || f.violations !== null };
 }
 
+/** The sources that have messages, found by skipping through the first column of messages_dedupe. */
+const SOURCES_CTE = `src(id) AS (
+          SELECT (SELECT MIN(source_id) FROM messages)
+          UNION ALL SELECT (SELECT MIN(source_id) FROM messages WHERE source_id > src.id) FROM src WHERE src.id IS NOT NULL
+        )`;
+
 /**
  * Pure: one statement for a page. The page's ids first (MATERIALIZED keeps the LIMIT inside), then
  * the summary with its computed columns for those rows only: one index seek per row per column.
@@ -284,13 +287,51 @@ export function inStatuses(counts: ReadonlyMap<DeliveryStatus, number>, statuses
   return statuses.reduce((sum, s) => sum + (counts.get(s) ?? 0), 0);
 }
 
-/** Pure: a filtered count that stops one past COUNT_LIMIT (so "more than the limit" is known without reading further). */
+/**
+ * Pure: a filtered count that stops one past COUNT_LIMIT (so "more than the limit" is known without reading further).
+ *
+ * With the text index and no window, a count needs no order, so the index drives it: the messages
+ * it finds, in its own order, each joined to its deliveries, then the delete notices (which have
+ * no message), up to the limit. The index is read only as far as the limit needs, rather than in
+ * full to build the set of matching ids before the first row is counted.
+ */
 export function countSql(
   f: DeliveryQueryFilter,
   reach: UrlReach = EVERYWHERE,
   window: { afterId: number; beforeId: number } | null = null,
   textIndexed = false,
 ): { sql: string; params: unknown[] } {
+  if (textIndexed && window === null && f.text !== null) {
+    // Three disjoint parts, so UNION ALL counts each delivery once and can stop at the limit: a
+    // message with the needle in its userId, anonymousId or event (from the index); one without,
+    // found by the start of its messageId (messages_dedupe); and the delete notices.
+    const { terms, params } = filterSql({ ...f, text: null }, reach, false);
+    const rest = terms.map((t) => ` AND ${t}`).join('');
+    const contains = `(COALESCE(instr(lower(m.user_id), lower(?)), 0) > 0 OR COALESCE(instr(lower(m.anonymous_id), lower(?)), 0) > 0
+      OR COALESCE(instr(lower(m.event), lower(?)), 0) > 0)`;
+    const needle = [f.text, f.text, f.text];
+    const sql = `WITH RECURSIVE ${SOURCES_CTE} SELECT COUNT(*) AS n FROM (
+        SELECT 1 FROM message_text CROSS JOIN deliveries d ON d.message_id = message_text.rowid LEFT JOIN messages m ON m.id = d.message_id
+        WHERE message_text MATCH ? AND ${contains}${rest}
+      UNION ALL
+        SELECT 1 FROM src CROSS JOIN messages k ON k.source_id = src.id AND k.dedupe_key >= ? AND k.dedupe_key < ?
+          CROSS JOIN deliveries d ON d.message_id = k.id LEFT JOIN messages m ON m.id = d.message_id
+        WHERE m.message_id >= ? AND m.message_id < ? AND NOT ${contains}${rest}
+      UNION ALL
+        SELECT 1 FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id
+        WHERE d.message_id IS NULL AND instr(lower(${fromBody('userId')}), lower(?)) > 0${rest}
+      LIMIT ?)`;
+    const end = prefixEnd(f.text);
+    return {
+      sql,
+      params: [
+        textMatchQuery(f.text), ...needle, ...params,
+        f.text, end, f.text, end, ...needle, ...params,
+        f.text, ...params,
+        COUNT_LIMIT + 1,
+      ],
+    };
+  }
   const { terms, params, needsMessages } = filterSql(f, reach, textIndexed);
   if (window !== null) {
     terms.push('d.id > ?', 'd.id < ?');
@@ -390,6 +431,12 @@ export class DeliveryViewStore {
   /** How SQLite runs a page's statement, one line per step: for checking that every lookup uses an index. */
   pagePlan(p: DeliveryQueryPage): string[] {
     const { sql, params } = pageSql(p, this.urlReach(p), this.usesTextIndex(p));
+    return (statement(this.db, `EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail);
+  }
+
+  /** How SQLite runs a filtered count (one line per step): for the plan tests. */
+  countPlan(f: DeliveryQueryFilter): string[] {
+    const { sql, params } = countSql(f, this.urlReach(f), null, this.usesTextIndex(f));
     return (statement(this.db, `EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail);
   }
 

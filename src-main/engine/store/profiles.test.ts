@@ -198,7 +198,9 @@ test('the preview and the profile view read summaries and tracks by index, never
     const lines = Object.values(plans).flat();
     assert.ok(!lines.some((l) => /SCAN persona_tracks|SCAN persona_events/.test(l)), lines.join('\n'));
     assert.ok(plans.summariesOf.some((l) => l.includes('SEARCH persona_events USING PRIMARY KEY (event=?)')), plans.summariesOf.join('\n'));
-    assert.ok(plans.tracksSince.some((l) => /USING (COVERING )?INDEX persona_tracks_profile \(profile_id=\? AND event=\? AND at>\?\)/.test(l)), plans.tracksSince.join('\n'));
+    assert.ok(plans.tracksSinceOf.some((l) => /USING (COVERING )?INDEX persona_tracks_profile \(profile_id=\? AND event=\? AND at>\?\)/.test(l)), plans.tracksSinceOf.join('\n'));
+    assert.ok(plans.summariesOfIds.some((l) => l.includes('SEARCH e USING PRIMARY KEY (event=? AND profile_id=?)')), plans.summariesOfIds.join('\n'));
+    assert.ok(plans.traitsNamedOf.some((l) => l.includes('SEARCH t USING PRIMARY KEY (profile_id=? AND key=?)')), plans.traitsNamedOf.join('\n'));
     assert.ok(plans.events.some((l) => /SEARCH persona_events USING (COVERING )?INDEX persona_events_profile \(profile_id=\?\)/.test(l)), plans.events.join('\n'));
     assert.ok(plans.traitsNamed.some((l) => l.includes('USING COVERING INDEX persona_traits_key (key=?)')), plans.traitsNamed.join('\n'));
     assert.ok(plans.page.some((l) => l.includes('SEARCH p USING PRIMARY KEY (profile_id>?)')), plans.page.join('\n'));

@@ -7,10 +7,11 @@
 import type { JsonObject, JsonValue } from '../../../src-shared/json';
 import type { ProfileEventView, ProfileView } from '../../../src-shared/personas';
 import type { Db } from './database';
-import { statements, type Statement } from './statements';
+import { statement, statements, type Statement } from './statements';
 import { toIso } from '../ingest/timestamps';
 import { DAY_MS, historyOf, type EventHistory, type Needs, type ProfileSnapshot, type TrackedEvent } from '../personas/evaluate';
 import { storageFaultCode } from './storage-fault';
+import type { Candidates } from '../personas/preview';
 import { idsOf, profileMessageOf, reduceChunk, type MessageRow, type ProfileMessage, type ProfileOp } from '../personas/profile-reducer';
 
 /** Requests the syncs commit carry this path; their identify calls are ours, not the user's, so profiles skip them. */
@@ -113,7 +114,8 @@ export class ProfileStore {
       dropEmptyEvent: 'DELETE FROM persona_events WHERE profile_id = ? AND event = ? AND NOT EXISTS (SELECT 1 FROM persona_tracks WHERE profile_id = ? AND event = ?)',
       summariesOf: `SELECT profile_id, n, first_at, last_at, last_seq, iif(@properties, last_properties, NULL) AS last_properties
          FROM persona_events WHERE event = @event`,
-      tracksSince: 'SELECT message_id, at FROM persona_tracks WHERE profile_id = ? AND event = ? AND at >= ? ORDER BY at, message_id',
+      tracksSinceOf: `SELECT t.profile_id, t.message_id, t.at FROM json_each(@ids) i CROSS JOIN persona_tracks t
+         ON t.profile_id = i.value AND t.event = @event AND t.at >= @since`,
       touch: 'UPDATE persona_profiles SET updated_at = MAX(updated_at, ?) WHERE profile_id = ?',
       profileOfId: 'SELECT profile_id FROM persona_ids WHERE id = ?',
       profile: 'SELECT profile_id, user_id, updated_at FROM persona_profiles WHERE profile_id = ?',
@@ -132,6 +134,15 @@ export class ProfileStore {
       idsOfProfiles: 'SELECT id, profile_id FROM persona_ids WHERE profile_id IN (SELECT value FROM json_each(?)) ORDER BY id',
       traitsNamed: 'SELECT profile_id, key, value FROM persona_traits WHERE key IN (SELECT value FROM json_each(?))',
       tracksOf: 'SELECT profile_id, message_id, at, properties FROM persona_tracks WHERE event = ?',
+      // The same reads for a batch of profiles (a preview's), each by its key: one seek per profile.
+      profilesOf: `SELECT profile_id, user_id FROM persona_profiles WHERE profile_id IN (SELECT value FROM json_each(?))
+         ORDER BY profile_id`,
+      traitsNamedOf: `SELECT t.profile_id, t.key, t.value FROM json_each(@ids) i CROSS JOIN persona_traits t
+         ON t.profile_id = i.value AND t.key IN (SELECT value FROM json_each(@keys))`,
+      summariesOfIds: `SELECT e.profile_id, e.n, e.first_at, e.last_at, e.last_seq, iif(@properties, e.last_properties, NULL) AS last_properties
+         FROM json_each(@ids) i CROSS JOIN persona_events e ON e.event = @event AND e.profile_id = i.value`,
+      tracksOfIds: `SELECT t.profile_id, t.message_id, t.at, t.properties FROM json_each(@ids) i CROSS JOIN persona_tracks t
+         ON t.profile_id = i.value AND t.event = @event`,
       dropTracksOf: 'DELETE FROM persona_tracks WHERE message_id IN (SELECT value FROM json_each(?))',
     });
     this.current = this.cursor() >= this.lastMessageId();
@@ -299,12 +310,14 @@ export class ProfileStore {
    * How SQLite runs what the profile view and the preview read per profile or per event, by name,
    * one line per step: for checking that none of them reads every track call.
    */
-  plans(): Record<'summariesOf' | 'tracksSince' | 'traitsNamed' | 'events' | 'page', string[]> {
+  plans(): Record<'summariesOf' | 'tracksSinceOf' | 'summariesOfIds' | 'traitsNamedOf' | 'traitsNamed' | 'events' | 'page', string[]> {
     const plan = (sql: string, ...params: unknown[]): string[] =>
       (this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail);
     return {
       summariesOf: plan(this.q.summariesOf.source, { event: 'e', properties: 0 }),
-      tracksSince: plan(this.q.tracksSince.source, 'p', 'e', 0),
+      tracksSinceOf: plan(this.q.tracksSinceOf.source, { ids: '["p"]', event: 'e', since: 0 }),
+      summariesOfIds: plan(this.q.summariesOfIds.source, { ids: '["p"]', event: 'e', properties: 0 }),
+      traitsNamedOf: plan(this.q.traitsNamedOf.source, { ids: '["p"]', keys: '["plan"]' }),
       traitsNamed: plan(this.q.traitsNamed.source, '["plan"]'),
       events: plan(this.q.events.source, 'p'),
       page: plan(this.q.page.source, { like: null, after: '', limit: 50 }),
@@ -359,7 +372,18 @@ export class ProfileStore {
    * of the profiles whose occurrences straddle it.
    */
   snapshots(needs: Needs, now: number): ProfileSnapshot[] {
-    const all = rowsOf<[string, string | null]>(this.q.allProfiles).map(([profileId, userId]) => ({
+    return this.load(needs, now, null);
+  }
+
+  /** The same for these profiles only (those that exist, in profile order): a preview's batch. */
+  snapshotsOf(needs: Needs, now: number, profileIds: readonly string[]): ProfileSnapshot[] {
+    return profileIds.length === 0 ? [] : this.load(needs, now, JSON.stringify(profileIds));
+  }
+
+  /** Every profile (`ids` null), or those of a JSON array of ids. */
+  private load(needs: Needs, now: number, ids: string | null): ProfileSnapshot[] {
+    const base = ids === null ? rowsOf<[string, string | null]>(this.q.allProfiles) : rowsOf<[string, string | null]>(this.q.profilesOf, ids);
+    const all = base.map(([profileId, userId]) => ({
       profileId,
       userId,
       traits: {} as { [key: string]: JsonValue },
@@ -367,7 +391,12 @@ export class ProfileStore {
     }));
     const byId = new Map(all.map((s) => [s.profileId, s]));
     if (needs.traits.size > 0) {
-      for (const [profileId, key, value] of rowsOf<[string, string, string]>(this.q.traitsNamed, JSON.stringify([...needs.traits]))) {
+      const keys = JSON.stringify([...needs.traits]);
+      const rows =
+        ids === null
+          ? rowsOf<[string, string, string]>(this.q.traitsNamed, keys)
+          : rowsOf<[string, string, string]>(this.q.traitsNamedOf, { ids, keys });
+      for (const [profileId, key, value] of rows) {
         const s = byId.get(profileId);
         if (s) s.traits[key] = JSON.parse(value) as JsonValue;
       }
@@ -375,7 +404,11 @@ export class ProfileStore {
     for (const [event, need] of needs.events) {
       if (need.occurrences) {
         const lists = new Map<string, TrackedEvent[]>();
-        for (const [profileId, seq, at, properties] of rowsOf<[string, number, number, string | null]>(this.q.tracksOf, event)) {
+        const rows =
+          ids === null
+            ? rowsOf<[string, number, number, string | null]>(this.q.tracksOf, event)
+            : rowsOf<[string, number, number, string | null]>(this.q.tracksOfIds, { ids, event });
+        for (const [profileId, seq, at, properties] of rows) {
           let list = lists.get(profileId);
           if (!list) lists.set(profileId, (list = []));
           list.push({ at, seq, properties: parseObject(properties) });
@@ -388,24 +421,49 @@ export class ProfileStore {
       }
       const starts = [...need.windows].map((days) => now - days * DAY_MS);
       const since = Math.min(...starts);
-      const rows = rowsOf<[string, number, number, number, number, string | null]>(this.q.summariesOf, {
-        event,
-        properties: need.lastProperties ? 1 : 0,
-      });
+      const properties = need.lastProperties ? 1 : 0;
+      const rows =
+        ids === null
+          ? rowsOf<[string, number, number, number, number, string | null]>(this.q.summariesOf, { event, properties })
+          : rowsOf<[string, number, number, number, number, string | null]>(this.q.summariesOfIds, { ids, event, properties });
+      const straddling = new Map<string, TrackedEvent[]>();
       for (const [profileId, count, firstAt, lastAt, lastSeq, lastProperties] of rows) {
         const s = byId.get(profileId);
         if (!s) continue;
         const h: EventHistory = { count, firstAt, lastAt, last: { at: lastAt, seq: lastSeq, properties: parseObject(lastProperties) } };
         if (starts.some((start) => firstAt < start && lastAt >= start)) {
-          const list = rowsOf<[number, number]>(this.q.tracksSince, profileId, event, since).map(
-            ([seq, at]): TrackedEvent => ({ at, seq, properties: {} }),
-          );
+          const list: TrackedEvent[] = [];
+          straddling.set(profileId, list);
           h.occurrences = { since, list };
         }
         s.events.set(event, h);
       }
+      // The calls since the window's start of the profiles that straddle it: one statement for
+      // all of them (a seek per profile in the (profile_id, event, at) index), not one each.
+      if (straddling.size > 0) {
+        for (const [profileId, seq, at] of rowsOf<[string, number, number]>(this.q.tracksSinceOf, { ids: JSON.stringify([...straddling.keys()]), event, since })) {
+          straddling.get(profileId)?.push({ at, seq, properties: {} });
+        }
+      }
     }
     return all;
+  }
+
+  /**
+   * Up to `limit` profile ids after `after`, in profile order, that have what `c` asks of the
+   * indexes (every profile when null): the first condition's index range is walked in profile
+   * order (persona_events by (event, profile_id), persona_traits_key by (key, profile_id)), the
+   * others probed per row by their keys.
+   */
+  candidateIds(c: Candidates | null, now: number, after: string, limit: number): string[] {
+    const { sql, params } = candidateQuery(c, now, after, limit);
+    return rowsOf<[string]>(statement(this.db, sql), ...params).map((r) => r[0]);
+  }
+
+  /** How SQLite runs a preview's candidate read (one line per step). */
+  candidatePlan(c: Candidates | null): string[] {
+    const { sql, params } = candidateQuery(c, 0, '', 1);
+    return (this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail);
   }
 
   /**
@@ -448,6 +506,70 @@ export class ProfileStore {
       this.q.dropProfile.run(p);
     }
   }
+}
+
+/**
+ * The SQL of a preview's candidates (see ProfileStore.candidateIds). Each part is a range of one
+ * index or a probe by key; aliases are numbered so a probe names the row it belongs to.
+ */
+function candidateQuery(c: Candidates | null, now: number, after: string, limit: number): { sql: string; params: unknown[] } {
+  if (c === null) return { sql: 'SELECT profile_id FROM persona_profiles WHERE profile_id > ? ORDER BY profile_id LIMIT ?', params: [after, limit] };
+  const params: unknown[] = [];
+  let alias = 0;
+  const since = (withinDays: number | undefined): number => (withinDays === undefined ? Number.MIN_SAFE_INTEGER : now - withinDays * DAY_MS);
+  /** Whether the profile `col` has the trait (with the value, or non-null): the negation of `without`. */
+  const without = (x: { key: string; value?: string }, col: string, a: string): string => {
+    params.push(x.key, x.value ?? 'null');
+    return `EXISTS (SELECT 1 FROM persona_traits ${a} WHERE ${a}.profile_id = ${col} AND ${a}.key = ? AND ${a}.value ${x.value === undefined ? '!=' : '='} ?)`;
+  };
+  /** A boolean over the profile id `col`. */
+  const probe = (x: Candidates, col: string): string => {
+    const a = `x${alias++}`;
+    switch (x.kind) {
+      case 'event':
+        params.push(x.event, x.atLeast, since(x.withinDays));
+        return `EXISTS (SELECT 1 FROM persona_events ${a} WHERE ${a}.event = ? AND ${a}.profile_id = ${col} AND ${a}.n >= ? AND ${a}.last_at >= ?)`;
+      case 'trait':
+        params.push(x.key);
+        if (x.value === undefined) return `EXISTS (SELECT 1 FROM persona_traits ${a} WHERE ${a}.profile_id = ${col} AND ${a}.key = ?)`;
+        params.push(x.value);
+        return `EXISTS (SELECT 1 FROM persona_traits ${a} WHERE ${a}.profile_id = ${col} AND ${a}.key = ? AND ${a}.value = ?)`;
+      case 'without':
+        return `NOT ${without(x, col, a)}`;
+      case 'and':
+        return `(${x.all.map((y) => probe(y, col)).join(' AND ')})`;
+      case 'or':
+        return `(${x.any.map((y) => probe(y, col)).join(' OR ')})`;
+    }
+  };
+  /** A SELECT of the profile ids after `after` that have `x`; unique ids. */
+  const range = (x: Candidates): string => {
+    const a = `x${alias++}`;
+    switch (x.kind) {
+      case 'event':
+        params.push(x.event, after, x.atLeast, since(x.withinDays));
+        return `SELECT ${a}.profile_id FROM persona_events ${a} WHERE ${a}.event = ? AND ${a}.profile_id > ? AND ${a}.n >= ? AND ${a}.last_at >= ?`;
+      case 'trait':
+        params.push(x.key, after);
+        if (x.value === undefined) return `SELECT ${a}.profile_id FROM persona_traits ${a} INDEXED BY persona_traits_key WHERE ${a}.key = ? AND ${a}.profile_id > ?`;
+        params.push(x.value);
+        return `SELECT ${a}.profile_id FROM persona_traits ${a} INDEXED BY persona_traits_key WHERE ${a}.key = ? AND ${a}.profile_id > ? AND ${a}.value = ?`;
+      case 'without':
+        params.push(after);
+        return `SELECT ${a}.profile_id FROM persona_profiles ${a} WHERE ${a}.profile_id > ? AND NOT ${without(x, `${a}.profile_id`, `${a}w`)}`;
+      case 'and': {
+        const [first, ...rest] = x.all as [Candidates, ...Candidates[]];
+        const inner = range(first);
+        const b = `x${alias++}`;
+        return `SELECT ${b}.profile_id FROM (${inner}) ${b} WHERE ${rest.map((y) => probe(y, `${b}.profile_id`)).join(' AND ')}`;
+      }
+      case 'or':
+        return x.any.map((y) => range(y)).join(' UNION ');
+    }
+  };
+  const body = range(c);
+  params.push(limit);
+  return { sql: `SELECT profile_id FROM (${body}) ORDER BY profile_id LIMIT ?`, params };
 }
 
 /** A commit found more after the cursor than it could have written itself: a backlog, for the slices. */

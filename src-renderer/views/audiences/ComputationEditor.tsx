@@ -2,7 +2,7 @@ import { TRAIT_OPERATORS, type TraitOperator } from '../../../src-shared/persona
 import type { FieldError } from '../../../src-shared/settings';
 import { sentence } from '../../shared/form-widgets';
 import { keyPreview, OPERATOR_WORDS, placeOf, VALUELESS, type Combine, type ConditionRow, type Place, type RuleKind } from './form';
-import { valueInWords } from './computation-words';
+import { previewCountInWords, valueInWords } from './computation-words';
 import { useAudiences } from '../../app/view-stores';
 import { CatchingUpNote } from './ProfilesPanel';
 
@@ -303,7 +303,7 @@ function Preview() {
       {preview && (
         <div data-testid="preview-result">
           <p>
-            <strong data-testid="preview-total">{preview.total}</strong> {cls === 'audience' ? (preview.total === 1 ? 'member' : 'members') : preview.total === 1 ? 'profile with a value' : 'profiles with a value'} now
+            <strong data-testid="preview-total">{previewCountInWords(preview)}</strong> {cls === 'audience' ? (preview.total === 1 ? 'member' : 'members') : preview.total === 1 ? 'profile with a value' : 'profiles with a value'} now
             {preview.members.length < preview.total ? <span className="muted"> (the first {preview.members.length} shown)</span> : null}
           </p>
           {preview.catchingUp && <CatchingUpNote progress={preview.catchingUp} />}
@@ -343,7 +343,7 @@ function SaveBar() {
   const key = keyPreview(form.name) || 'its_key';
   const audience = form.class === 'audience';
   const label = editing ? 'Save changes' : audience ? 'Create and send identify to every member' : 'Create and send every profile’s value';
-  const who = preview ? `${preview.total} ${audience ? (preview.total === 1 ? 'member' : 'members') : preview.total === 1 ? 'profile' : 'profiles'} at the last preview` : null;
+  const who = preview ? `${previewCountInWords(preview)} ${audience ? (preview.total === 1 ? 'member' : 'members') : preview.total === 1 ? 'profile' : 'profiles'} at the last preview` : null;
   return (
     <div className="ps-save">
       <button type="submit" className="btn primary" data-testid="computation-save" disabled={saving || noSources}>

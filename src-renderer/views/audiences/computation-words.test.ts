@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Condition } from '../../../src-shared/personas';
-import { changesInWords, conditionInWords, intervalInWords, ruleInWords, untilInWords } from './computation-words';
+import { changesInWords, conditionInWords, intervalInWords, previewCountInWords, ruleInWords, untilInWords } from './computation-words';
 
 test('conditionInWords reads a definition as a sentence', () => {
   const cases: [Condition, string][] = [
@@ -54,4 +54,10 @@ test('untilInWords counts from the injected now', () => {
     ['2024-05-05T12:00:00.000Z', 'in 4 days'],
   ];
   for (const [iso, words] of cases) assert.equal(untilInWords(iso, now), words, String(iso));
+});
+
+test('a preview that stopped at its count limit reads "1,000+"; an exact one its number', () => {
+  assert.equal(previewCountInWords({ total: 1000, capped: true }), '1,000+');
+  assert.equal(previewCountInWords({ total: 1000 }), '1000');
+  assert.equal(previewCountInWords({ total: 3, capped: false }), '3');
 });

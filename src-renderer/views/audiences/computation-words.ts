@@ -7,6 +7,11 @@ import { OPERATOR_WORDS, VALUELESS } from './form';
 const times = (n: number): string => (n === 1 ? 'once' : n === 2 ? 'twice' : `${n} times`);
 const days = (n: number): string => (n === 1 ? 'in the last day' : `in the last ${n} days`);
 
+/** A preview's count: "1,000+" when it stopped at its limit, the exact number otherwise. */
+export function previewCountInWords(p: { total: number; capped?: boolean }): string {
+  return p.capped === true ? `${p.total.toLocaleString('en-US')}+` : String(p.total);
+}
+
 export function valueInWords(value: JsonValue | undefined): string {
   return value === undefined ? '' : JSON.stringify(value);
 }

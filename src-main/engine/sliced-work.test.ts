@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { nextSliceSize, type SliceSizing } from './text-index';
+import { nextTimedSize, type TimedSlices } from './sliced-work';
 
 test('a time-sized slice grows toward its target, at most four times at once, within its bounds', () => {
-  const s: SliceSizing = { first: 64, min: 16, max: 4_096, targetMs: 4 };
+  const s: TimedSlices = { first: 64, min: 16, max: 4_096, targetMs: 4 };
   const cases: [size: number, tookMs: number, next: number][] = [
     [64, 4, 64], // on target: unchanged
     [64, 8, 32], // twice too long: halved
@@ -12,5 +12,5 @@ test('a time-sized slice grows toward its target, at most four times at once, wi
     [64, 100, 16], // far too long: down to the floor
     [2_048, 0.5, 4_096], // up to the ceiling
   ];
-  for (const [size, took, next] of cases) assert.equal(nextSliceSize(s, size, took), next, `${size} rows in ${took} ms`);
+  for (const [size, took, next] of cases) assert.equal(nextTimedSize(s, size, took), next, `${size} rows in ${took} ms`);
 });

@@ -1,0 +1,117 @@
+/**
+ * Work done a slice at a time between other work (a backlog read into the profiles, a log indexed
+ * for search), so start-up, ingest and delivery never wait for it: each slice is one short
+ * transaction, the event loop gets a turn between slices, and a failed slice is reported and
+ * tried again a moment later. How many items a slice takes is the caller's sizing.
+ */
+import type { Clock, ClockTimer } from './clock';
+
+export interface SliceSizing {
+  /** Items in the first slice. */
+  first: number;
+  /** The next slice's size, from how long the last one took (ms) for how many items. */
+  next(size: number, elapsedMs: number): number;
+}
+
+/** The same size every time. */
+export const fixedSlices = (size: number): SliceSizing => ({ first: size, next: () => size });
+
+/** Slices sized from how long the last one took, so that each holds the thread about targetMs. */
+export interface TimedSlices {
+  first: number;
+  min: number;
+  max: number;
+  targetMs: number;
+}
+
+/** Pure: the next slice's size from the last one's time; at most four times as large at once, within its bounds. */
+export function nextTimedSize(s: TimedSlices, size: number, tookMs: number): number {
+  const scaled = Math.round((size * s.targetMs) / Math.max(tookMs, 0.05));
+  return Math.min(s.max, Math.max(s.min, Math.min(scaled, size * 4)));
+}
+
+export const timedSlices = (s: TimedSlices): SliceSizing => ({ first: s.first, next: (size, ms) => nextTimedSize(s, size, ms) });
+
+export interface SlicedWork {
+  /** Starts working, unless already running. */
+  start(): void;
+  stop(): void;
+  running(): boolean;
+  /** Settles once nothing is left (at once when not running); rejects when stopped first. */
+  done(): Promise<void>;
+}
+
+export function createSlicedWork(deps: {
+  /** Does up to `max` items in one transaction; true when none is left. */
+  slice: (max: number) => boolean;
+  sizing: SliceSizing;
+  /** A storage fault or another failure: reported by the caller; the work tries again later. */
+  onError: (err: unknown) => void;
+  clock: Clock;
+  retryMs?: number;
+  /** What `done()` rejects with when the work is stopped first. */
+  stoppedMessage?: string;
+  /** Where the time of a slice is read (milliseconds); performance.now by default. */
+  elapsed?: () => number;
+  /** Runs `fn` after the event loop has had a turn; setImmediate by default. */
+  yieldTurn?: (fn: () => void) => () => void;
+}): SlicedWork {
+  const timeNow = deps.elapsed ?? (() => performance.now());
+  const yieldTurn =
+    deps.yieldTurn ??
+    ((fn: () => void) => {
+      const handle = setImmediate(fn);
+      return () => clearImmediate(handle);
+    });
+  let cancelNext: (() => void) | null = null;
+  let retry: ClockTimer | null = null;
+  let running = false;
+  let size = deps.sizing.first;
+  let waiters: { resolve: () => void; reject: (err: Error) => void }[] = [];
+
+  const settle = (err: Error | null): void => {
+    const list = waiters;
+    waiters = [];
+    for (const w of list) if (err === null) w.resolve();
+    else w.reject(err);
+  };
+  const step = (): void => {
+    cancelNext = null;
+    retry = null;
+    if (!running) return;
+    try {
+      const t = timeNow();
+      const finished = deps.slice(size);
+      size = deps.sizing.next(size, timeNow() - t);
+      if (finished) {
+        running = false;
+        settle(null);
+        return;
+      }
+      cancelNext = yieldTurn(step);
+    } catch (err) {
+      deps.onError(err);
+      retry = deps.clock.setTimer(step, deps.retryMs ?? 1_000);
+    }
+  };
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      cancelNext = yieldTurn(step);
+    },
+    stop() {
+      running = false;
+      cancelNext?.();
+      retry?.cancel();
+      cancelNext = null;
+      retry = null;
+      settle(new Error(deps.stoppedMessage ?? 'the work stopped'));
+    },
+    running: () => running,
+    done() {
+      if (!running) return Promise.resolve();
+      return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
+    },
+  };
+}
