@@ -365,10 +365,11 @@ function RequestRow({ r, detail, onToggle }: { r: ReceiverRequestSummary; detail
         </td>
         <td data-testid="receiver-request-step">
           {r.step + 1}
-          {messageInWords(r) !== null && (
-            <span className="muted mono rc-message" data-testid="receiver-request-message">
+          {r.messageKey !== null && (
+            <span className="muted mono rc-message" data-testid="receiver-request-message" title={messageInWords(r) ?? undefined}>
               {' '}
-              {messageInWords(r)}
+              <span className="rc-key">{r.messageKey}</span>
+              {r.messageTry !== null && ` · try ${r.messageTry}`}
             </span>
           )}
         </td>
