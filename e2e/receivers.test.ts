@@ -80,6 +80,10 @@ test('a flaky receiver scripted 500, 500, 200 behind a destination on the short 
     ['0', '500'],
   ]);
   assert.deepEqual(await p.getByTestId('receiver-verdict').allTextContents(), ['signature valid', 'signature valid', 'signature valid']);
+  // Each request names the message it carried (the body's messageId) and its try.
+  const tries = await p.getByTestId('receiver-request-message').allTextContents();
+  assert.deepEqual(tries.map((t) => / · try (\d)$/.exec(t)?.[1]), ['3', '2', '1']);
+  assert.equal(new Set(tries.map((t) => t.replace(/ · try \d$/, '').trim())).size, 1, 'one message, three tries');
 
   const deliveries = await wb.call('listDeliveries');
   assert.equal(deliveries.items.length, 1);
@@ -113,6 +117,12 @@ test('a flaky receiver scripted 500, 500, 200 behind a destination on the short 
   await p.getByTestId('receiver-next-step').filter({ hasText: 'next request gets step 1 (500)' }).waitFor();
   assert.equal((await fetch(flaky.httpUrl, { method: 'POST', body: '{}' })).status, 500);
   await p.locator('[data-testid="receiver-request"]').nth(3).waitFor();
+
+  // Counted per message, saved from the form and said in the head line.
+  await p.getByTestId('receiver-per-message').check();
+  await p.getByTestId('receiver-save').click();
+  await p.getByTestId('receiver-next-step').filter({ hasText: 'per message: each message starts at step 1' }).waitFor();
+  assert.equal((await wb.call('listReceivers')).find((r) => r.name === 'flaky')?.per, 'message');
   assert.deepEqual(problems, []);
 });
 

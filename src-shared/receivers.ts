@@ -31,10 +31,19 @@ export interface ReceiverStep {
   retryAfter?: number;
 }
 
+/**
+ * What the script counts: every request at the receiver, or each message's own requests (so
+ * "500, 500, 200" fails every message twice however their retries interleave).
+ */
+export type ReceiverPer = 'receiver' | 'message';
+export const RECEIVER_PER_VALUES = ['receiver', 'message'] as const satisfies readonly ReceiverPer[];
+
 export interface ReceiverInput {
   name: string;
   /** The steps in order; the last one answers every request after it. */
   responses: ReceiverStep[];
+  /** What the script counts; 'receiver' when absent. */
+  per?: ReceiverPer;
 }
 
 const whole = (min: number, max: number, unit: string) => {
@@ -83,8 +92,18 @@ export const receiverInputSchema = z
         .min(1, { error: 'must have at least one step (the last one repeats)' })
         .max(MAX_RECEIVER_STEPS, { error: `must have at most ${MAX_RECEIVER_STEPS} steps` })
         .meta({ description: 'The answers in order; the last one repeats.' }),
+      per: z
+        .enum(RECEIVER_PER_VALUES, { error: "must be 'receiver' or 'message'" })
+        .optional()
+        .meta({
+          description:
+            "What the script counts: 'receiver' (default), every request at the receiver; 'message', each message's own requests (by its webhook-id header, else the JSON body's messageId).",
+        }),
     },
-    { error: (iss) => (iss.code === 'unrecognized_keys' ? 'is not a receiver field (expected name, responses)' : 'must be an object { name, responses }') },
+    {
+      error: (iss) =>
+        iss.code === 'unrecognized_keys' ? 'is not a receiver field (expected name, responses, per)' : 'must be an object { name, responses, per? }',
+    },
   )
   .meta({ description: 'A test receiver at /receivers/{name} that answers by its script.' }) satisfies z.ZodType<ReceiverInput, unknown>;
 
@@ -92,6 +111,15 @@ export const receiverInputSchema = z
 export function stepIndexFor(stepCount: number, n: number): number {
   if (stepCount <= 0) throw new Error('a script has at least one step');
   return Math.min(Math.max(0, Math.floor(n)), stepCount - 1);
+}
+
+/**
+ * The position in the script of an arriving request: with `per: 'message'` and a message key, the
+ * number of earlier requests carrying that key since the last reset; otherwise the receiver-wide
+ * count. Pure.
+ */
+export function scriptPositionOf(per: ReceiverPer, receiverWide: number, sameKeyEarlier: number | null): number {
+  return per === 'message' && sameKeyEarlier !== null ? sameKeyEarlier : receiverWide;
 }
 
 /** The status a step answers with (none when it hangs or resets). */
@@ -123,6 +151,7 @@ export interface ReceiverSignatureVerdict {
 
 export interface ReceiverView extends ReceiverInput {
   id: number;
+  per: ReceiverPer;
   /** The index of the step the next request gets. */
   nextStep: number;
   /** Requests answered since the script was last reset. */
@@ -146,6 +175,10 @@ export interface ReceiverRequestSummary {
   tls: boolean;
   /** The script step that answered (0-based). */
   step: number;
+  /** The message the request carried: its webhook-id header, else the JSON body's messageId; null for neither. */
+  messageKey: string | null;
+  /** The request's number among those with the same message key since the last reset (1 = the first); null without a key. */
+  messageTry: number | null;
   /** The status answered; null when the step hung or reset, or while pending. */
   status: number | null;
   outcome: ReceiverOutcome;

@@ -5,7 +5,9 @@ import { request as httpRequest } from 'node:http';
 import { ManualClock } from '../clock';
 import { startHarness, configWith, type Harness } from '../testing/harness';
 import { waitUntil } from '../testing/wait';
-import { stepIndexFor, statusOfStep, stepInWords, validateReceiverInput } from '../../../src-shared/receivers';
+import { scriptPositionOf, stepIndexFor, statusOfStep, stepInWords, validateReceiverInput } from '../../../src-shared/receivers';
+import { messageKeyOf } from './message-key';
+import { createEngineApi } from '../api';
 import { answerOf } from './service';
 import { pointsAt, receiverNameOf, signatureVerdicts } from './verdict';
 import { RETRY_PRESETS, type Destination } from '../../../src-shared/settings';
@@ -56,6 +58,30 @@ describe('receiver scripts (pure)', () => {
     assert.match(fields({ name: 'x', responses: [{ hang: true, reset: true }] })[0] ?? '', /^receiver\.responses\[0\]\.reset: cannot be combined with hang/);
     assert.match(fields({ name: 'x', responses: [{ stauts: 200 }] })[0] ?? '', /^receiver\.responses\[0\]\.stauts: is not a step field/);
     assert.match(fields({ name: 'x', responses: [{ headers: { 'Bad Name': 'v' } }] })[0] ?? '', /^receiver\.responses\[0\]\.headers\.Bad Name: header name must be a token/);
+  });
+
+  test('a request\'s message key: the webhook-id header, else the JSON body\'s top-level messageId string, else none', () => {
+    const body = (text: string): Buffer => Buffer.from(text, 'utf8');
+    assert.equal(messageKeyOf([['Webhook-Id', 'msg_hookbench_7']], body('{"messageId":"m-1"}')), 'msg_hookbench_7', 'the header first, in any case');
+    assert.equal(messageKeyOf([['webhook-id', '  ']], body(' {"messageId":"m-1","a":{"messageId":"inner"}}')), 'm-1', 'a blank header is none');
+    assert.equal(messageKeyOf([], body('{"a":{"messageId":"inner"}}')), null, 'only the top level counts');
+    assert.equal(messageKeyOf([], body('{"messageId":42}')), null, 'not a string');
+    assert.equal(messageKeyOf([], body('{"messageId":""}')), null, 'empty');
+    assert.equal(messageKeyOf([], body('[{"messageId":"m-1"}]')), null, 'not an object');
+    assert.equal(messageKeyOf([], body('{"messageId":"m-1"')), null, 'not JSON (a body cut at the size limit, say)');
+    assert.equal(messageKeyOf([['X-Message-Id', 'm-9']], body('messageId=m-1')), null);
+    assert.equal(messageKeyOf([], Buffer.alloc(0)), null);
+  });
+
+  test('the script position: per message with a key, the key\'s earlier requests; otherwise the receiver-wide count', () => {
+    assert.equal(scriptPositionOf('message', 7, 2), 2);
+    assert.equal(scriptPositionOf('message', 7, null), 7, 'a request without a key uses the receiver-wide count');
+    assert.equal(scriptPositionOf('receiver', 7, 2), 7);
+    assert.equal(scriptPositionOf('receiver', 7, null), 7);
+    const fields = (input: unknown): string[] => validateReceiverInput(input).map((e) => `${e.field}: ${e.message}`);
+    assert.deepEqual(fields({ name: 'x', responses: [{}], per: 'message' }), []);
+    assert.deepEqual(fields({ name: 'x', responses: [{}], per: 'receiver' }), []);
+    assert.deepEqual(fields({ name: 'x', responses: [{}], per: 'delivery' }), ["receiver.per: must be 'receiver' or 'message'"]);
   });
 
   test('a destination URL points at a receiver by its path and one of the ports it is served on', () => {
@@ -309,4 +335,127 @@ describe('test receivers in the engine', () => {
       await h.close();
     }
   });
+  test('per message: every message key goes through the script on its own, a keyless request uses the receiver-wide count, and requests together never share a try', async () => {
+    const h = await startHarness({ sources: [], destinations: [], receivers: [{ name: 'pm', per: 'message', responses: [{ status: 500 }, { status: 501 }, { status: 200 }] }] });
+    try {
+      const url = `${h.server.url}/receivers/pm`;
+      const send = async (key: { header?: string; body?: string }): Promise<number> => {
+        const headers: Record<string, string> = { 'content-type': 'application/json' };
+        if (key.header) headers['webhook-id'] = key.header;
+        const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(key.body ? { messageId: key.body } : { other: 1 }) });
+        await res.arrayBuffer();
+        return res.status;
+      };
+      // Interleaved: a, b, a, (none), b, a, a.
+      const statuses = [
+        await send({ body: 'a' }),
+        await send({ header: 'wh_b', body: 'ignored' }),
+        await send({ body: 'a' }),
+        await send({}),
+        await send({ header: 'wh_b' }),
+        await send({ body: 'a' }),
+        await send({ body: 'a' }),
+      ];
+      assert.deepEqual(statuses, [500, 500, 501, 200, 501, 200, 200], 'the keyless 4th request is the receiver\'s 4th: the last step');
+      const rows = await requestsAt(h, 'pm', 7);
+      assert.deepEqual(
+        rows.map((r) => [r.messageKey, r.messageTry, r.step]),
+        [
+          ['a', 1, 0],
+          ['wh_b', 1, 0],
+          ['a', 2, 1],
+          [null, null, 2],
+          ['wh_b', 2, 1],
+          ['a', 3, 2],
+          ['a', 4, 2],
+        ],
+      );
+      const summary = (await createEngineApi(h.engine).listReceiverRequests({ receiver: 'pm', limit: 1 })).items[0];
+      assert.deepEqual([summary?.messageKey, summary?.messageTry], ['a', 4], 'the contract carries the key and the try');
+      assert.equal(h.engine.receivers.get('pm')?.nextIndex, 7, 'the receiver-wide count moves for every request');
+
+      // Sent together, the same message's requests each take their own try.
+      const together = await Promise.all([0, 1, 2, 3].map(() => send({ body: 'c' })));
+      assert.deepEqual([...together].sort(), [200, 200, 500, 501]);
+      const tries = (await requestsAt(h, 'pm', 11)).slice(7).map((r) => r.messageTry);
+      assert.deepEqual([...tries].sort(), [1, 2, 3, 4]);
+    } finally {
+      await h.close();
+    }
+  });
+
+  test('per message: Reset and a changed script (what it counts alone included) start every message over; saving the same script keeps each message\'s place', async () => {
+    const script = [{ status: 500 }, { status: 200 }];
+    const h = await startHarness({ sources: [], destinations: [], receivers: [{ name: 'pm', per: 'message', responses: script }] });
+    try {
+      const hit = async (messageId: string): Promise<number> => {
+        const res = await fetch(`${h.server.url}/receivers/pm`, { method: 'POST', body: JSON.stringify({ messageId }) });
+        await res.arrayBuffer();
+        return res.status;
+      };
+      assert.deepEqual([await hit('a'), await hit('b'), await hit('a')], [500, 500, 200]);
+      assert.equal(h.engine.receivers.reset('pm'), true);
+      assert.deepEqual([await hit('a'), await hit('b')], [500, 500], 'reset: both start over');
+      h.engine.applyConfig({ sources: [], destinations: [], receivers: [{ name: 'pm', per: 'message', responses: script }] });
+      assert.deepEqual([await hit('a'), await hit('b')], [200, 200], 'the same script saved again keeps every message\'s place');
+      h.engine.receivers.save({ name: 'pm', responses: script, per: 'receiver' });
+      assert.equal(h.engine.receivers.get('pm')?.nextIndex, 0, 'changing only per is a changed script');
+      assert.deepEqual([await hit('a'), await hit('a'), await hit('b')], [500, 200, 200], 'per receiver: one count whatever the message');
+      h.engine.receivers.save({ name: 'pm', responses: script, per: 'message' });
+      assert.deepEqual([await hit('a'), await hit('b')], [500, 500], 'back to per message: every message starts over');
+      h.engine.receivers.save({ name: 'pm', responses: [{ status: 503 }, { status: 200 }], per: 'message' });
+      assert.deepEqual([await hit('a'), await hit('a')], [503, 200], 'a changed step list starts every message over');
+      const rows = await requestsAt(h, 'pm', 14);
+      assert.deepEqual(
+        rows.slice(7, 10).map((r) => [r.messageKey, r.messageTry]),
+        [
+          ['a', 1],
+          ['a', 2],
+          ['b', 1],
+        ],
+        'per receiver still names each request\'s message and its try',
+      );
+    } finally {
+      await h.close();
+    }
+  });
+
+  for (const per of ['message', 'receiver'] as const) {
+    test(`two messages sent together to a receiver scripted 500, 500, 200 per ${per} through real deliveries on the short preset: ${per === 'message' ? 'each gets 500, 500, 200 and succeeds on round 3' : 'they share one count and both succeed on round 2'}`, async () => {
+      const clock = new ManualClock(T0);
+      const h = await startHarness(
+        { sources: [], destinations: [], receivers: [{ name: 'flaky', per, responses: [{ status: 500 }, { status: 500 }, { status: 200 }] }] },
+        { clock },
+      );
+      try {
+        h.engine.applyConfig({ ...configWith(`${h.server.url}/receivers/flaky`), delivery: { preset: 'short' } });
+        const ids = ['pk-a', 'pk-b'];
+        const accepted = await Promise.all(ids.map((messageId) => h.post('/v1/track', { userId: 'u1', event: 'Order Completed', messageId })));
+        assert.deepEqual(accepted.map((r) => r.status), [200, 200]);
+        const rounds = per === 'message' ? 3 : 2;
+        for (let round = 1; round < rounds; round++) {
+          const due = await Promise.all(ids.map((id) => settled(h, id, ['retrying'], round)));
+          clock.advance(Math.max(...due.map((d) => d.next_attempt_at!)) - clock.now());
+        }
+        for (const id of ids) {
+          const d = await settled(h, id, ['succeeded']);
+          assert.equal(d.rounds, rounds, `${id} succeeded on round ${rounds}`);
+          const attempts = h.inspect.all<{ http_status: number }>('SELECT http_status FROM attempts WHERE delivery_id = ? ORDER BY id', d.id);
+          assert.deepEqual(attempts.map((a) => a.http_status), per === 'message' ? [500, 500, 200] : [500, 200]);
+        }
+        const rows = await requestsAt(h, 'flaky', rounds * 2);
+        for (const id of ids) {
+          const mine = rows.filter((r) => r.messageKey === id);
+          assert.deepEqual(
+            mine.map((r) => r.messageTry),
+            Array.from({ length: rounds }, (_, k) => k + 1),
+            `${id}'s tries`,
+          );
+        }
+        if (per === 'receiver') assert.deepEqual(rows.map((r) => r.step), [0, 1, 2, 2], 'one count across both messages');
+      } finally {
+        await h.close();
+      }
+    });
+  }
 });

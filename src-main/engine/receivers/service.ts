@@ -3,7 +3,8 @@
  * the step of the script that answers it and the signature verdicts, and then answered as that
  * step says (a status with headers and body, after a delay; or a hang, or a reset connection).
  * Which step answers is the pure stepIndexFor; the position is taken in the same transaction that
- * records the request, so concurrent requests never share a step.
+ * records the request, so concurrent requests never share a step. A script counted per message
+ * takes the position among the requests carrying the same message key (messageKeyOf).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -12,6 +13,7 @@ import { MAX_RECEIVED_BODY_BYTES, statusOfStep, stepIndexFor, type ReceiverInput
 import type { Clock, ClockTimer } from '../clock';
 import type { ReceiverRow, ReceiverStore } from '../store/receivers';
 import type { StorageFault } from '../store/storage-fault';
+import { messageKeyOf } from './message-key';
 import { receiverNameOf, signatureVerdicts } from './verdict';
 
 /** A hanging step is let go after this long, should the client never give up. */
@@ -112,11 +114,12 @@ export function createReceivers(deps: ReceiversDeps): Receivers {
     const headers = headerLines(req);
     const { body, bytes } = await read(req);
     let recorded: { id: number; step: number };
+    const messageKey = messageKeyOf(headers, body);
     try {
       const signatures = signatureVerdicts({ receiver: receiver.name, ports: urls.ports, body, headers, destinations: deps.destinations() });
       recorded = store.arrive(
         receiver.id,
-        { receivedAt, tls, method: req.method ?? 'GET', path: req.url ?? '/', headers, body, bodyBytes: bytes, bodyMs: clock.now() - receivedAt, signatures },
+        { receivedAt, tls, method: req.method ?? 'GET', path: req.url ?? '/', headers, body, bodyBytes: bytes, bodyMs: clock.now() - receivedAt, signatures, messageKey },
         (n) => stepIndexFor(receiver.responses.length, n),
       );
     } catch (err) {

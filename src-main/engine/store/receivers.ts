@@ -1,16 +1,19 @@
 /**
  * Test receivers and the requests they got. A receiver's script is stored as the JSON it was
  * saved with; the position its next request takes is kept beside it, so a restart goes on where
- * the script was rather than starting it over.
+ * the script was rather than starting it over. A script counted per message takes a keyed
+ * request's position from the requests with the same key in the receiver's current epoch (the
+ * span since its last reset or script change).
  */
 import type { Db } from './database';
 import { statements } from './statements';
-import type { ReceiverInput, ReceiverOutcome, ReceiverSignatureVerdict, ReceiverStep } from '../../../src-shared/receivers';
+import { scriptPositionOf, type ReceiverInput, type ReceiverOutcome, type ReceiverPer, type ReceiverSignatureVerdict, type ReceiverStep } from '../../../src-shared/receivers';
 
 export interface ReceiverRow {
   id: number;
   name: string;
   responses: ReceiverStep[];
+  per: ReceiverPer;
   nextIndex: number;
   requests: number;
   createdAt: number;
@@ -27,6 +30,8 @@ export interface ArrivalRecord {
   bodyBytes: number;
   bodyMs: number;
   signatures: ReceiverSignatureVerdict[];
+  /** The message the request carries (messageKeyOf); null for none. */
+  messageKey: string | null;
 }
 
 export interface ReceiverRequestRow {
@@ -39,6 +44,8 @@ export interface ReceiverRequestRow {
   bodyBytes: number;
   bodyMs: number;
   step: number;
+  messageKey: string | null;
+  messageTry: number | null;
   signatures: ReceiverSignatureVerdict[];
   outcome: ReceiverOutcome;
   status: number | null;
@@ -54,6 +61,7 @@ interface RawReceiver {
   id: number;
   name: string;
   script: string;
+  per: string;
   next_index: number;
   requests: number;
   created_at: number;
@@ -69,6 +77,8 @@ interface RawRequest {
   body_bytes: number;
   body_ms: number;
   step: number;
+  message_key: string | null;
+  message_try: number | null;
   signatures: string;
   outcome: string;
   status: number | null;
@@ -78,12 +88,13 @@ interface RawRequest {
 }
 
 const SUMMARY_COLUMNS = `r.id, v.name AS receiver, r.received_at, r.tls, r.method, r.path, r.body_bytes, r.body_ms, r.step,
-  r.signatures, r.outcome, r.status, r.answered_at`;
+  r.message_key, r.message_try, r.signatures, r.outcome, r.status, r.answered_at`;
 
 const receiverOf = (r: RawReceiver): ReceiverRow => ({
   id: r.id,
   name: r.name,
   responses: JSON.parse(r.script) as ReceiverStep[],
+  per: r.per === 'message' ? 'message' : 'receiver',
   nextIndex: r.next_index,
   requests: r.requests,
   createdAt: r.created_at,
@@ -100,6 +111,8 @@ const requestOf = (r: RawRequest): ReceiverRequestRow => ({
   bodyBytes: r.body_bytes,
   bodyMs: r.body_ms,
   step: r.step,
+  messageKey: r.message_key,
+  messageTry: r.message_try,
   signatures: JSON.parse(r.signatures) as ReceiverSignatureVerdict[],
   outcome: r.outcome as ReceiverOutcome,
   status: r.status,
@@ -113,14 +126,19 @@ export class ReceiverStore {
     this.s = statements(db, {
       list: `SELECT v.*, (SELECT COUNT(*) FROM receiver_requests q WHERE q.receiver_id = v.id) AS requests FROM receivers v ORDER BY v.name`,
       byName: `SELECT v.*, (SELECT COUNT(*) FROM receiver_requests q WHERE q.receiver_id = v.id) AS requests FROM receivers v WHERE v.name = ?`,
-      insert: 'INSERT INTO receivers (name, script, next_index, created_at, updated_at) VALUES (?, ?, 0, ?, ?)',
-      // A changed script starts over from its first step; saving the same script again changes nothing.
-      update: 'UPDATE receivers SET script = ?, next_index = 0, updated_at = ? WHERE name = ? AND script <> ?',
+      insert: 'INSERT INTO receivers (name, script, per, next_index, created_at, updated_at) VALUES (?, ?, ?, 0, ?, ?)',
+      // A changed script (what it counts included) starts over from its first step, every message
+      // with it; saving the same script again changes nothing.
+      update: `UPDATE receivers SET script = ?, per = ?, next_index = 0, epoch = epoch + 1, updated_at = ?
+        WHERE name = ? AND (script <> ? OR per <> ?)`,
       remove: 'DELETE FROM receivers WHERE name = ?',
-      reset: 'UPDATE receivers SET next_index = 0, updated_at = ? WHERE name = ?',
-      take: 'UPDATE receivers SET next_index = next_index + 1 WHERE id = ? RETURNING next_index - 1 AS n',
-      record: `INSERT INTO receiver_requests (receiver_id, received_at, tls, method, path, headers, body, body_bytes, body_ms, step, signatures)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      reset: 'UPDATE receivers SET next_index = 0, epoch = epoch + 1, updated_at = ? WHERE name = ?',
+      take: 'UPDATE receivers SET next_index = next_index + 1 WHERE id = ? RETURNING next_index - 1 AS n, per, epoch',
+      // A range of receiver_requests_message.
+      sameKey: 'SELECT COUNT(*) AS n FROM receiver_requests WHERE receiver_id = ? AND epoch = ? AND message_key = ?',
+      record: `INSERT INTO receiver_requests (receiver_id, received_at, tls, method, path, headers, body, body_bytes, body_ms, step, signatures,
+          epoch, message_key, message_try)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       finish: `UPDATE receiver_requests SET outcome = ?, status = ?, answered_at = ? WHERE id = ? AND outcome = 'pending'`,
       page: `SELECT ${SUMMARY_COLUMNS} FROM receiver_requests r JOIN receivers v ON v.id = r.receiver_id
         WHERE r.receiver_id = ? AND r.id < ? ORDER BY r.id DESC LIMIT ?`,
@@ -144,11 +162,12 @@ export class ReceiverStore {
   /** Creates the receiver or replaces its script (a changed script starts over). True when something changed. */
   save(input: ReceiverInput, now: number): boolean {
     const script = JSON.stringify(input.responses);
+    const per = input.per ?? 'receiver';
     if (!this.get(input.name)) {
-      this.s.insert.run(input.name, script, now, now);
+      this.s.insert.run(input.name, script, per, now, now);
       return true;
     }
-    return this.s.update.run(script, now, input.name, script).changes > 0;
+    return this.s.update.run(script, per, now, input.name, script, per).changes > 0;
   }
 
   /** Removes the receiver and every request it got. False when there is none by that name. */
@@ -162,14 +181,17 @@ export class ReceiverStore {
   }
 
   /**
-   * Takes the receiver's next position (0 = the first request since the last reset) and records
-   * the request that holds it, in one transaction, so concurrent requests each get their own step.
-   * `stepOf` turns the position into the step that answers.
+   * Takes the request's position (0 = the first since the last reset: of the receiver's requests,
+   * or of its message's under a script counted per message) and records the request that holds
+   * it, in one transaction, so concurrent requests each get their own step. The receiver-wide
+   * count moves for every request. `stepOf` turns the position into the step that answers.
    */
-  arrive(receiverId: number, record: ArrivalRecord, stepOf: (n: number) => number): { id: number; step: number } {
+  arrive(receiverId: number, record: ArrivalRecord, stepOf: (n: number) => number): { id: number; step: number; messageTry: number | null } {
     return this.db.transaction(() => {
-      const { n } = this.s.take.get(receiverId) as { n: number };
-      const step = stepOf(n);
+      const taken = this.s.take.get(receiverId) as { n: number; per: ReceiverPer; epoch: number };
+      const earlier = record.messageKey === null ? null : (this.s.sameKey.get(receiverId, taken.epoch, record.messageKey) as { n: number }).n;
+      const step = stepOf(scriptPositionOf(taken.per, taken.n, earlier));
+      const messageTry = earlier === null ? null : earlier + 1;
       const info = this.s.record.run(
         receiverId,
         record.receivedAt,
@@ -182,8 +204,11 @@ export class ReceiverStore {
         record.bodyMs,
         step,
         JSON.stringify(record.signatures),
+        taken.epoch,
+        record.messageKey,
+        messageTry,
       );
-      return { id: Number(info.lastInsertRowid), step };
+      return { id: Number(info.lastInsertRowid), step, messageTry };
     })();
   }
 

@@ -407,4 +407,18 @@ export const MIGRATIONS: readonly string[] = [
     INSERT INTO message_text (rowid, user_id, anonymous_id, event) VALUES (NEW.id, NEW.user_id, NEW.anonymous_id, NEW.event);
   END;
   `,
+  /* 19: receiver scripts counted per message. per: what the script counts ('receiver', every
+     request; 'message', each message key's own requests). epoch: bumped by Reset and by a changed
+     script and stamped on each request, so "since the last reset" is one value rather than an id
+     boundary (ids of removed requests may be given out again after Clear log). Each request's
+     message key (webhook-id header, else the body's messageId) and its try number among the
+     requests with that key in its epoch. The partial index makes that count a range of the
+     requests that have a key; rows from before have none, so it starts empty. */ `
+  ALTER TABLE receivers ADD COLUMN per TEXT NOT NULL DEFAULT 'receiver';
+  ALTER TABLE receivers ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE receiver_requests ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE receiver_requests ADD COLUMN message_key TEXT;
+  ALTER TABLE receiver_requests ADD COLUMN message_try INTEGER;
+  CREATE INDEX receiver_requests_message ON receiver_requests (receiver_id, epoch, message_key) WHERE message_key IS NOT NULL;
+  `,
 ];

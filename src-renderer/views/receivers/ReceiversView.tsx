@@ -6,7 +6,7 @@ import { ConfirmButton, sentence } from '../../shared/form-widgets';
 import { bytesOf, measuredMs, prettyJson, timeOf } from '../../shared/format';
 import { useFollowWhileShown, useReceivers } from '../../app/view-stores';
 import { inputOf, type StepRow } from './form';
-import { outcomeInWords, outcomeTone, verdictExplanation, verdictInWords, verdictTone } from './words';
+import { messageInWords, outcomeInWords, outcomeTone, perInWords, positionInWords, verdictExplanation, verdictInWords, verdictTone } from './words';
 
 export function ReceiversView() {
   useFollowWhileShown('receivers');
@@ -60,7 +60,10 @@ function ReceiverList() {
                 onClick={() => select(r.name)}
               >
                 <strong className="mono">{r.name}</strong>
-                <span className="muted">{r.responses.map(stepInWords).join(' → ')}</span>
+                <span className="muted">
+                  {r.responses.map(stepInWords).join(' → ')}
+                  {r.per === 'message' ? ` · ${perInWords(r.per)}` : ''}
+                </span>
                 <span className="muted" data-testid="receiver-item-count">
                   {r.requests} request{r.requests === 1 ? '' : 's'}
                 </span>
@@ -75,7 +78,7 @@ function ReceiverList() {
 
 function Errors({ prefix }: { prefix: string | null }) {
   const errors = useReceivers((s) => s.errors);
-  const mine = errors.filter((e) => (prefix === null ? !/^receiver\.(name|responses)/.test(e.field) : e.field.startsWith(prefix)));
+  const mine = errors.filter((e) => (prefix === null ? !/^receiver\.(name|responses|per)/.test(e.field) : e.field.startsWith(prefix)));
   return (
     <>
       {mine.map((e, k) => (
@@ -92,6 +95,7 @@ function ScriptEditor() {
   const saving = useReceivers((s) => s.saving);
   const selected = useReceivers((s) => s.selected);
   const setName = useReceivers((s) => s.setName);
+  const setPer = useReceivers((s) => s.setPer);
   const addStep = useReceivers((s) => s.addStep);
   const save = useReceivers((s) => s.save);
   const remove = useReceivers((s) => s.remove);
@@ -136,8 +140,25 @@ function ScriptEditor() {
           </tbody>
         </table>
         <Errors prefix="receiver.responses" />
+        <fieldset className="rc-per" data-testid="receiver-per">
+          <legend className="field-label">Count the script</legend>
+          <label className="field-inline">
+            <input type="radio" name="rc-per" value="receiver" data-testid="receiver-per-receiver" checked={draft.per === 'receiver'} onChange={() => setPer('receiver')} />
+            <span>per receiver</span>
+          </label>
+          <label className="field-inline">
+            <input type="radio" name="rc-per" value="message" data-testid="receiver-per-message" checked={draft.per === 'message'} onChange={() => setPer('message')} />
+            <span>per message</span>
+          </label>
+          <span className="muted hint">
+            Per message, each message (its webhook-id header, else the body’s messageId) goes through the script on its own, however retries interleave.
+          </span>
+        </fieldset>
+        <Errors prefix="receiver.per" />
         <p className="muted hint" data-testid="receiver-script-words">
-          Request 1 gets step 1, request 2 step 2, …; the last step answers every request after it.
+          {draft.per === 'message'
+            ? 'A message’s request 1 gets step 1, its request 2 step 2, …; the last step answers every request after it.'
+            : 'Request 1 gets step 1, request 2 step 2, …; the last step answers every request after it.'}
           {preview.errors.length === 0 ? ` In short: ${preview.input.responses.map(stepInWords).join(' → ')}, then repeats.` : ''}
         </p>
         <div className="buttons">
@@ -216,7 +237,7 @@ function Addresses() {
       <div className="card-head">
         <h2 id="rc-urls-title">Addresses</h2>
         <span className="muted" data-testid="receiver-next-step">
-          next request gets step {receiver.nextStep + 1} ({stepInWords(receiver.responses[receiver.nextStep] ?? {})}); {receiver.sinceReset} since the last reset
+          {perInWords(receiver.per)}: {positionInWords(receiver, stepInWords(receiver.responses[receiver.nextStep] ?? {}))}
         </span>
         <button type="button" className="btn small" data-testid="receiver-reset" onClick={() => void reset()}>
           Reset
@@ -342,7 +363,16 @@ function RequestRow({ r, detail, onToggle }: { r: ReceiverRequestSummary; detail
         <td className="mono rc-path">
           {r.tls && <span className="rc-tls">TLS</span>} {r.path}
         </td>
-        <td data-testid="receiver-request-step">{r.step + 1}</td>
+        <td data-testid="receiver-request-step">
+          {r.step + 1}
+          {r.messageKey !== null && (
+            <span className="muted mono rc-message" data-testid="receiver-request-message" title={messageInWords(r) ?? undefined}>
+              {' '}
+              <span className="rc-key">{r.messageKey}</span>
+              {r.messageTry !== null && ` · try ${r.messageTry}`}
+            </span>
+          )}
+        </td>
         <td>
           <Badge tone={outcomeTone(r)} testId="receiver-request-answer">
             {outcomeInWords(r)}

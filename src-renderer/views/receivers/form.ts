@@ -3,7 +3,7 @@
  * text), so a half-typed number is not lost; turning rows into a ReceiverInput is pure and
  * names each bad field the way the engine does (receiver.responses[1].status).
  */
-import { validateReceiverInput, type ReceiverInput, type ReceiverStep, type ReceiverView } from '../../../src-shared/receivers';
+import { validateReceiverInput, type ReceiverInput, type ReceiverPer, type ReceiverStep, type ReceiverView } from '../../../src-shared/receivers';
 import type { Destination, DestinationInput, FieldError } from '../../../src-shared/settings';
 
 export interface StepRow {
@@ -22,11 +22,17 @@ export interface ReceiverDraft {
   original: string | null;
   name: string;
   steps: StepRow[];
+  per: ReceiverPer;
 }
 
 export const emptyStep = (): StepRow => ({ status: '200', delayMs: '', hang: false, reset: false, headers: '', body: '', retryAfter: '' });
 
-export const newDraft = (): ReceiverDraft => ({ original: null, name: '', steps: [{ ...emptyStep(), status: '500' }, { ...emptyStep(), status: '500' }, emptyStep()] });
+export const newDraft = (): ReceiverDraft => ({
+  original: null,
+  name: '',
+  steps: [{ ...emptyStep(), status: '500' }, { ...emptyStep(), status: '500' }, emptyStep()],
+  per: 'receiver',
+});
 
 export function rowOf(step: ReceiverStep): StepRow {
   return {
@@ -43,7 +49,7 @@ export function rowOf(step: ReceiverStep): StepRow {
 }
 
 export function draftOf(receiver: ReceiverView): ReceiverDraft {
-  return { original: receiver.name, name: receiver.name, steps: receiver.responses.map(rowOf) };
+  return { original: receiver.name, name: receiver.name, steps: receiver.responses.map(rowOf), per: receiver.per };
 }
 
 /** A typed number as the schema will judge it: blank is absent, anything else a number (NaN when not one, which the schema refuses). */
@@ -82,7 +88,11 @@ export function stepOf(row: StepRow, field: string, errors: FieldError[]): Recei
 /** The receiver the draft makes, and every problem by field (the shared schema's, plus the header lines'). */
 export function inputOf(draft: ReceiverDraft): { input: ReceiverInput; errors: FieldError[] } {
   const errors: FieldError[] = [];
-  const input: ReceiverInput = { name: draft.name.trim(), responses: draft.steps.map((row, i) => stepOf(row, `receiver.responses[${i}]`, errors)) };
+  const input: ReceiverInput = {
+    name: draft.name.trim(),
+    responses: draft.steps.map((row, i) => stepOf(row, `receiver.responses[${i}]`, errors)),
+    per: draft.per,
+  };
   return { input, errors: [...errors, ...validateReceiverInput(input)] };
 }
 

@@ -11,7 +11,7 @@ import { waitUntil } from '../../../src-main/engine/testing/wait';
 import { serverTransport } from '../../testing/server-transport';
 import { draftOf, emptyStep, inputOf, newDraft, withReceiverUrl } from './form';
 import { createReceiversStore } from './store';
-import { outcomeInWords, outcomeTone, verdictExplanation } from './words';
+import { messageInWords, outcomeInWords, outcomeTone, positionInWords, verdictExplanation } from './words';
 
 const immediately = (flush: () => void): void => void setTimeout(flush, 0);
 
@@ -24,6 +24,7 @@ describe('receiver form (pure)', () => {
       input: {
         name: 'flaky',
         responses: [{ status: 500 }, { status: 500 }, { retryAfter: 5, headers: { 'X-A': '1', 'X-B': 'two words' }, body: 'slow', delayMs: 250 }],
+        per: 'receiver',
       },
       errors: [],
     });
@@ -32,8 +33,19 @@ describe('receiver form (pure)', () => {
       inputOf(draft).errors.map((e) => e.field),
       ['receiver.responses[0].headers', 'receiver.responses[0].status'],
     );
-    const round = draftOf({ ...inputOf({ ...newDraft(), name: 'x' }).input, id: 1, nextStep: 0, sinceReset: 0, requests: 0, httpUrl: null, httpsUrl: null, updatedAt: '' });
+    const round = draftOf({
+      ...inputOf({ ...newDraft(), name: 'x', per: 'message' }).input,
+      per: 'message',
+      id: 1,
+      nextStep: 0,
+      sinceReset: 0,
+      requests: 0,
+      httpUrl: null,
+      httpsUrl: null,
+      updatedAt: '',
+    });
     assert.deepEqual(inputOf(round).input.responses, [{ status: 500 }, { status: 500 }, { status: 200 }]);
+    assert.equal(inputOf(round).input.per, 'message', 'what the script counts comes back into the form and goes out with it');
   });
 
   test('Add to destination appends the URL as one more entry, and does nothing when it is there already', () => {
@@ -61,6 +73,10 @@ describe('receiver form (pure)', () => {
     const verdict = (state: 'valid' | 'mismatch', sent: string | null) => ({ destination: 'D', url: 'u', scheme: 'x-signature', check: { state, expected: null, sent, explanation: '' } });
     assert.match(verdictExplanation(verdict('mismatch', null)), /carries no signature, but destination “D” has a shared secret/);
     assert.match(verdictExplanation(verdict('mismatch', 'ab')), /is not what the shared secret of destination “D” makes of the received bytes/);
+    assert.equal(messageInWords({ messageKey: 'm-123', messageTry: 2 }), 'm-123 · try 2');
+    assert.equal(messageInWords({ messageKey: null, messageTry: null }), null);
+    assert.equal(positionInWords({ per: 'receiver', nextStep: 2, sinceReset: 2 }, '200'), 'next request gets step 3 (200); 2 requests since the last reset');
+    assert.match(positionInWords({ per: 'message', nextStep: 1, sinceReset: 1 }, '500'), /^each message starts at step 1; a request without a message key gets step 2 \(500\); 1 request since/);
   });
 });
 
@@ -93,6 +109,18 @@ test('the store over a real engine: saving a script, the requests arriving live,
     await s.getState().reset();
     assert.equal(s.getState().receivers[0]?.nextStep, 0);
     assert.equal((await fetch(`${h.server.url}/receivers/seq`, { method: 'POST' })).status, 201);
+
+    s.getState().setPer('message');
+    assert.equal(await s.getState().save(), true);
+    assert.equal(s.getState().receivers[0]?.per, 'message', 'what the script counts is saved');
+    assert.equal(s.getState().draft.per, 'message');
+    await fetch(`${h.server.url}/receivers/seq`, { method: 'POST', body: '{"messageId":"m-1"}' });
+    await waitUntil(() => s.getState().requests.find((r) => r.messageKey === 'm-1' && r.outcome === 'answered'), 'the keyed request live');
+    assert.deepEqual(
+      s.getState().requests.filter((r) => r.messageKey === 'm-1').map((r) => [r.messageTry, r.status]),
+      [[1, 201]],
+      'changing only per started the script over',
+    );
 
     s.getState().setStep(0, { status: '99' });
     assert.equal(await s.getState().save(), false);

@@ -5,7 +5,7 @@
  */
 import { createStore } from 'zustand/vanilla';
 import type { LiveEvent } from '../../../src-shared/api';
-import type { ReceiverRequestDetail, ReceiverRequestSummary, ReceiverView } from '../../../src-shared/receivers';
+import type { ReceiverPer, ReceiverRequestDetail, ReceiverRequestSummary, ReceiverView } from '../../../src-shared/receivers';
 import type { Destination, FieldError } from '../../../src-shared/settings';
 import type { Transport } from '../../transport';
 import { refusalOf } from '../../api-error';
@@ -33,6 +33,7 @@ export interface ReceiversState {
   select(name: string): void;
   newReceiver(): void;
   setName(name: string): void;
+  setPer(per: ReceiverPer): void;
   setStep(index: number, patch: Partial<StepRow>): void;
   addStep(): void;
   removeStep(index: number): void;
@@ -68,6 +69,9 @@ export function createReceiversStore(transport: Transport, schedule: Schedule = 
     },
     setName(name) {
       set({ draft: { ...get().draft, name }, errors: [], notice: null });
+    },
+    setPer(per) {
+      set({ draft: { ...get().draft, per }, errors: [], notice: null });
     },
     setStep(index, patch) {
       const steps = get().draft.steps.map((s, i) => (i === index ? { ...s, ...patch } : s));

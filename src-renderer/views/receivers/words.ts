@@ -1,6 +1,6 @@
 /** A receiver request's answer and signature verdicts in words and badge tones. Pure. */
 import type { SignatureCheck } from '../../../src-shared/api';
-import type { ReceiverRequestSummary, ReceiverSignatureVerdict } from '../../../src-shared/receivers';
+import type { ReceiverPer, ReceiverRequestSummary, ReceiverSignatureVerdict, ReceiverView } from '../../../src-shared/receivers';
 
 export function outcomeInWords(r: Pick<ReceiverRequestSummary, 'outcome' | 'status'>): string {
   switch (r.outcome) {
@@ -48,4 +48,22 @@ export function verdictExplanation(v: ReceiverSignatureVerdict): string {
         ? `the request carries no signature, but ${who} has a shared secret: it was not sent by that destination, or was sent before the secret was set`
         : `the signature is not what the shared secret of ${who} makes of the received bytes: the secret changed since sending, or another sender signed it`;
   }
+}
+
+/** The message a request carried and its try, e.g. "m-123 · try 2"; null when it carried none. */
+export function messageInWords(r: Pick<ReceiverRequestSummary, 'messageKey' | 'messageTry'>): string | null {
+  if (r.messageKey === null) return null;
+  return r.messageTry === null ? r.messageKey : `${r.messageKey} · try ${r.messageTry}`;
+}
+
+/** What a script counts, in a few words. */
+export function perInWords(per: ReceiverPer): string {
+  return per === 'message' ? 'per message' : 'per receiver';
+}
+
+/** Where the script stands, for the receiver's head line. */
+export function positionInWords(r: Pick<ReceiverView, 'per' | 'nextStep' | 'sinceReset'>, nextStepWords: string): string {
+  const since = `${r.sinceReset} request${r.sinceReset === 1 ? '' : 's'} since the last reset`;
+  if (r.per === 'message') return `each message starts at step 1; a request without a message key gets step ${r.nextStep + 1} (${nextStepWords}); ${since}`;
+  return `next request gets step ${r.nextStep + 1} (${nextStepWords}); ${since}`;
 }
