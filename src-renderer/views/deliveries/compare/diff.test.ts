@@ -149,6 +149,27 @@ test('sideView: the wire headers when kept, the engine’s headers for an older 
   assert.equal(previousAttempt(d, 1), undefined);
 });
 
+test('diffBodies: keys an object inherits (valueOf, constructor) and __proto__ are the body\'s own keys like any other', () => {
+  const removed = diffBodies('{"valueOf":""}', '{}');
+  assert.equal(removed.kind === 'json' && removed.changes, 1);
+  assert.deepEqual(removed.kind === 'json' && removed.root.children?.map((c) => [c.key, c.kind, c.left]), [['valueOf', 'removed', '']]);
+  const nested = diffBodies('{"constructor":{"a":1},"toString":2}', '{"constructor":{"a":2},"toString":2}');
+  assert.equal(nested.kind === 'json' && nested.changes, 1);
+  const proto = diffBodies('{"__proto__":{"x":1},"k":1}', '{"k":1}');
+  assert.ok(proto.kind === 'json');
+  assert.equal(proto.changes, 1);
+  const node = proto.root.children?.find((c) => c.key === '__proto__');
+  assert.equal(node?.kind, 'removed');
+  assert.equal(JSON.stringify(node?.left), '{"x":1}', 'the value as the body holds it');
+  const same = diffBodies('{"__proto__":1,"hasOwnProperty":[1]}', '{"__proto__":1,"hasOwnProperty":[1]}');
+  assert.equal(same.kind === 'json' && same.changes, 0);
+  // Equal objects in arrays that also hold equal nulls pair up by position.
+  const objects = diffBodies('[{},null,null]', '[{},null,null]');
+  assert.equal(objects.kind === 'json' && objects.changes, 0);
+  const one = diffBodies('[{"a":1},null]', '[{"a":2},null]');
+  assert.equal(one.kind === 'json' && one.changes, 1);
+});
+
 test('diffBodies (property): no change exactly when the two bodies hold equal JSON', () => {
   const json = fc.jsonValue({ maxDepth: 3 });
   fc.assert(

@@ -22,8 +22,10 @@ export interface DiffNode {
 }
 
 // Without a text differ a changed string is one change, shown whole rather than as a patch. Array
-// items are matched by position (no move detection), so the walk below can pair them.
-const differ = create({ arrays: { detectMove: false } });
+// items are matched by position (no move detection), so the walk below can pair them. Said
+// outright: left to itself the differ stops matching objects by position as soon as the two
+// arrays share any value by reference, as two nulls do, and equal objects then show as changed.
+const differ = create({ arrays: { detectMove: false }, matchByPosition: true });
 
 type ObjectDelta = Record<string, Delta | string>;
 
@@ -104,13 +106,47 @@ export type BodyDiff =
   /** One side is missing or not JSON: compared as text. */
   | { kind: 'text'; same: boolean; left: string | null; right: string | null };
 
+/**
+ * While diffing, a key an object inherits a member by (`valueOf`, `constructor`, `__proto__`, …)
+ * is renamed with a leading NUL, as is a key that already starts with one, so the rename is one to
+ * one: on a plain object `{}`'s inherited `valueOf` would otherwise pass for a value (the differ
+ * refuses functions), and the differ skips `__proto__`. The result names every key again
+ * (`displayed`).
+ */
+const MARK = '\u0000';
+const marked = (k: string): string => (k in Object.prototype || k.startsWith(MARK) ? MARK + k : k);
+const unmarked = (k: string): string => (k.startsWith(MARK) ? k.slice(1) : k);
+
+function objectOf(entries: [string, unknown][], rename: (k: string) => string): Record<string, unknown> {
+  const o: Record<string, unknown> = {};
+  for (const [k, v] of entries) Object.defineProperty(o, rename(k), { value: v, enumerable: true, writable: true, configurable: true });
+  return o;
+}
+
 function parse(text: string | null): { ok: true; value: unknown } | { ok: false } {
   if (text === null) return { ok: false };
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    const value = JSON.parse(text, (_k, v: unknown) => (isContainer(v) && !Array.isArray(v) ? objectOf(Object.entries(v), marked) : v)) as unknown;
+    return { ok: true, value };
   } catch {
     return { ok: false };
   }
+}
+
+/** A value as the body holds it: every key named again. */
+function restored(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(restored);
+  if (!isContainer(v)) return v;
+  return objectOf(Object.entries(v).map(([k, x]) => [k, restored(x)]), unmarked);
+}
+
+/** The tree with the body's own keys and values, as a view shows it. */
+function displayed(node: DiffNode): DiffNode {
+  const out: DiffNode = { ...node, key: node.key === null ? null : unmarked(node.key) };
+  if ('left' in node) out.left = restored(node.left);
+  if ('right' in node) out.right = restored(node.right);
+  if (node.children) out.children = node.children.map(displayed);
+  return out;
 }
 
 /** The leaves that differ (added, removed or changed values). */
@@ -123,7 +159,7 @@ export function diffBodies(left: string | null, right: string | null): BodyDiff 
   const l = parse(left);
   const r = parse(right);
   if (!l.ok || !r.ok) return { kind: 'text', same: left === right, left, right };
-  const root = walk(null, l.value, r.value, differ.diff(l.value, r.value));
+  const root = displayed(walk(null, l.value, r.value, differ.diff(l.value, r.value)));
   return { kind: 'json', root, changes: countChanges(root) };
 }
 
