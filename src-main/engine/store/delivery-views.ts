@@ -226,8 +226,7 @@ export function filterSql(f: DeliveryQueryFilter, reach: UrlReach = EVERYWHERE, 
   if (f.text !== null) {
     // A delivery without a message (a delete notice) is found by the userId in its body.
     terms.push(`(
-      instr(lower(m.user_id), lower(?)) > 0 OR instr(lower(m.anonymous_id), lower(?)) > 0
-      OR instr(lower(m.event), lower(?)) > 0 OR (m.message_id >= ? AND m.message_id < ?)
+      ${MESSAGE_CONTAINS} OR (m.message_id >= ? AND m.message_id < ?)
       OR (d.message_id IS NULL AND instr(lower(${fromBody('userId')}), lower(?)) > 0)
     )`);
     params.push(f.text, f.text, f.text, f.text, prefixEnd(f.text), f.text);
@@ -249,6 +248,13 @@ export function filterSql(f: DeliveryQueryFilter, reach: UrlReach = EVERYWHERE, 
   if (f.violations === 'none') terms.push('m.violations IS NULL');
   return { terms, params, needsMessages: f.text !== null || f.violations !== null };
 }
+
+/**
+ * The needle (three parameters) in the message's userId, anonymousId or event, any case; false,
+ * not NULL, where a column is NULL, so that its NOT holds too.
+ */
+const MESSAGE_CONTAINS = `(COALESCE(instr(lower(m.user_id), lower(?)), 0) > 0 OR COALESCE(instr(lower(m.anonymous_id), lower(?)), 0) > 0
+      OR COALESCE(instr(lower(m.event), lower(?)), 0) > 0)`;
 
 /** The sources that have messages, found by skipping through the first column of messages_dedupe. */
 const SOURCES_CTE = `src(id) AS (
@@ -307,16 +313,14 @@ export function countSql(
     // found by the start of its messageId (messages_dedupe); and the delete notices.
     const { terms, params } = filterSql({ ...f, text: null }, reach, false);
     const rest = terms.map((t) => ` AND ${t}`).join('');
-    const contains = `(COALESCE(instr(lower(m.user_id), lower(?)), 0) > 0 OR COALESCE(instr(lower(m.anonymous_id), lower(?)), 0) > 0
-      OR COALESCE(instr(lower(m.event), lower(?)), 0) > 0)`;
     const needle = [f.text, f.text, f.text];
     const sql = `WITH RECURSIVE ${SOURCES_CTE} SELECT COUNT(*) AS n FROM (
         SELECT 1 FROM message_text CROSS JOIN deliveries d ON d.message_id = message_text.rowid LEFT JOIN messages m ON m.id = d.message_id
-        WHERE message_text MATCH ? AND ${contains}${rest}
+        WHERE message_text MATCH ? AND ${MESSAGE_CONTAINS}${rest}
       UNION ALL
         SELECT 1 FROM src CROSS JOIN messages k ON k.source_id = src.id AND k.dedupe_key >= ? AND k.dedupe_key < ?
           CROSS JOIN deliveries d ON d.message_id = k.id LEFT JOIN messages m ON m.id = d.message_id
-        WHERE m.message_id >= ? AND m.message_id < ? AND NOT ${contains}${rest}
+        WHERE m.message_id >= ? AND m.message_id < ? AND NOT ${MESSAGE_CONTAINS}${rest}
       UNION ALL
         SELECT 1 FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id
         WHERE d.message_id IS NULL AND instr(lower(${fromBody('userId')}), lower(?)) > 0${rest}

@@ -359,10 +359,9 @@ export class LogStore {
         firstMessageId ??= messageRowId;
         accepted++;
         // Mapped at commit, the body is packed against the JSON stored in the same row's message.
-        const body = item.body && item.destinationIds.length > 0 ? packBody(item.body, item.json) : null;
-        const format = body === null ? BODY_RAW : BODY_DEFLATE_MESSAGE;
+        const stored = item.body && item.destinationIds.length > 0 ? this.storedBody(messageRowId, item.body, item.json) : { body: null, format: BODY_RAW };
         for (const destinationId of item.destinationIds) {
-          this.s.insertDelivery.run(messageRowId, destinationId, m.type, body, format, record.receivedAt, record.receivedAt, warpOf(destinationId));
+          this.s.insertDelivery.run(messageRowId, destinationId, m.type, stored.body, stored.format, record.receivedAt, record.receivedAt, warpOf(destinationId));
           deliveries++;
         }
       });
