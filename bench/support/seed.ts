@@ -5,7 +5,7 @@
  */
 import type { InboundMessage } from '../../src-shared/events';
 import type { LogStore } from '../../src-main/engine/store/log-store';
-import { serializePayload, toWebhookPayload } from '../../src-main/engine/delivery/payloads';
+import { webhookBodyOf } from '../../src-main/engine/delivery/payloads';
 
 export interface SeedOptions {
   sourceId: number;
@@ -137,14 +137,8 @@ export function seedDeliveries(log: LogStore, count: number, o: SeedOptions): vo
   }
 }
 
-/** What the destination would send: the mapped payload, or (anonymous alias, which mapping refuses) the message. */
-function webhookBody(message: InboundMessage): Uint8Array {
-  try {
-    return serializePayload(toWebhookPayload(message));
-  } catch {
-    return new TextEncoder().encode(JSON.stringify(message));
-  }
-}
+/** What the destination would send: the mapped payload, or (an anonymous alias, which mapping refuses) the message. */
+const webhookBody = (message: InboundMessage): Uint8Array => webhookBodyOf(message) ?? new TextEncoder().encode(JSON.stringify(message));
 const bodyOf = (item: { body?: Uint8Array } | undefined): Uint8Array => item?.body ?? new TextEncoder().encode('{}');
 
 const REAL_HEADERS = { 'User-Agent': 'Segment.io/1.0', 'Content-Type': 'application/json', 'X-Signature': '3f1c2e0b9a8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b' };

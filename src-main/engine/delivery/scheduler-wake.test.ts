@@ -1,17 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ManualClock } from '../clock';
-import { createEngine } from '../index';
-import { openDatabase } from '../store/database';
-import { createStores, type Stores } from '../store/stores';
+import type { Stores } from '../store/stores';
 import { realisticMessage } from '../../../bench/support/seed';
 import { webhookBodyOf } from './payloads';
-import { Scheduler } from './scheduler';
-import { createSender } from './sender';
-import { configWith } from '../testing/harness';
+import { loneScheduler } from '../testing/lone-scheduler';
 import { Receiver } from '../testing/receiver';
 import { waitUntil } from '../testing/wait';
 
@@ -33,22 +26,7 @@ test('a commit claims the deliveries it made due in the same turn of the event l
   const t0 = Date.UTC(2026, 10, 23, 12);
   const clock = new ManualClock(t0);
   const receiver = await new Receiver().start();
-  const dataDir = mkdtempSync(join(tmpdir(), 'hookbench-scheduler-wake-'));
-  // The engine sets up the log; the scheduler then runs alone on it.
-  const engine = createEngine({ dataDir, clock, random: () => 0.5 });
-  engine.applyConfig(configWith(receiver.url));
-  const settings = engine.deliverySettings();
-  await engine.stop();
-  const db = openDatabase(join(dataDir, 'hookbench.sqlite'));
-  const stores = createStores(db);
-  const scheduler = new Scheduler({
-    log: stores.log,
-    clock,
-    sender: createSender({ clock }),
-    destination: (id) => stores.config.listDestinations().find((d) => d.id === id),
-    settings: () => settings,
-    random: () => 0.5,
-  });
+  const { scheduler, stores, close } = await loneScheduler({ clock, receiverUrl: receiver.url });
   try {
     scheduler.start();
     await new Promise((resolve) => setImmediate(resolve));
@@ -78,9 +56,7 @@ test('a commit claims the deliveries it made due in the same turn of the event l
     assert.deepEqual(stores.log.getDelivery(second)?.body, webhookBodyOf(secondMessage));
     await waitUntil(() => stores.log.getDelivery(second)?.status === 'succeeded', 'the second round written');
   } finally {
-    await scheduler.stop();
-    db.close();
+    await close();
     await receiver.close();
-    rmSync(dataDir, { recursive: true, force: true });
   }
 });

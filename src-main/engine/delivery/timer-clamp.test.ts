@@ -1,15 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ManualClock, MAX_TIMER_MS, systemClock, timerDelay } from '../clock';
-import { createEngine } from '../index';
-import { openDatabase } from '../store/database';
-import { createStores } from '../store/stores';
-import { Scheduler } from './scheduler';
-import { createSender } from './sender';
-import { configWith } from '../testing/harness';
+import { loneScheduler } from '../testing/lone-scheduler';
 import { Receiver } from '../testing/receiver';
 import { waitUntil } from '../testing/wait';
 import { seedDeliveries } from '../../../bench/support/seed';
@@ -46,25 +38,15 @@ test('a delivery due a year ahead: one clamped timer, woken once per 24.8 days, 
   const t0 = Date.UTC(2026, 10, 22, 12);
   const clock = new ManualClock(t0);
   const receiver = await new Receiver().start();
-  const dataDir = mkdtempSync(join(tmpdir(), 'hookbench-timer-clamp-'));
-  // The engine sets up the log; the scheduler then runs alone on it, so its timers are the only ones on the clock.
-  const engine = createEngine({ dataDir, clock, random: () => 0.5 });
-  engine.applyConfig(configWith(receiver.url));
-  const settings = engine.deliverySettings();
-  const source = engine.stores.config.listSources()[0]!;
-  const destination = engine.stores.config.listDestinations()[0]!;
   // Row 13 of the seed ends retrying, due 365 days after it was seeded; the rest are finished.
-  seedDeliveries(engine.stores.log, 14, { sourceId: source.id, destinationId: destination.id, url: receiver.url, now: t0 });
-  await engine.stop();
-  const db = openDatabase(join(dataDir, 'hookbench.sqlite'));
-  const stores = createStores(db);
-  const scheduler = new Scheduler({
-    log: stores.log,
+  const { scheduler, stores, close } = await loneScheduler({
     clock,
-    sender: createSender({ clock }),
-    destination: (id) => stores.config.listDestinations().find((d) => d.id === id),
-    settings: () => settings,
-    random: () => 0.5,
+    receiverUrl: receiver.url,
+    prepare: (engine) => {
+      const source = engine.stores.config.listSources()[0]!;
+      const destination = engine.stores.config.listDestinations()[0]!;
+      seedDeliveries(engine.stores.log, 14, { sourceId: source.id, destinationId: destination.id, url: receiver.url, now: t0 });
+    },
   });
   try {
     const dueAt = stores.log.nextDueAt();
@@ -89,9 +71,7 @@ test('a delivery due a year ahead: one clamped timer, woken once per 24.8 days, 
     clock.advance(1);
     await waitUntil(() => receiver.received.length === 1, 'the delivery sent once it is due');
   } finally {
-    await scheduler.stop();
-    db.close();
+    await close();
     await receiver.close();
-    rmSync(dataDir, { recursive: true, force: true });
   }
 });
