@@ -79,6 +79,11 @@ function wideHere(views: DeliveryViewStore, f: ParsedFilter): boolean {
   return readsWide(f) && (f.url !== null || !views.usesTextIndex(f));
 }
 
+/** A page that reads the log: as wideHere, and a needle that starts too many messageIds to take as a set. */
+function pageWideHere(views: DeliveryViewStore, p: ParsedPage): boolean {
+  return readsWide(p) && (p.url !== null || !views.pageUsesTextIndex(p));
+}
+
 /** Pure: the next window's size (in ids), so that it takes about WINDOW_TARGET_MS given how long the last one took. */
 export function nextWindow(size: number, tookMs: number): number {
   const scaled = Math.round((size * WINDOW_TARGET_MS) / Math.max(tookMs, 0.05));
@@ -166,7 +171,7 @@ export function createDeliveryReads(views: DeliveryViewStore, scan: Scan = inWin
         if (p.beforeId - 1 <= p.afterId) return { items: [], nextBeforeId: null };
       }
       let rows: SummaryRow[];
-      const range = wideHere(views, p) ? views.idRange() : null;
+      const range = pageWideHere(views, p) ? views.idRange() : null;
       if (range === null) rows = views.page(p);
       else {
         const found: SummaryRow[] = [];

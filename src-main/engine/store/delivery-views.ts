@@ -269,7 +269,16 @@ const SOURCES_CTE = `src(id) AS (
  * is small and otherwise scans every delivery against a bloom filter of the page's ids.
  */
 export function pageSql(p: DeliveryQueryPage, reach: UrlReach = EVERYWHERE, textIndexed = false): { sql: string; params: unknown[] } {
-  const { terms, params, needsMessages } = filterSql(p, reach, textIndexed);
+  const { sql: ids, params } = textIndexed && p.text !== null ? textPageIdsSql(p, reach) : pageIdsSql(p, reach);
+  const sql = `WITH page AS MATERIALIZED (${ids})
+    SELECT ${SUMMARY_COLUMNS} FROM page CROSS JOIN deliveries d ON d.id = page.id LEFT JOIN messages m ON m.id = d.message_id
+    ORDER BY d.id DESC`;
+  return { sql, params };
+}
+
+/** The filter's terms with the page's keyset bounds. */
+function boundedTerms(p: DeliveryQueryPage, reach: UrlReach): { terms: string[]; params: unknown[]; needsMessages: boolean } {
+  const { terms, params, needsMessages } = filterSql(p, reach, false);
   if (p.beforeId !== null) {
     terms.push('d.id < ?');
     params.push(p.beforeId);
@@ -278,15 +287,94 @@ export function pageSql(p: DeliveryQueryPage, reach: UrlReach = EVERYWHERE, text
     terms.push('d.id > ?');
     params.push(p.afterId);
   }
-  const sql = `WITH page AS MATERIALIZED (
-      SELECT d.id FROM deliveries d ${needsMessages ? 'LEFT JOIN messages m ON m.id = d.message_id' : ''}
+  return { terms, params, needsMessages };
+}
+
+/** Pure: the page's ids read from deliveries newest (or oldest) first, every row checked by the filter. */
+function pageIdsSql(p: DeliveryQueryPage, reach: UrlReach): { sql: string; params: unknown[] } {
+  const { terms, params, needsMessages } = boundedTerms(p, reach);
+  const sql = `SELECT d.id FROM deliveries d ${needsMessages ? 'LEFT JOIN messages m ON m.id = d.message_id' : ''}
       ${terms.length > 0 ? `WHERE ${terms.join(' AND ')}` : ''}
-      ORDER BY d.id ${p.oldest ? 'ASC' : 'DESC'} LIMIT ?
-    )
-    SELECT ${SUMMARY_COLUMNS} FROM page CROSS JOIN deliveries d ON d.id = page.id LEFT JOIN messages m ON m.id = d.message_id
-    ORDER BY d.id DESC`;
+      ORDER BY d.id ${p.oldest ? 'ASC' : 'DESC'} LIMIT ?`;
   return { sql, params: [...params, p.limit] };
 }
+
+/**
+ * Pure: a text page's ids, at a cost that follows the page's size rather than the needle's number
+ * of matches. A delivery made at its message's commit (replay_of NULL, a message) has its id in
+ * the same order as its message's id: the commit inserts each message and then its deliveries,
+ * and both tables only ever take ids above their largest. So walking the trigram index by rowid,
+ * newest (or oldest) message first, through deliveries_message, yields those deliveries in page
+ * order, and the walk stops at the page's size. The keyset bounds become rowid bounds on the walk:
+ * the message of the nearest commit delivery inside the bound (a seek, stepping over the few
+ * deliveries made later). The other deliveries that can match are few and read through their own
+ * indexes: the replays (deliveries_replay_of; a replay is newer than its message), the deliveries
+ * without a message (delete notices, test events), and those of the messages whose messageId
+ * starts with the needle (messages_dedupe; the caller sends a needle that starts many messageIds
+ * to the log instead). Both parts apply the filter's exact checks; UNION drops a delivery found by
+ * both, and the newest (oldest) of the two make the page.
+ *
+ * The walk is a subquery with its own ORDER BY rowid, which FTS5 answers by reading its doclists
+ * in that direction; `LIMIT -1` keeps SQLite from flattening it into the join, where FTS5 would be
+ * asked for the two-term order it cannot give and every match would be sorted. Kept apart, only a
+ * message's own deliveries are sorted (by id), and the walk stops once the page is full.
+ */
+function textPageIdsSql(p: DeliveryQueryPage, reach: UrlReach): { sql: string; params: unknown[] } {
+  const { terms, params } = boundedTerms(p, reach);
+  const where = terms.join(' AND ');
+  const dir = p.oldest ? 'ASC' : 'DESC';
+  const walkBounds: string[] = [];
+  const walkParams: unknown[] = [];
+  if (p.beforeId !== null) {
+    walkBounds.push(`AND rowid <= (${COMMIT_DELIVERY_NEAR('<', 'DESC')})`);
+    walkParams.push(p.beforeId);
+  }
+  if (p.afterId !== null) {
+    walkBounds.push(`AND rowid >= (${COMMIT_DELIVERY_NEAR('>', 'ASC')})`);
+    walkParams.push(p.afterId);
+  }
+  const sql = `SELECT id FROM (
+        SELECT id FROM (
+          SELECT d.id FROM (
+              SELECT rowid AS message_id FROM message_text WHERE message_text MATCH ? ${walkBounds.join(' ')} ORDER BY rowid ${dir} LIMIT -1
+            ) t CROSS JOIN deliveries d ON d.message_id = t.message_id LEFT JOIN messages m ON m.id = d.message_id
+          WHERE d.replay_of IS NULL AND ${where}
+          ORDER BY t.message_id ${dir}, d.id ${dir} LIMIT ?)
+        UNION
+        SELECT d.id FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id
+        WHERE d.id IN (
+          SELECT x.id FROM deliveries x WHERE x.replay_of IS NOT NULL
+          UNION ALL SELECT x.id FROM deliveries x WHERE x.message_id IS NULL
+          UNION ALL SELECT x.id FROM deliveries x WHERE x.message_id IN (
+            WITH RECURSIVE ${SOURCES_CTE}
+            SELECT k.id FROM src CROSS JOIN messages k ON k.source_id = src.id AND k.dedupe_key >= ? AND k.dedupe_key < ?)
+        ) AND ${where}
+      ) ORDER BY id ${dir} LIMIT ?`;
+  const text = p.text ?? '';
+  return {
+    sql,
+    params: [textMatchQuery(text), ...walkParams, ...params, p.limit, text, prefixEnd(text), ...params, p.limit],
+  };
+}
+
+/** The message of the nearest delivery made at its message's commit with an id on one side of a bound (one parameter). */
+const COMMIT_DELIVERY_NEAR = (side: '<' | '>', order: 'ASC' | 'DESC'): string =>
+  `SELECT b.message_id FROM deliveries b WHERE b.id ${side} ? AND b.replay_of IS NULL AND b.message_id IS NOT NULL ORDER BY b.id ${order} LIMIT 1`;
+
+/** Pure: how many messages (up to `max` + 1) have a messageId starting with the needle: index entries of messages_dedupe only. */
+export function prefixCountSql(needle: string, max: number): { sql: string; params: unknown[] } {
+  return {
+    sql: `WITH RECURSIVE ${SOURCES_CTE} SELECT COUNT(*) AS n FROM (
+        SELECT 1 FROM src CROSS JOIN messages k ON k.source_id = src.id AND k.dedupe_key >= ? AND k.dedupe_key < ? LIMIT ?)`,
+    params: [needle, prefixEnd(needle), max + 1],
+  };
+}
+
+/**
+ * Most messages whose messageId starts with the needle that a text page takes as a set (beside
+ * the index's walk); a needle that starts more (a common prefix such as "ajs-") reads the log.
+ */
+export const PREFIX_SET_LIMIT = 2_000;
 
 /** Pure: how many deliveries have one of the statuses, from the counts by status. */
 export function inStatuses(counts: ReadonlyMap<DeliveryStatus, number>, statuses: readonly DeliveryStatus[]): number {
@@ -410,6 +498,16 @@ export class DeliveryViewStore {
     return f.text !== null && indexableText(f.text) && this.textIndexReady();
   }
 
+  /**
+   * Whether a page's text is answered from the indexes: as for a count, and the needle starts
+   * few enough messageIds to read them as a set (an index-only probe of at most PREFIX_SET_LIMIT + 1 entries).
+   */
+  pageUsesTextIndex(f: DeliveryQueryFilter): boolean {
+    if (f.text === null || !this.usesTextIndex(f)) return false;
+    const { sql, params } = prefixCountSql(f.text, PREFIX_SET_LIMIT);
+    return (statement(this.db, sql).get(...params) as { n: number }).n <= PREFIX_SET_LIMIT;
+  }
+
   /** Where the filter's URL can be found at all (everywhere when there is no URL filter). */
   urlReach(f: DeliveryQueryFilter): UrlReach {
     if (f.url === null) return EVERYWHERE;
@@ -428,13 +526,13 @@ export class DeliveryViewStore {
     if (p.statuses !== null && inStatuses(this.statusCounts(), p.statuses) === 0) return [];
     const reach = this.urlReach(p);
     if (urlMatchesNothing(p, reach)) return [];
-    const { sql, params } = pageSql(p, reach, textIndex && this.usesTextIndex(p));
+    const { sql, params } = pageSql(p, reach, textIndex && this.pageUsesTextIndex(p));
     return statement(this.db, sql).all(...params) as SummaryRow[];
   }
 
   /** How SQLite runs a page's statement, one line per step: for checking that every lookup uses an index. */
   pagePlan(p: DeliveryQueryPage): string[] {
-    const { sql, params } = pageSql(p, this.urlReach(p), this.usesTextIndex(p));
+    const { sql, params } = pageSql(p, this.urlReach(p), this.pageUsesTextIndex(p));
     return (statement(this.db, `EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail);
   }
 
