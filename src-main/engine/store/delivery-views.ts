@@ -448,6 +448,7 @@ export class DeliveryViewStore {
         FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id WHERE d.id = ?`,
       bodyOf: `SELECT ${BODY_OF('d')} AS body FROM deliveries d WHERE d.id = ?`,
       firstFrom: 'SELECT id, created_at FROM deliveries WHERE id >= ? ORDER BY id LIMIT 1',
+      lastBelow: 'SELECT id, created_at FROM deliveries WHERE id < ? ORDER BY id DESC LIMIT 1',
       // The latest attempt per URL of each listed delivery, through attempts_delivery: one
       // lookup for a whole page, bounded by the attempts of those deliveries.
       urlOutcomes: `SELECT delivery_id, url, round, state, http_status, error_kind, error_text, failure, started_at FROM (
@@ -585,6 +586,16 @@ export class DeliveryViewStore {
     }
     const found = at(lo);
     return found !== undefined && found.created_at >= ms ? found.id : null;
+  }
+
+  /** The first delivery with an id at or above `id` (newest first: the last one a read down to id read), or undefined. */
+  firstAtOrAbove(id: number): { id: number; created_at: number } | undefined {
+    return this.s.firstFrom.get(id) as { id: number; created_at: number } | undefined;
+  }
+
+  /** The last delivery with an id below `id`, or undefined. */
+  lastBelow(id: number): { id: number; created_at: number } | undefined {
+    return this.s.lastBelow.get(id) as { id: number; created_at: number } | undefined;
   }
 
   /** The log's total, and whether the filter can match nothing at all (no delivery has its statuses, its URL is nowhere). */
