@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { keyAction, moveCursor, type KeyInput } from './keyboard';
 import type { UrlOutcome } from '../../../src-shared/api';
 import {
+  bulkConfirmWords,
   bulkSummaryWords,
   countWords,
   eventWords,
@@ -77,6 +78,8 @@ test('numbers in words', () => {
   assert.equal(countWords({ total: 1_000_000, matching: 12, searchedTo: since }, true, now), `12+ of 1,000,000 deliveries (counted since ${whenOf(since, now)})`);
   assert.equal(hiddenWords({ total: 1_000_000, matching: 12, searchedTo: since }), 'at most 999,988 hidden by the filter');
   assert.equal(searchedWords({ to: since, direction: 'older' }, now), `Searched down to ${whenOf(since, now)}; the rest of the log is not searched yet.`);
+  assert.equal(bulkConfirmWords({ fresh: 12, alreadyReplayed: 0, atLeast: true }, false), 'Replay at least 12 failed deliveries in this filter, as they were?');
+  assert.equal(bulkConfirmWords({ fresh: 0, alreadyReplayed: 0, atLeast: true }, false), 'No failed delivery in the part of the log searched so far; the replay searches the rest as it goes.');
   assert.equal(searchedWords({ to: since, direction: 'newer' }, now), `Searched up to ${whenOf(since, now)}; the rest of the log is not searched yet.`);
   assert.equal(noMatchWords({ total: 2001, matching: 0 }), 'All 2,001 deliveries are hidden by it. Loosen the filter, or clear it to see every delivery.');
   assert.equal(noMatchWords({ total: 1, matching: 0 }), 'The only delivery is hidden by it. Loosen the filter, or clear it to see every delivery.');

@@ -123,14 +123,15 @@ export function bulkSummaryWords(b: {
 }
 
 /** The question the bulk replay asks before it starts. */
-export function bulkConfirmWords(c: { fresh: number; alreadyReplayed: number }, includeReplayed: boolean): string {
+export function bulkConfirmWords(c: { fresh: number; alreadyReplayed: number; atLeast?: boolean }, includeReplayed: boolean): string {
   const count = c.fresh + (includeReplayed ? c.alreadyReplayed : 0);
+  if (count === 0 && c.atLeast) return 'No failed delivery in the part of the log searched so far; the replay searches the rest as it goes.';
   if (count === 0) {
     return c.alreadyReplayed === 0
       ? 'No failed delivery in this filter.'
       : `Every failed delivery in this filter was replayed already (${n(c.alreadyReplayed)}).`;
   }
-  return `Replay ${plural(count, 'failed delivery', 'failed deliveries')} in this filter, as they were?`;
+  return `Replay ${c.atLeast ? 'at least ' : ''}${plural(count, 'failed delivery', 'failed deliveries')} in this filter, as they were?`;
 }
 
 /** Under "No delivery matches this filter". */

@@ -51,6 +51,8 @@ export interface BulkConfirmState {
   /** Failed deliveries in the filter replayed before: left out unless includeReplayed. */
   alreadyReplayed: number;
   includeReplayed: boolean;
+  /** The counts are lower bounds (capped, or a search counted over part of the log). */
+  atLeast?: boolean;
 }
 
 /** The replay form as typed: kept in the store so a tab switch does not lose an edited body or a target URL. */
