@@ -289,6 +289,9 @@ test('a text page walks the index newest (oldest) first and merges the deliverie
         const p = parseDeliveryPage(input);
         const viaIndex = views.page(p).map((r) => r.id);
         assert.deepEqual(viaIndex, views.page(p, false).map((r) => r.id), JSON.stringify(input));
+        // Both plans, whichever this needle takes.
+        assert.deepEqual(views.page(p, 'walk').map((r) => r.id), viaIndex, `walk ${JSON.stringify(input)}`);
+        assert.deepEqual(views.page(p, 'set').map((r) => r.id), viaIndex, `set ${JSON.stringify(input)}`);
         if (viaIndex.length > 0) walked++;
         // And through the API's reads (keyset bounds from a time range, the page's continuation).
         const page = await reads.list(p);
@@ -308,13 +311,17 @@ test('a text page walks the index newest (oldest) first and merges the deliverie
     assert.deepEqual(paged, all);
     assert.ok(all.length > 300, `${all.length} matches`);
     // The walk is read in the index's order and stops at the page: no sort of every match.
-    const plan = (page: DeliveryPage): string => views.pagePlan(parseDeliveryPage(page)).join('\n');
+    const plan = (page: DeliveryPage): string => views.pagePlan(parseDeliveryPage(page), 'walk').join('\n');
     for (const page of [{ text: 'Completed' }, { text: 'Completed', oldest: true }, { text: 'Completed', beforeId: 500, afterId: 20 }]) {
       assert.match(plan(page), /CO-ROUTINE t\nSCAN message_text VIRTUAL TABLE INDEX (64|192):M/, JSON.stringify(page));
       assert.match(plan(page), /USE TEMP B-TREE FOR LAST TERM OF ORDER BY/, JSON.stringify(page));
       assert.match(plan(page), /SEARCH x USING COVERING INDEX deliveries_replay_of/, JSON.stringify(page));
     }
     assert.match(plan({ text: 'Completed', beforeId: 500 }), /SEARCH b USING INTEGER PRIMARY KEY \(rowid<\?\)/);
+    // Which plan a needle takes: one that starts a messageId is probed forwards, any other walked.
+    assert.equal(views.textPagePlan(parseDeliveryFilter({ text: 'Completed' })).kind, 'walk');
+    assert.equal(views.textPagePlan(parseDeliveryFilter({ text: 'user_12' })).kind, 'walk');
+    assert.equal(views.textPagePlan(parseDeliveryFilter({ text: 'mid-29' })).kind, 'set');
   } finally {
     await engine.stop();
     rmSync(dir, { recursive: true, force: true });
