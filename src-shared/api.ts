@@ -74,6 +74,13 @@ export interface DeliveryCounts {
    * filter is then read from the log itself, slower, with the same results.
    */
   textIndexCatchingUp?: boolean;
+  /**
+   * Set when the filter's text is one no index answers (under three characters, a messageId start
+   * shared by very many messages, or while the search index catches up) and the log is longer than
+   * one call reads: `matching` counts only the deliveries created at or after this time (ISO 8601),
+   * so the real figure is at least that.
+   */
+  searchedTo?: string;
 }
 /** Where a count over a type, URL or text filter stops: past it, the exact figure would mean reading the whole log. */
 export const COUNT_LIMIT = 10_000;
@@ -82,6 +89,25 @@ export interface PageResult<T> {
   items: T[];
   /** Id to pass as beforeId for the next page; null once the log is exhausted. */
   nextBeforeId: number | null;
+  /**
+   * Set when the call stopped reading before its page was full and before the end of the log: the
+   * items are every match among the deliveries it read, not the last ones. Only a text filter no
+   * index answers does this (see DeliveryCounts.searchedTo), so that no call reads the whole log.
+   */
+  partial?: PartialRead;
+}
+/** Where a call that reads through the log stopped, and how to go on from there. */
+export interface PartialRead {
+  /**
+   * Creation time (ISO 8601) of the last delivery read: the oldest one newest first, the newest one
+   * with `oldest`. Everything on the read side of it was searched.
+   */
+  searchedTo: string;
+  /**
+   * Merge into the same filter to read on. Newest first it is `{ beforeId }` and equals nextBeforeId;
+   * with `oldest` it is `{ afterId }` (keep `oldest`): the next call returns the oldest matches above it.
+   */
+  resume: { beforeId: number } | { afterId: number };
 }
 export const DEFAULT_PAGE_LIMIT = 100;
 export const MAX_PAGE_LIMIT = 500;

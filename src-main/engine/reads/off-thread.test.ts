@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { seedDeliveries } from '../../../bench/support/seed';
 import type { DeliveryFilter, DeliveryPage } from '../../../src-shared/api';
 import { createEngineApi } from '../api';
-import { countReadsOffThread, createDeliveryReads, pageReadsOffThread, parseDeliveryFilter, parseDeliveryPage } from '../api/deliveries';
+import { atOnce, countReadsOffThread, createDeliveryReads, inWindows, pageReadsOffThread, parseDeliveryFilter, parseDeliveryPage, TEXT_SCAN_BUDGET } from '../api/deliveries';
 import { ManualClock } from '../clock';
 import { createEngine, type Engine } from '../index';
 import { classifyStorageError } from '../store/storage-fault';
@@ -56,6 +56,13 @@ describe('the read worker answers what the engine thread would', () => {
     ({ engine, dir } = newEngine('hookbench-reads-'));
     seedDeliveries(engine.stores.log, 3_000, { sourceId: 1, destinationId: 1, url: 'https://Old-Host.example/hook', now: T0, batch: 1000 });
     replayId = engine.replay(7, { targetUrl: 'http://replay-target.example/x' });
+    // Deliveries made after their message's commit, which a text page merges into the index's walk:
+    // replays of old deliveries (one of a replay), a test event and a delete notice naming a user.
+    engine.replay(engine.replay(1_203));
+    engine.replay(2_950);
+    const body = (fields: object): Uint8Array => Buffer.from(JSON.stringify(fields));
+    engine.stores.log.createTest({ destinationId: 1, payloadType: 'track', body: body({ userId: 'user_42', event: 'Order Completed' }), targetUrl: null, now: T0 });
+    engine.stores.log.createPrebuilt({ destinationId: 1, payloadType: 'track', body: body({ userId: 'user_4', event: 'Deletion Requested' }), now: T0 });
     await untilWorkerAnswers(engine);
   });
   after(async () => {
@@ -80,6 +87,12 @@ describe('the read worker answers what the engine thread would', () => {
     { violations: 'none', text: 'seed-29' },
     { text: 'user_2', from: new Date(T0 - 2_000_000).toISOString(), to: new Date(T0 - 1_000_000).toISOString() },
     { text: 'user_2', status: 'pending' },
+    { text: 'Completed', limit: 50 },
+    { text: 'Completed', limit: 20, oldest: true },
+    { text: 'Completed', limit: 30, beforeId: 1_500, afterId: 200 },
+    { text: 'user_4', replayed: true },
+    { text: 'user_42', limit: 5, afterId: 2_900 },
+    { text: 'Order', type: 'track', limit: 40, beforeId: 3_100 },
   ];
 
   test('pages and counts, for a table of filters, equal those read on the engine thread in windows', async () => {
@@ -87,7 +100,7 @@ describe('the read worker answers what the engine thread would', () => {
     for (const page of pages) {
       const p = parseDeliveryPage(page);
       assert.deepEqual(await onWorker(engine, 'deliveries.list', p), await here.list(p), `page ${JSON.stringify(page)}`);
-      const { limit: _l, beforeId: _b, oldest: _o, ...filter } = page;
+      const { limit: _l, beforeId: _b, afterId: _a, oldest: _o, ...filter } = page;
       const f = parseDeliveryFilter(filter as DeliveryFilter);
       assert.deepEqual(await onWorker(engine, 'deliveries.count', f), await here.count(f), `count ${JSON.stringify(filter)}`);
     }
@@ -113,6 +126,61 @@ describe('the read worker answers what the engine thread would', () => {
       ),
       { numRuns: 60 },
     );
+  });
+
+  test('a text no index answers is read in bounded calls: each says how far it searched, and following them finds what reading the log finds', async () => {
+    const views = engine.stores.deliveryViews;
+    const budget = 400;
+    const windows = createDeliveryReads(views, inWindows, { textScanBudget: budget });
+    const whole = createDeliveryReads(views, atOnce, { textScanBudget: budget });
+    let partials = 0;
+    for (const text of ['Zq', '_7', 'd4', 'se']) {
+      const all = views.page({ ...parseDeliveryPage({ text }), limit: 1_000_000 }, false).map((r) => r.id);
+      // Newest first, through nextBeforeId: a partial call is never the end.
+      const found: number[] = [];
+      for (let beforeId: number | undefined, calls = 0; ; calls++) {
+        assert.ok(calls < 400, 'bounded calls reach the end of the log');
+        const p = parseDeliveryPage({ text, limit: 30, ...(beforeId ? { beforeId } : {}) });
+        const page = await windows.list(p);
+        assert.deepEqual(await whole.list(p), page, `${text} in windows and at once`);
+        found.push(...page.items.map((d) => d.id));
+        if (page.partial) {
+          partials++;
+          assert.ok(page.items.length < 30);
+          assert.deepEqual(page.partial.resume, { beforeId: page.nextBeforeId });
+          const stop = page.nextBeforeId ?? 0;
+          assert.ok((beforeId ?? views.idRange()!.high + 1) - stop <= budget, 'one call reads at most the budget');
+          assert.equal(page.partial.searchedTo, new Date(views.firstAtOrAbove(stop)!.created_at).toISOString());
+          assert.ok(page.items.every((d) => d.id >= stop));
+        }
+        if (page.nextBeforeId === null) break;
+        beforeId = page.nextBeforeId;
+      }
+      assert.deepEqual(found, all, `${text}: newest first`);
+      // Oldest first, through resume.afterId.
+      const oldest: number[] = [];
+      for (let afterId: number | undefined, calls = 0; oldest.length < 30; calls++) {
+        assert.ok(calls < 100);
+        const page = await windows.list(parseDeliveryPage({ text, oldest: true, limit: 30 - oldest.length, ...(afterId ? { afterId } : {}) }));
+        assert.equal(page.nextBeforeId, null);
+        oldest.push(...page.items.map((d) => d.id).reverse());
+        if (!page.partial) break;
+        assert.ok('afterId' in page.partial.resume);
+        afterId = page.partial.resume.afterId;
+      }
+      assert.deepEqual(oldest, [...all].reverse().slice(0, 30), `${text}: oldest first`);
+      // The count covers the newest ids one call reads, and says since when.
+      const f = parseDeliveryFilter({ text });
+      const count = await windows.count(f);
+      assert.deepEqual(await whole.count(f), count);
+      if (!count.capped) {
+        const high = views.idRange()!.high;
+        const cut = high - budget;
+        assert.equal(count.matching, all.filter((id) => id > cut).length, `${text}: counted`);
+        assert.equal(count.searchedTo, new Date(views.firstAtOrAbove(cut + 1)!.created_at).toISOString());
+      }
+    }
+    assert.ok(partials >= 10, `${partials} partial calls`);
   });
 
   test('the API sends wide reads to the worker, and a read right after a write sees it', async () => {
@@ -163,7 +231,10 @@ test('a long count on the worker leaves the engine thread idle; the same count i
     const off = await measure(() => onWorker(engine, 'deliveries.count', f));
     const on = await measure(() => here.count(f));
     assert.deepEqual(off.value, on.value);
-    assert.deepEqual(off.value, { total: 50_000, matching: 0 });
+    // Bounded: one call reads the newest TEXT_SCAN_BUDGET ids and says how far it searched.
+    const high = engine.stores.deliveryViews.idRange()!.high;
+    const searchedTo = new Date(engine.stores.deliveryViews.firstAtOrAbove(high - TEXT_SCAN_BUDGET + 1)!.created_at).toISOString();
+    assert.deepEqual(off.value, { total: 50_000, matching: 0, searchedTo });
     const report = JSON.stringify({ off, on });
     t.diagnostic(report);
     // What the worker costs this thread is a message each way; the windows cost the whole read.

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { COUNT_LIMIT } from '../../../src-shared/api';
+import { createDeliveryReads, inWindows, TEXT_SCAN_BUDGET } from '../api/deliveries';
 import { createEngineApi } from '../api';
 import { ManualClock } from '../clock';
 import { createEngine } from '../index';
@@ -119,7 +120,9 @@ test('a text or URL filter reads the log in windows that yield: the same rows an
     assert.deepEqual(seen, all, 'paged in windows, newest first, nothing missed or repeated');
     assert.deepEqual(await api.countDeliveries({ text: 'user_42' }), { total: 20_000, matching: all.length });
     assert.deepEqual(await api.countDeliveries({ text: 'user_42', type: 'track' }), views.count({ ...filter, type: 'track' }));
-    // A needle too short for the search index that matches nothing reads all 20,000 rows, a window at a time.
+    // A needle too short for the search index that matches nothing: with a budget past the log's
+    // size, the reads go through all 20,000 rows, a window at a time.
+    const reads = createDeliveryReads(views, inWindows, { textScanBudget: 100_000 });
     let turns = 0;
     let counting = true;
     const countTurns = (): void => {
@@ -127,11 +130,18 @@ test('a text or URL filter reads the log in windows that yield: the same rows an
       if (counting) setImmediate(countTurns);
     };
     setImmediate(countTurns);
-    const [none, noCount] = await Promise.all([api.listDeliveries({ text: 'Zq' }), api.countDeliveries({ text: 'Zq' })]);
+    const zq = { ...filter, text: 'Zq' };
+    const [none, noCount] = await Promise.all([reads.list({ ...zq, beforeId: null, afterId: null, limit: 100 }), reads.count(zq)]);
     counting = false;
-    assert.deepEqual(none.items, []);
-    assert.equal(noCount.matching, 0);
+    assert.deepEqual(none, { items: [], nextBeforeId: null });
+    assert.deepEqual(noCount, { total: 20_000, matching: 0 });
     assert.ok(turns >= 4, `the reads yielded between windows: ${turns} turns`);
+    // Through the API, one call reads TEXT_SCAN_BUDGET ids and says where it stopped.
+    const bounded = await api.listDeliveries({ text: 'Zq' });
+    assert.deepEqual(bounded.items, []);
+    assert.equal(bounded.nextBeforeId, 20_000 - TEXT_SCAN_BUDGET + 1);
+    assert.deepEqual(bounded.partial?.resume, { beforeId: 20_000 - TEXT_SCAN_BUDGET + 1 });
+    assert.equal((await api.countDeliveries({ text: 'Zq' })).searchedTo, bounded.partial?.searchedTo);
   } finally {
     await engine.stop();
     rmSync(dir, { recursive: true, force: true });

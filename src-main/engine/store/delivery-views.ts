@@ -268,8 +268,17 @@ const SOURCES_CTE = `src(id) AS (
  * CROSS JOIN fixes the join order: with the limit a parameter, the planner does not know the page
  * is small and otherwise scans every delivery against a bloom filter of the page's ids.
  */
-export function pageSql(p: DeliveryQueryPage, reach: UrlReach = EVERYWHERE, textIndexed = false): { sql: string; params: unknown[] } {
-  const { terms, params, needsMessages } = filterSql(p, reach, textIndexed);
+export function pageSql(p: DeliveryQueryPage, reach: UrlReach = EVERYWHERE, text: TextPagePlan | null = null): { sql: string; params: unknown[] } {
+  const { sql: ids, params } = text !== null && p.text !== null ? textPageIdsSql(p, reach, text) : pageIdsSql(p, reach);
+  const sql = `WITH page AS MATERIALIZED (${ids})
+    SELECT ${SUMMARY_COLUMNS} FROM page CROSS JOIN deliveries d ON d.id = page.id LEFT JOIN messages m ON m.id = d.message_id
+    ORDER BY d.id DESC`;
+  return { sql, params };
+}
+
+/** The filter's terms with the page's keyset bounds. */
+function boundedTerms(p: DeliveryQueryPage, reach: UrlReach): { terms: string[]; params: unknown[]; needsMessages: boolean } {
+  const { terms, params, needsMessages } = filterSql(p, reach, false);
   if (p.beforeId !== null) {
     terms.push('d.id < ?');
     params.push(p.beforeId);
@@ -278,15 +287,130 @@ export function pageSql(p: DeliveryQueryPage, reach: UrlReach = EVERYWHERE, text
     terms.push('d.id > ?');
     params.push(p.afterId);
   }
-  const sql = `WITH page AS MATERIALIZED (
-      SELECT d.id FROM deliveries d ${needsMessages ? 'LEFT JOIN messages m ON m.id = d.message_id' : ''}
+  return { terms, params, needsMessages };
+}
+
+/** Pure: the page's ids read from deliveries newest (or oldest) first, every row checked by the filter. */
+function pageIdsSql(p: DeliveryQueryPage, reach: UrlReach): { sql: string; params: unknown[] } {
+  const { terms, params, needsMessages } = boundedTerms(p, reach);
+  const sql = `SELECT d.id FROM deliveries d ${needsMessages ? 'LEFT JOIN messages m ON m.id = d.message_id' : ''}
       ${terms.length > 0 ? `WHERE ${terms.join(' AND ')}` : ''}
-      ORDER BY d.id ${p.oldest ? 'ASC' : 'DESC'} LIMIT ?
-    )
-    SELECT ${SUMMARY_COLUMNS} FROM page CROSS JOIN deliveries d ON d.id = page.id LEFT JOIN messages m ON m.id = d.message_id
-    ORDER BY d.id DESC`;
+      ORDER BY d.id ${p.oldest ? 'ASC' : 'DESC'} LIMIT ?`;
   return { sql, params: [...params, p.limit] };
 }
+
+/**
+ * Pure: a text page's ids, at a cost that follows the page's size rather than the needle's number
+ * of matches. A delivery made at its message's commit (replay_of NULL, a message) has its id in
+ * the same order as its message's id: the commit inserts each message and then its deliveries,
+ * and both tables only ever take ids above their largest. So walking the trigram index by rowid,
+ * newest (or oldest) message first, through deliveries_message, yields those deliveries in page
+ * order, and the walk stops at the page's size. The keyset bounds become rowid bounds on the walk:
+ * the message of the nearest commit delivery inside the bound (a seek, stepping over the few
+ * deliveries made later). The other deliveries that can match are few and read through their own
+ * indexes: the replays (deliveries_replay_of; a replay is newer than its message), the deliveries
+ * without a message (delete notices, test events), and those of the messages whose messageId
+ * starts with the needle (messages_dedupe; the caller sends a needle that starts many messageIds
+ * to the log instead). Both parts apply the filter's exact checks; UNION drops a delivery found by
+ * both, and the newest (oldest) of the two make the page.
+ *
+ * The walk is a subquery with its own ORDER BY rowid, which FTS5 answers by reading its doclists
+ * in that direction; `LIMIT -1` keeps SQLite from flattening it into the join, where FTS5 would be
+ * asked for the two-term order it cannot give and every match would be sorted. Kept apart, only a
+ * message's own deliveries are sorted (by id), and the walk stops once the page is full.
+ */
+function textPageIdsSql(p: DeliveryQueryPage, reach: UrlReach, plan: TextPagePlan): { sql: string; params: unknown[] } {
+  const { terms, params } = boundedTerms(p, reach);
+  if (plan.kind === 'set') {
+    // The messages the index found, few: their deliveries join the set of those made later.
+    const sql = `SELECT d.id FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id
+        WHERE d.id IN (
+          SELECT x.id FROM deliveries x WHERE x.message_id IN (SELECT value FROM json_each(?))
+          UNION ALL SELECT x.id FROM deliveries x WHERE x.replay_of IS NOT NULL
+          UNION ALL SELECT x.id FROM deliveries x WHERE x.message_id IS NULL
+          UNION ALL SELECT x.id FROM deliveries x WHERE x.message_id IN (
+            WITH RECURSIVE ${SOURCES_CTE}
+            SELECT k.id FROM src CROSS JOIN messages k ON k.source_id = src.id AND k.dedupe_key >= ? AND k.dedupe_key < ?)
+        ) AND ${terms.join(' AND ')}
+        ORDER BY d.id ${p.oldest ? 'ASC' : 'DESC'} LIMIT ?`;
+    const text = p.text ?? '';
+    return { sql, params: [JSON.stringify(plan.messageIds), text, prefixEnd(text), ...params, p.limit] };
+  }
+  const where = terms.join(' AND ');
+  const dir = p.oldest ? 'ASC' : 'DESC';
+  const walkBounds: string[] = [];
+  const walkParams: unknown[] = [];
+  if (p.beforeId !== null) {
+    walkBounds.push(`AND rowid <= (${COMMIT_DELIVERY_NEAR('<', 'DESC')})`);
+    walkParams.push(p.beforeId);
+  }
+  if (p.afterId !== null) {
+    walkBounds.push(`AND rowid >= (${COMMIT_DELIVERY_NEAR('>', 'ASC')})`);
+    walkParams.push(p.afterId);
+  }
+  const sql = `SELECT id FROM (
+        SELECT id FROM (
+          SELECT d.id FROM (
+              SELECT rowid AS message_id FROM message_text WHERE message_text MATCH ? ${walkBounds.join(' ')} ORDER BY rowid ${dir} LIMIT -1
+            ) t CROSS JOIN deliveries d ON d.message_id = t.message_id LEFT JOIN messages m ON m.id = d.message_id
+          WHERE d.replay_of IS NULL AND ${where}
+          ORDER BY t.message_id ${dir}, d.id ${dir} LIMIT ?)
+        UNION
+        SELECT d.id FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id
+        WHERE d.id IN (
+          SELECT x.id FROM deliveries x WHERE x.replay_of IS NOT NULL
+          UNION ALL SELECT x.id FROM deliveries x WHERE x.message_id IS NULL
+          UNION ALL SELECT x.id FROM deliveries x WHERE x.message_id IN (
+            WITH RECURSIVE ${SOURCES_CTE}
+            SELECT k.id FROM src CROSS JOIN messages k ON k.source_id = src.id AND k.dedupe_key >= ? AND k.dedupe_key < ?)
+        ) AND ${where}
+      ) ORDER BY id ${dir} LIMIT ?`;
+  const text = p.text ?? '';
+  return {
+    sql,
+    params: [textMatchQuery(text), ...walkParams, ...params, p.limit, text, prefixEnd(text), ...params, p.limit],
+  };
+}
+
+/**
+ * How a text page uses the index: `walk` reads it newest (oldest) first and stops at the page;
+ * `set` takes every message it finds, read in the index's own order. FTS5 reads a doclist
+ * forwards about three times faster than backwards, which matters when it has to read one to the
+ * end: a needle whose trigrams are common but that matches few messages. The case measured is a
+ * messageId, whose trigrams a log indexed before migration 18 still holds (1M: 0.7 to 2.7 ms
+ * forwards, 5 to 8 ms backwards). A user id is the opposite case: walking back to the page's end
+ * took 8 ms where reading all of a user's matches forwards took 53. So a needle that starts a
+ * messageId is probed forwards up to PAGE_SET_LIMIT matches (a set when it finds them all), and
+ * any other is walked.
+ */
+export type TextPagePlan = { kind: 'walk' } | { kind: 'set'; messageIds: number[] };
+
+/** Most messages a text page takes as a set rather than walk the index (for a needle that starts a messageId). */
+export const PAGE_SET_LIMIT = 2_000;
+
+/** Pure: up to `max` + 1 messages the index finds for a needle, in its own (ascending) order. */
+export function textProbeSql(needle: string, max: number): { sql: string; params: unknown[] } {
+  return { sql: 'SELECT rowid AS id FROM message_text WHERE message_text MATCH ? LIMIT ?', params: [textMatchQuery(needle), max + 1] };
+}
+
+/** The message of the nearest delivery made at its message's commit with an id on one side of a bound (one parameter). */
+const COMMIT_DELIVERY_NEAR = (side: '<' | '>', order: 'ASC' | 'DESC'): string =>
+  `SELECT b.message_id FROM deliveries b WHERE b.id ${side} ? AND b.replay_of IS NULL AND b.message_id IS NOT NULL ORDER BY b.id ${order} LIMIT 1`;
+
+/** Pure: how many messages (up to `max` + 1) have a messageId starting with the needle: index entries of messages_dedupe only. */
+export function prefixCountSql(needle: string, max: number): { sql: string; params: unknown[] } {
+  return {
+    sql: `WITH RECURSIVE ${SOURCES_CTE} SELECT COUNT(*) AS n FROM (
+        SELECT 1 FROM src CROSS JOIN messages k ON k.source_id = src.id AND k.dedupe_key >= ? AND k.dedupe_key < ? LIMIT ?)`,
+    params: [needle, prefixEnd(needle), max + 1],
+  };
+}
+
+/**
+ * Most messages whose messageId starts with the needle that a text page takes as a set (beside
+ * the index's walk); a needle that starts more (a common prefix such as "ajs-") reads the log.
+ */
+export const PREFIX_SET_LIMIT = 2_000;
 
 /** Pure: how many deliveries have one of the statuses, from the counts by status. */
 export function inStatuses(counts: ReadonlyMap<DeliveryStatus, number>, statuses: readonly DeliveryStatus[]): number {
@@ -360,6 +484,7 @@ export class DeliveryViewStore {
         FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id WHERE d.id = ?`,
       bodyOf: `SELECT ${BODY_OF('d')} AS body FROM deliveries d WHERE d.id = ?`,
       firstFrom: 'SELECT id, created_at FROM deliveries WHERE id >= ? ORDER BY id LIMIT 1',
+      lastBelow: 'SELECT id, created_at FROM deliveries WHERE id < ? ORDER BY id DESC LIMIT 1',
       // The latest attempt per URL of each listed delivery, through attempts_delivery: one
       // lookup for a whole page, bounded by the attempts of those deliveries.
       urlOutcomes: `SELECT delivery_id, url, round, state, http_status, error_kind, error_text, failure, started_at FROM (
@@ -410,6 +535,33 @@ export class DeliveryViewStore {
     return f.text !== null && indexableText(f.text) && this.textIndexReady();
   }
 
+  /**
+   * Whether a page's text is answered from the indexes: as for a count, and the needle starts
+   * few enough messageIds to read them as a set (an index-only probe of at most PREFIX_SET_LIMIT + 1 entries).
+   */
+  pageUsesTextIndex(f: DeliveryQueryFilter): boolean {
+    if (f.text === null || !this.usesTextIndex(f)) return false;
+    return this.prefixMatches(f.text) <= PREFIX_SET_LIMIT;
+  }
+
+  /** How many messageIds start with the needle, up to PREFIX_SET_LIMIT + 1 (index entries only). */
+  private prefixMatches(needle: string): number {
+    const { sql, params } = prefixCountSql(needle, PREFIX_SET_LIMIT);
+    return (statement(this.db, sql).get(...params) as { n: number }).n;
+  }
+
+  /**
+   * A text page's plan (TextPagePlan): a needle that starts a messageId is probed forwards, at most
+   * PAGE_SET_LIMIT + 1 rows of the index; any other is walked. `choice` forces one (for the tests).
+   */
+  textPagePlan(f: DeliveryQueryFilter, choice: 'auto' | TextPagePlan['kind'] = 'auto'): TextPagePlan {
+    const needle = f.text ?? '';
+    if (choice === 'walk' || (choice === 'auto' && this.prefixMatches(needle) === 0)) return { kind: 'walk' };
+    const { sql, params } = textProbeSql(needle, choice === 'set' ? Number.MAX_SAFE_INTEGER - 1 : PAGE_SET_LIMIT);
+    const ids = (statement(this.db, sql).all(...params) as { id: number }[]).map((r) => r.id);
+    return ids.length > PAGE_SET_LIMIT && choice === 'auto' ? { kind: 'walk' } : { kind: 'set', messageIds: ids };
+  }
+
   /** Where the filter's URL can be found at all (everywhere when there is no URL filter). */
   urlReach(f: DeliveryQueryFilter): UrlReach {
     if (f.url === null) return EVERYWHERE;
@@ -422,19 +574,23 @@ export class DeliveryViewStore {
     return new Map((this.s.statusCounts.all() as { status: DeliveryStatus; n: number }[]).map((r) => [r.status, r.n]));
   }
 
-  /** `textIndex: false` reads the text filter from the log itself, as a log still catching up does. */
-  page(p: DeliveryQueryPage, textIndex = true): SummaryRow[] {
+  /**
+   * `textIndex: false` reads the text filter from the log itself, as a log still catching up does;
+   * 'walk' or 'set' forces that plan of the index (for the tests that compare them).
+   */
+  page(p: DeliveryQueryPage, textIndex: boolean | TextPagePlan['kind'] = true): SummaryRow[] {
     // A status filter on statuses no delivery has (pending, on a quiet log) would otherwise scan it all to find nothing.
     if (p.statuses !== null && inStatuses(this.statusCounts(), p.statuses) === 0) return [];
     const reach = this.urlReach(p);
     if (urlMatchesNothing(p, reach)) return [];
-    const { sql, params } = pageSql(p, reach, textIndex && this.usesTextIndex(p));
+    const plan = textIndex !== false && this.pageUsesTextIndex(p) ? this.textPagePlan(p, textIndex === true ? 'auto' : textIndex) : null;
+    const { sql, params } = pageSql(p, reach, plan);
     return statement(this.db, sql).all(...params) as SummaryRow[];
   }
 
   /** How SQLite runs a page's statement, one line per step: for checking that every lookup uses an index. */
-  pagePlan(p: DeliveryQueryPage): string[] {
-    const { sql, params } = pageSql(p, this.urlReach(p), this.usesTextIndex(p));
+  pagePlan(p: DeliveryQueryPage, choice: 'auto' | TextPagePlan['kind'] = 'auto'): string[] {
+    const { sql, params } = pageSql(p, this.urlReach(p), this.pageUsesTextIndex(p) ? this.textPagePlan(p, choice) : null);
     return (statement(this.db, `EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail);
   }
 
@@ -487,6 +643,16 @@ export class DeliveryViewStore {
     }
     const found = at(lo);
     return found !== undefined && found.created_at >= ms ? found.id : null;
+  }
+
+  /** The first delivery with an id at or above `id` (newest first: the last one a read down to id read), or undefined. */
+  firstAtOrAbove(id: number): { id: number; created_at: number } | undefined {
+    return this.s.firstFrom.get(id) as { id: number; created_at: number } | undefined;
+  }
+
+  /** The last delivery with an id below `id`, or undefined. */
+  lastBelow(id: number): { id: number; created_at: number } | undefined {
+    return this.s.lastBelow.get(id) as { id: number; created_at: number } | undefined;
   }
 
   /** The log's total, and whether the filter can match nothing at all (no delivery has its statuses, its URL is nowhere). */

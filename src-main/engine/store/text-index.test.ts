@@ -5,14 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { createEngineApi } from '../api';
-import { parseDeliveryFilter, parseDeliveryPage } from '../api/deliveries';
+import { createDeliveryReads, parseDeliveryFilter, parseDeliveryPage } from '../api/deliveries';
 import { ManualClock } from '../clock';
 import { createEngine, type Engine } from '../index';
+import type { DeliveryPage } from '../../../src-shared/api';
 import type { InboundMessage } from '../../../src-shared/events';
 import { Receiver } from '../testing/receiver';
 import { waitUntil } from '../testing/wait';
 import { LogInspector } from './inspect';
-import type { DeliveryQueryFilter } from './delivery-views';
+import { PREFIX_SET_LIMIT, type DeliveryQueryFilter, type DeliveryQueryPage } from './delivery-views';
 
 const T0 = Date.parse('2026-11-22T12:00:00.000Z');
 const HOOK = 'http://127.0.0.1:9/hook';
@@ -35,7 +36,7 @@ function newEngine(dir: string, clock = new ManualClock(T0), hook = HOOK): Engin
 }
 
 /** Commits messages with exactly these fields through the log's own write path, one delivery each. */
-function commit(engine: Engine, rows: Fields[], at = T0): void {
+function commit(engine: Engine, rows: Fields[], at = T0, destinationIds = [1]): void {
   const items = rows.map((r) => {
     const message = {
       type: r.event === null ? 'identify' : 'track',
@@ -49,7 +50,7 @@ function commit(engine: Engine, rows: Fields[], at = T0): void {
       timestamp: new Date(at).toISOString(),
       receivedAt: new Date(at).toISOString(),
     } as InboundMessage;
-    return { message, json: JSON.stringify(message), destinationIds: [1] };
+    return { message, json: JSON.stringify(message), destinationIds };
   });
   engine.stores.log.commitRequest({ sourceId: 1, path: '/v1/batch', receivedAt: at, httpStatus: 200, bytes: 0, userAgent: 'test' }, 1, items, [], 24 * 3600 * 1000);
 }
@@ -219,6 +220,128 @@ test('a log from before the index is taken in after start: until then the API sa
     const after = await api.countDeliveries({ text: 'user_42' });
     assert.deepEqual(after, { total: 5_001, matching: expected.length + 1 });
     assert.deepEqual(pageOf(engine, 'user_42', true), pageOf(engine, 'user_42', false));
+  } finally {
+    await engine.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a text page walks the index newest (oldest) first and merges the deliveries made later: the same pages as reading the log, for every filter and bound', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hookbench-fts-walk-'));
+  const engine = createEngine({ dataDir: dir, clock: new ManualClock(T0) });
+  try {
+    engine.applyConfig({
+      sources: [{ name: 'b', writeKey: 'wk_b' }],
+      destinations: [
+        { name: 'd', enabled: true, sources: ['b'], sharedSecret: null, webhooks: [{ url: HOOK, headers: {} }] },
+        { name: 'e', enabled: true, sources: ['b'], sharedSecret: null, webhooks: [{ url: 'http://127.0.0.1:9/other', headers: {} }] },
+      ],
+    });
+    const log = engine.stores.log;
+    const body = (fields: object): Uint8Array => Buffer.from(JSON.stringify(fields));
+    // Batches of messages, two deliveries each (one for the first destination only, now and then);
+    // between batches, deliveries made later for older messages, test events and delete notices.
+    for (let batch = 0; batch < 30; batch++) {
+      const at = T0 + batch * 60_000;
+      const rows = Array.from({ length: 20 }, (_, k): Fields => {
+        const i = batch * 20 + k;
+        return { userId: i % 5 === 0 ? null : `user_${i % 37}`, anonymousId: `anon-${i % 11}`, event: i % 3 ? 'Order Completed' : 'Signed Up', messageId: `mid-${i}` };
+      });
+      commit(engine, rows, at, batch % 4 === 3 ? [1] : [1, 2]);
+      if (batch > 0) {
+        // A replay of an old delivery (and, once, a replay of that replay), to a URL or not.
+        const original = 1 + ((batch * 37) % (batch * 30));
+        const replay = engine.replay(original, batch % 2 ? { targetUrl: 'http://replay-target.example/x' } : {});
+        if (batch % 7 === 0) engine.replay(replay);
+        log.createTest({ destinationId: 1, payloadType: 'track', body: body({ userId: `user_${batch % 37}`, event: 'Order Completed' }), targetUrl: null, now: at });
+        log.createPrebuilt({ destinationId: 2, payloadType: 'track', body: body({ userId: `user_${(batch * 3) % 37}`, event: 'Deletion Requested' }), now: at });
+      }
+    }
+    const views = engine.stores.deliveryViews;
+    const high = views.idRange()?.high ?? 0;
+    const shapes: DeliveryPage[] = [
+      {},
+      { limit: 7 },
+      { limit: 1 },
+      { limit: 9, beforeId: Math.floor(high / 2) },
+      { limit: 9, beforeId: 40 },
+      { afterId: high - 30 },
+      { limit: 5, afterId: 200, beforeId: 900 },
+      { limit: 9, oldest: true },
+      { limit: 9, oldest: true, afterId: 300 },
+      { limit: 9, oldest: true, afterId: 300, beforeId: 600 },
+      { type: 'identify', limit: 20 },
+      { replayed: true },
+      { replayed: false, limit: 30 },
+      { url: 'replay-target', limit: 10 },
+      { url: 'other', limit: 10, oldest: true },
+      { status: 'pending', limit: 15 },
+      { violations: 'none', limit: 10 },
+      { from: new Date(T0 + 5 * 60_000).toISOString(), to: new Date(T0 + 12 * 60_000).toISOString(), limit: 25 },
+      { limit: 500 },
+    ];
+    const needles = ['user_1', 'USER_2', 'Completed', 'signed', 'anon-3', 'mid-1', 'mid-29', 'Deletion', 'user_5', 'nobody'];
+    const reads = createDeliveryReads(views);
+    let walked = 0;
+    for (const text of needles) {
+      for (const shape of shapes) {
+        const input = { ...shape, text };
+        const p = parseDeliveryPage(input);
+        const viaIndex = views.page(p).map((r) => r.id);
+        assert.deepEqual(viaIndex, views.page(p, false).map((r) => r.id), JSON.stringify(input));
+        // Both plans, whichever this needle takes.
+        assert.deepEqual(views.page(p, 'walk').map((r) => r.id), viaIndex, `walk ${JSON.stringify(input)}`);
+        assert.deepEqual(views.page(p, 'set').map((r) => r.id), viaIndex, `set ${JSON.stringify(input)}`);
+        if (viaIndex.length > 0) walked++;
+        // And through the API's reads (keyset bounds from a time range, the page's continuation).
+        const page = await reads.list(p);
+        assert.deepEqual(page.items.map((d) => d.id), viaIndex, `list ${JSON.stringify(input)}`);
+      }
+    }
+    assert.ok(walked >= 120, `${walked} non-empty pages`);
+    // Paging by nextBeforeId through a many-match needle lists each match once, newest first, as the log does.
+    const all = views.page({ ...parseDeliveryPage({ text: 'Completed' }), limit: 1_000_000 }, false).map((r) => r.id);
+    const paged: number[] = [];
+    for (let beforeId: number | undefined; ; ) {
+      const page = await reads.list(parseDeliveryPage({ text: 'Completed', limit: 17, ...(beforeId ? { beforeId } : {}) }));
+      paged.push(...page.items.map((d) => d.id));
+      if (page.nextBeforeId === null) break;
+      beforeId = page.nextBeforeId;
+    }
+    assert.deepEqual(paged, all);
+    assert.ok(all.length > 300, `${all.length} matches`);
+    // The walk is read in the index's order and stops at the page: no sort of every match.
+    const plan = (page: DeliveryPage): string => views.pagePlan(parseDeliveryPage(page), 'walk').join('\n');
+    for (const page of [{ text: 'Completed' }, { text: 'Completed', oldest: true }, { text: 'Completed', beforeId: 500, afterId: 20 }]) {
+      assert.match(plan(page), /CO-ROUTINE t\nSCAN message_text VIRTUAL TABLE INDEX (64|192):M/, JSON.stringify(page));
+      assert.match(plan(page), /USE TEMP B-TREE FOR LAST TERM OF ORDER BY/, JSON.stringify(page));
+      assert.match(plan(page), /SEARCH x USING COVERING INDEX deliveries_replay_of/, JSON.stringify(page));
+    }
+    assert.match(plan({ text: 'Completed', beforeId: 500 }), /SEARCH b USING INTEGER PRIMARY KEY \(rowid<\?\)/);
+    // Which plan a needle takes: one that starts a messageId is probed forwards, any other walked.
+    assert.equal(views.textPagePlan(parseDeliveryFilter({ text: 'Completed' })).kind, 'walk');
+    assert.equal(views.textPagePlan(parseDeliveryFilter({ text: 'user_12' })).kind, 'walk');
+    assert.equal(views.textPagePlan(parseDeliveryFilter({ text: 'mid-29' })).kind, 'set');
+  } finally {
+    await engine.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a needle that starts more messageIds than a page takes as a set reads the log, with the same results', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hookbench-fts-prefix-'));
+  const engine = newEngine(dir);
+  try {
+    const rows = Array.from({ length: PREFIX_SET_LIMIT + 1 }, (_, i): Fields => ({ userId: `u${i % 13}`, anonymousId: null, event: 'Order Completed', messageId: `ajs-${i}` }));
+    commit(engine, rows);
+    const views = engine.stores.deliveryViews;
+    const p: DeliveryQueryPage = parseDeliveryPage({ text: 'ajs-1', limit: 50 });
+    assert.equal(views.pageUsesTextIndex(p), true, 'about 1,111 messageIds start with ajs-1');
+    assert.equal(views.pageUsesTextIndex(parseDeliveryPage({ text: 'ajs-' })), false, 'every messageId starts with ajs-');
+    for (const text of ['ajs-', 'ajs-1', 'ajs-20']) {
+      const page = parseDeliveryPage({ text, limit: 50 });
+      assert.deepEqual((await createDeliveryReads(views).list(page)).items.map((d) => d.id), views.page(page, false).map((r) => r.id), text);
+    }
   } finally {
     await engine.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -37,8 +37,8 @@ export function BulkReplayConfirm() {
           also replay the {c.alreadyReplayed.toLocaleString('en-US')} already replayed
         </label>
       )}
-      <button type="button" className="primary" data-testid="bulk-confirm-yes" onClick={confirm} disabled={count === 0} autoFocus>
-        Replay {count.toLocaleString('en-US')}
+      <button type="button" className="primary" data-testid="bulk-confirm-yes" onClick={confirm} disabled={count === 0 && !c.atLeast} autoFocus>
+        Replay {c.atLeast ? 'at least ' : ''}{count.toLocaleString('en-US')}
       </button>
       <button type="button" data-testid="bulk-confirm-no" onClick={cancel}>
         Cancel

@@ -13,7 +13,7 @@ import { DeliveriesTransfer } from '../transfer/TransferBar';
 import { keyAction, moveCursor } from './keyboard';
 import { isFilterActive } from './rows';
 import { VirtualList, type VirtualListHandle } from './VirtualList';
-import { noMatchWords } from './list-words';
+import { noMatchWords, searchedWords } from './list-words';
 import { useDeliveries } from '../../app/view-stores';
 import { EmptyState } from '../../shared/EmptyState';
 import { ComparePickBanner } from './compare/ComparePickBanner';
@@ -43,12 +43,23 @@ function WatchBody({ searchRef }: { searchRef: RefObject<HTMLInputElement | null
   const counts = useDeliveries((s) => s.counts);
   const setFilter = useDeliveries((s) => s.setFilter);
   const loading = useDeliveries((s) => s.loading);
+  const searched = useDeliveries((s) => s.searched);
 
   if (!loaded) return <div className="wbody" data-testid="deliveries-loading" aria-busy="true" />;
   if (rows.length === 0 && !isFilterActive(filter)) {
     return (
       <div className="wbody wbody-empty">
         <DeliveriesEmpty />
+      </div>
+    );
+  }
+  if (rows.length === 0 && searched) {
+    // Not the end: the search read part of the log and found nothing there yet.
+    return (
+      <div className="wbody wbody-empty">
+        <EmptyState title="Nothing found yet" testId="search-stopped" busy={loading}>
+          <KeepSearching />
+        </EmptyState>
       </div>
     );
   }
@@ -71,6 +82,7 @@ function Rows({ rows, searchRef }: { rows: DeliverySummary[]; searchRef: RefObje
   const hasOlder = useDeliveries((s) => s.hasOlder);
   const loadingOlder = useDeliveries((s) => s.loadingOlder);
   const loadOlder = useDeliveries((s) => s.loadOlder);
+  const searched = useDeliveries((s) => s.searched);
   const setViewport = useDeliveries((s) => s.setViewport);
   const selectedId = useDeliveries((s) => s.selectedId);
   const select = useDeliveries((s) => s.select);
@@ -91,9 +103,10 @@ function Rows({ rows, searchRef }: { rows: DeliverySummary[]; searchRef: RefObje
   const onRange = useCallback(
     (first: number, last: number) => {
       setViewport(first, last);
-      if (hasOlder && last >= rows.length - LOAD_AHEAD) loadOlder();
+      // A search that stopped short goes on when asked (KeepSearching), not by scrolling.
+      if (hasOlder && !searched && last >= rows.length - LOAD_AHEAD) loadOlder();
     },
-    [setViewport, loadOlder, hasOlder, rows.length],
+    [setViewport, loadOlder, hasOlder, searched, rows.length],
   );
 
   // Keeps the rows in view where they are when rows arrive above them (live tail, a page of new
@@ -218,6 +231,27 @@ function Rows({ rows, searchRef }: { rows: DeliverySummary[]; searchRef: RefObje
           Loading older deliveries…
         </div>
       )}
+      {searched && !loadingOlder && (
+        <div className="wmore" data-testid="search-stopped">
+          <KeepSearching />
+        </div>
+      )}
     </div>
+  );
+}
+
+/** Where a search that reads the log stopped, and the button that reads on. */
+function KeepSearching() {
+  const searched = useDeliveries((s) => s.searched);
+  const keepSearching = useDeliveries((s) => s.keepSearching);
+  const loadingOlder = useDeliveries((s) => s.loadingOlder);
+  if (!searched) return null;
+  return (
+    <p aria-live="polite">
+      {searchedWords(searched, Date.now())}{' '}
+      <button type="button" data-testid="keep-searching" disabled={loadingOlder} onClick={keepSearching}>
+        Keep searching
+      </button>
+    </p>
   );
 }

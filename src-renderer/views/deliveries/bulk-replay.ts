@@ -40,10 +40,12 @@ export function bulkFilter(filter: DeliveryFilter, includeReplayed: boolean): De
 }
 
 /** How many failed deliveries the filter holds, and how many of them were replayed already: what the confirmation asks about. */
-export async function bulkCounts(call: Call, filter: DeliveryFilter): Promise<{ fresh: number; alreadyReplayed: number }> {
+export async function bulkCounts(call: Call, filter: DeliveryFilter): Promise<{ fresh: number; alreadyReplayed: number; atLeast?: true }> {
   const fresh = await call('countDeliveries', bulkFilter(filter, false));
   const replayed = await call('countDeliveries', { ...bulkFilter(filter, true), replayed: true });
-  return { fresh: fresh.matching, alreadyReplayed: replayed.matching };
+  // A capped count, or one over the newest stretch of the log only (a short search): the replay goes through the whole filter, so more may be replayed.
+  const atLeast = [fresh, replayed].some((c) => c.capped === true || c.searchedTo !== undefined);
+  return { fresh: fresh.matching, alreadyReplayed: replayed.matching, ...(atLeast ? { atLeast: true as const } : {}) };
 }
 
 const alreadyReplayed = (err: unknown): boolean => err instanceof ApiCallError && (err.fields ?? []).some((f) => f.field === 'replay.unlessReplayed');

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { keyAction, moveCursor, type KeyInput } from './keyboard';
 import type { UrlOutcome } from '../../../src-shared/api';
 import {
+  bulkConfirmWords,
   bulkSummaryWords,
   countWords,
   eventWords,
@@ -13,8 +14,10 @@ import {
   routeWords,
   shortUrl,
   urlOutcomeWords,
+  searchedWords,
   waitingWords,
 } from './list-words';
+import { whenOf } from '../../shared/format';
 
 test('keys: j/k (and ↓/↑)/Enter/r/ / / Escape act, never while typing or with a modifier', () => {
   const cases: [KeyInput, ReturnType<typeof keyAction>][] = [
@@ -69,6 +72,15 @@ test('numbers in words', () => {
   assert.equal(countWords({ total: 1_000_000, matching: 10_000, capped: true }, true), '10,000+ of 1,000,000 deliveries');
   assert.equal(hiddenWords({ total: 1_000_000, matching: 10_000, capped: true }), 'at most 990,000 hidden by the filter');
   assert.equal(countWords({ total: 5000, matching: 51, textIndexCatchingUp: true }, true), '51 of 5,000 deliveries (search index catching up)');
+  // A short needle is counted over the newest stretch of the log only: a lower bound, and since when.
+  const now = Date.parse('2026-11-22T12:00:00.000Z');
+  const since = new Date(now - 90_000).toISOString();
+  assert.equal(countWords({ total: 1_000_000, matching: 12, searchedTo: since }, true, now), `12+ of 1,000,000 deliveries (counted since ${whenOf(since, now)})`);
+  assert.equal(hiddenWords({ total: 1_000_000, matching: 12, searchedTo: since }), 'at most 999,988 hidden by the filter');
+  assert.equal(searchedWords({ to: since, direction: 'older' }, now), `Searched down to ${whenOf(since, now)}; the rest of the log is not searched yet.`);
+  assert.equal(bulkConfirmWords({ fresh: 12, alreadyReplayed: 0, atLeast: true }, false), 'Replay at least 12 failed deliveries in this filter, as they were?');
+  assert.equal(bulkConfirmWords({ fresh: 0, alreadyReplayed: 0, atLeast: true }, false), 'No failed delivery in the part of the log searched so far; the replay searches the rest as it goes.');
+  assert.equal(searchedWords({ to: since, direction: 'newer' }, now), `Searched up to ${whenOf(since, now)}; the rest of the log is not searched yet.`);
   assert.equal(noMatchWords({ total: 2001, matching: 0 }), 'All 2,001 deliveries are hidden by it. Loosen the filter, or clear it to see every delivery.');
   assert.equal(noMatchWords({ total: 1, matching: 0 }), 'The only delivery is hidden by it. Loosen the filter, or clear it to see every delivery.');
   assert.equal(noMatchWords(null), 'Loosen the filter, or clear it to see every delivery.');

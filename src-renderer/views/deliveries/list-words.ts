@@ -6,19 +6,26 @@ import { timeOf, whenOf } from '../../shared/format';
 const n = (x: number): string => x.toLocaleString('en-US');
 const plural = (x: number, one: string, many: string): string => `${n(x)} ${x === 1 ? one : many}`;
 
-export function countWords(counts: DeliveryCounts | null, filtered: boolean): string {
+export function countWords(counts: DeliveryCounts | null, filtered: boolean, now: number = Date.now()): string {
   if (!counts) return '…';
   if (!filtered) return plural(counts.total, 'delivery', 'deliveries');
   // A capped count stopped at its limit: more match, and counting them all would read the whole log.
-  const words = `${n(counts.matching)}${counts.capped ? '+' : ''} of ${plural(counts.total, 'delivery', 'deliveries')}`;
+  const at = `${n(counts.matching)}${counts.capped || counts.searchedTo ? '+' : ''} of ${plural(counts.total, 'delivery', 'deliveries')}`;
+  // A search no index answers counts only the newest stretch of the log it reads in one call.
+  const words = counts.searchedTo && !counts.capped ? `${at} (counted since ${whenOf(counts.searchedTo, now)})` : at;
   // Right after an upgrade the search index is still taking in the old log: searches are slower until it is done.
   return counts.textIndexCatchingUp ? `${words} (search index catching up)` : words;
+}
+
+/** Under a search that stopped short: "Searched down to 14:02:11.250, no further yet." */
+export function searchedWords(searched: { to: string; direction: 'older' | 'newer' }, now: number): string {
+  return `Searched ${searched.direction === 'older' ? 'down' : 'up'} to ${whenOf(searched.to, now)}; the rest of the log is not searched yet.`;
 }
 
 export function hiddenWords(counts: DeliveryCounts | null): string {
   if (!counts) return '';
   const hidden = n(Math.max(0, counts.total - counts.matching));
-  return counts.capped ? `at most ${hidden} hidden by the filter` : `${hidden} hidden by the filter`;
+  return counts.capped || counts.searchedTo ? `at most ${hidden} hidden by the filter` : `${hidden} hidden by the filter`;
 }
 
 /** The Last column: the status the delivery ended on, else what went wrong in a word (timeout, refused, TLS…). */
@@ -116,14 +123,15 @@ export function bulkSummaryWords(b: {
 }
 
 /** The question the bulk replay asks before it starts. */
-export function bulkConfirmWords(c: { fresh: number; alreadyReplayed: number }, includeReplayed: boolean): string {
+export function bulkConfirmWords(c: { fresh: number; alreadyReplayed: number; atLeast?: boolean }, includeReplayed: boolean): string {
   const count = c.fresh + (includeReplayed ? c.alreadyReplayed : 0);
+  if (count === 0 && c.atLeast) return 'No failed delivery in the part of the log searched so far; the replay searches the rest as it goes.';
   if (count === 0) {
     return c.alreadyReplayed === 0
       ? 'No failed delivery in this filter.'
       : `Every failed delivery in this filter was replayed already (${n(c.alreadyReplayed)}).`;
   }
-  return `Replay ${plural(count, 'failed delivery', 'failed deliveries')} in this filter, as they were?`;
+  return `Replay ${c.atLeast ? 'at least ' : ''}${plural(count, 'failed delivery', 'failed deliveries')} in this filter, as they were?`;
 }
 
 /** Under "No delivery matches this filter". */

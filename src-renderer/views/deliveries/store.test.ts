@@ -42,7 +42,7 @@ const replayGate = {
   },
 };
 
-function fakeTransport(log: Map<number, DeliverySummary>) {
+function fakeTransport(log: Map<number, DeliverySummary>, textScanBudget: number | null = null) {
   const calls: string[] = [];
   let emit: (e: LiveEvent) => void = () => {};
   let state: (s: ConnectionState) => void = () => {};
@@ -59,6 +59,16 @@ function fakeTransport(log: Map<number, DeliverySummary>) {
         case 'listDeliveries': {
           const p = (params ?? {}) as DeliveryPage;
           const limit = p.limit ?? 100;
+          if (p.text && textScanBudget !== null && !p.oldest) {
+            // As the engine reads a text no index answers: at most the budget's rows per call, newest first.
+            const inRange = rows.filter((r) => r.id < (p.beforeId ?? Infinity) && r.id > (p.afterId ?? 0));
+            const read = inRange.slice(0, textScanBudget);
+            const items = read.filter((r) => matches(r, p)).slice(0, limit);
+            if (items.length === limit) return { items, nextBeforeId: items[items.length - 1]!.id } as never;
+            if (inRange.length <= textScanBudget) return { items, nextBeforeId: null } as never;
+            const stop = read[read.length - 1]!.id;
+            return { items, nextBeforeId: stop, partial: { searchedTo: `2026-11-22T12:00:00.${String(stop).padStart(3, '0')}Z`, resume: { beforeId: stop } } } as never;
+          }
           const items = rows.filter((r) => matches(r, p) && r.id < (p.beforeId ?? Infinity) && r.id > (p.afterId ?? 0)).slice(0, limit);
           return { items, nextBeforeId: items.length === limit ? items[items.length - 1]!.id : null } as never;
         }
@@ -100,9 +110,9 @@ const settle = async (): Promise<void> => {
 };
 
 /** A store whose frames and timers run only when the test says so. */
-function setup(ids: number[], options: { pageSize?: number; maxRows?: number } = {}) {
-  const log = new Map(ids.map((id) => [id, summary(id)]));
-  const fake = fakeTransport(log);
+function setup(ids: number[], options: { pageSize?: number; maxRows?: number; textScanBudget?: number; userIdOf?: (id: number) => string } = {}) {
+  const log = new Map(ids.map((id) => [id, summary(id, 'pending', options.userIdOf?.(id) ?? 'u')]));
+  const fake = fakeTransport(log, options.textScanBudget ?? null);
   const frames: (() => void)[] = [];
   const timers: { fn: () => void; ms: number; cancelled: boolean }[] = [];
   const delay: Delay = (fn, ms) => {
@@ -401,4 +411,44 @@ test('bulk replay from the store: asks first with the count, progress while it r
     'asked for, the ones replayed before go again too',
   );
   assert.equal(t.store.getState().bulk?.state, 'finished');
+});
+
+test('a search that stops short is never the end: the list says how far it read and reads on only when asked', async () => {
+  // Matches at 150 and 40..31 only; each call reads 50 rows of the log.
+  const t = setup(range(1, 200), { pageSize: 20, textScanBudget: 50, userIdOf: (id) => (id === 150 || (id >= 31 && id <= 40) ? 'needle' : 'u') });
+  t.start();
+  t.store.getState().setFilter({ text: 'needle' });
+  await settle();
+  let s = t.store.getState();
+  assert.deepEqual(idsOf(s.rows), []);
+  assert.deepEqual(s.searched, { to: '2026-11-22T12:00:00.151Z', direction: 'older' });
+  assert.equal(s.hasOlder, true, 'not the end');
+  s.keepSearching();
+  await settle();
+  s = t.store.getState();
+  assert.deepEqual(idsOf(s.rows), [150]);
+  assert.deepEqual(s.searched, { to: '2026-11-22T12:00:00.101Z', direction: 'older' });
+  s.keepSearching();
+  await settle();
+  s.keepSearching();
+  await settle();
+  s = t.store.getState();
+  // The last stretch holds the rest of the log: the end, and nothing stopped short.
+  assert.deepEqual(idsOf(s.rows), [150, ...range(31, 40)]);
+  assert.equal(s.searched, null);
+  assert.equal(s.hasOlder, false);
+  assert.deepEqual(
+    t.calls.filter((c) => c.startsWith('listDeliveries')),
+    [
+      'listDeliveries {"limit":20}',
+      'listDeliveries {"text":"needle","limit":20}',
+      'listDeliveries {"text":"needle","beforeId":151,"limit":20}',
+      'listDeliveries {"text":"needle","beforeId":101,"limit":20}',
+      'listDeliveries {"text":"needle","beforeId":51,"limit":20}',
+    ],
+  );
+  // Without a stopped search keepSearching asks for nothing.
+  s.keepSearching();
+  await settle();
+  assert.equal(t.calls.filter((c) => c.startsWith('listDeliveries')).length, 5);
 });

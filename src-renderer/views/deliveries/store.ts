@@ -17,6 +17,7 @@ import {
   type DoctorInput,
   type DoctorReport,
   type LiveEvent,
+  type PageResult,
   type ReplayInput,
 } from '../../../src-shared/api';
 import type { Destination, Source } from '../../../src-shared/settings';
@@ -50,6 +51,8 @@ export interface BulkConfirmState {
   /** Failed deliveries in the filter replayed before: left out unless includeReplayed. */
   alreadyReplayed: number;
   includeReplayed: boolean;
+  /** The counts are lower bounds (capped, or a search counted over part of the log). */
+  atLeast?: boolean;
 }
 
 /** The replay form as typed: kept in the store so a tab switch does not lose an edited body or a target URL. */
@@ -77,6 +80,14 @@ export interface DeliveriesState {
   counts: DeliveryCounts | null;
   /** Older rows exist beyond the last loaded one. */
   hasOlder: boolean;
+  /**
+   * The last page stopped reading before it was full (a search no index answers reads the log a
+   * bounded stretch per call): how far it read, and which way keepSearching() goes on. The list
+   * must not read as the end then, and does not page on by itself.
+   */
+  searched: { to: string; direction: 'older' | 'newer' } | null;
+  /** Reads the next stretch of the log for the search (see searched). */
+  keepSearching(): void;
   loadingOlder: boolean;
   paused: boolean;
   /** The list shows the oldest page (live paused) until the user goes back to the newest. */
@@ -144,6 +155,12 @@ const timeout: Delay = (fn, ms) => {
   return () => clearTimeout(t);
 };
 
+/** Pure: how far a page that stopped short read, and which way its search goes on; null for a page that did not. */
+export function searchedOf(page: Pick<PageResult<unknown>, 'partial'>): DeliveriesState['searched'] {
+  if (!page.partial) return null;
+  return { to: page.partial.searchedTo, direction: 'beforeId' in page.partial.resume ? 'older' : 'newer' };
+}
+
 /** Loads the first page and follows live events until stopped. */
 export type DeliveriesStore = ViewStore<DeliveriesState>;
 
@@ -157,6 +174,8 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
   // generation are dropped, so a slow first page never lands over a newer filter's rows.
   let generation = 0;
   let nextBeforeId: number | null = null;
+  /** With the oldest page shown and its search stopped short: the id its next call reads above. */
+  let oldestResume: number | null = null;
   /** Ids named by live events since the last flush. */
   const changed = new Set<number>();
   /** Loaded (or held) rows known to have changed, refreshed once on screen. */
@@ -181,6 +200,7 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
     filter: {},
     counts: null,
     hasOlder: false,
+    searched: null,
     loadingOlder: false,
     paused: false,
     atOldest: false,
@@ -234,6 +254,11 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
     },
     loadOlder() {
       void loadOlder();
+    },
+    keepSearching() {
+      const searched = get().searched;
+      if (searched?.direction === 'older') void loadOlder();
+      else if (searched?.direction === 'newer') void loadNewerOfOldest();
     },
     setPaused(paused) {
       if (!paused && get().atOldest) {
@@ -380,6 +405,7 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
     heldOverflow = 0;
     catchUp = false;
     nextBeforeId = null;
+    oldestResume = null;
     // An older page on its way belongs to the old filter: it is dropped when it lands.
     store.setState({ loading: true, newWhilePaused: 0, loadingOlder: false });
     const filter = filterNow();
@@ -388,7 +414,7 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
       const page = await transport.call('listDeliveries', { ...filter, limit: pageSize });
       if (g !== generation) return;
       nextBeforeId = page.nextBeforeId;
-      store.setState({ rows: page.items, loaded: true, loading: false, hasOlder: page.nextBeforeId !== null, error: null });
+      store.setState({ rows: page.items, loaded: true, loading: false, hasOlder: page.nextBeforeId !== null, searched: searchedOf(page), error: null });
       if (changed.size > 0) kick();
     } catch (err) {
       if (g === generation) {
@@ -410,7 +436,8 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
     try {
       const page = await transport.call('listDeliveries', { ...filterNow(), oldest: true, limit: pageSize });
       if (g !== generation) return;
-      store.setState({ rows: page.items, loaded: true, loading: false, hasOlder: false, error: null });
+      oldestResume = page.partial && 'afterId' in page.partial.resume ? page.partial.resume.afterId : null;
+      store.setState({ rows: page.items, loaded: true, loading: false, hasOlder: false, searched: searchedOf(page), error: null });
     } catch (err) {
       if (g === generation) {
         store.setState({ loading: false });
@@ -428,7 +455,24 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
       const page = await transport.call('listDeliveries', { ...s.filter, beforeId: nextBeforeId, limit: pageSize });
       if (g !== generation) return;
       nextBeforeId = page.nextBeforeId;
-      store.setState((st) => ({ rows: appendOlder(st.rows, page.items), hasOlder: page.nextBeforeId !== null, loadingOlder: false }));
+      store.setState((st) => ({ rows: appendOlder(st.rows, page.items), hasOlder: page.nextBeforeId !== null, searched: searchedOf(page), loadingOlder: false }));
+    } catch (err) {
+      store.setState({ loadingOlder: false });
+      fail(err);
+    }
+  }
+
+  /** The oldest page's search goes on upward: the rows above the ones shown, up to a page in all. */
+  async function loadNewerOfOldest(): Promise<void> {
+    const s = store.getState();
+    if (s.loadingOlder || oldestResume === null || !s.loaded || !s.atOldest) return;
+    const g = generation;
+    store.setState({ loadingOlder: true });
+    try {
+      const page = await transport.call('listDeliveries', { ...s.filter, oldest: true, afterId: oldestResume, limit: Math.max(1, pageSize - s.rows.length) });
+      if (g !== generation) return;
+      oldestResume = page.partial && 'afterId' in page.partial.resume ? page.partial.resume.afterId : null;
+      store.setState((st) => ({ rows: [...page.items, ...st.rows], searched: searchedOf(page), loadingOlder: false }));
     } catch (err) {
       store.setState({ loadingOlder: false });
       fail(err);
