@@ -33,6 +33,7 @@ import { createReceivers, type Receivers } from './receivers/service';
 import { compilePlan, type CompiledPlan } from './tracking-plan/check';
 import type { TrackingPlan } from '../../src-shared/tracking-plan';
 import { createTextIndexCatchUp } from './text-index';
+import { createSearchUpkeep } from './search-upkeep';
 import { createSlicedWork, timedSlices } from './sliced-work';
 import { createOffThreadReads, type OffThreadReads } from './reads/off-thread';
 
@@ -375,8 +376,20 @@ export function createEngine(options: EngineOptions): Engine {
     },
   });
 
+  const searchUpkeep = createSearchUpkeep({
+    merge: (pages) => stores.searchIndex.merge(pages),
+    clock,
+    onError: (err) => {
+      if (health.fault(err) === null) process.stderr.write(`hookbench: the search index could not merge its segments: ${String(err)}\n`);
+    },
+  });
+
   const textIndex = createTextIndexCatchUp({
-    slice: (max) => stores.deliveryViews.backfillTextIndex(max),
+    slice: (max) => {
+      const done = stores.deliveryViews.backfillTextIndex(max);
+      searchUpkeep.start();
+      return done;
+    },
     clock,
     onError: (err) => {
       if (health.fault(err) === null) process.stderr.write(`hookbench: the search index could not catch up: ${String(err)}\n`);
@@ -416,7 +429,11 @@ export function createEngine(options: EngineOptions): Engine {
     clock,
     commit: createGroupCommit(db),
     storage: health,
-    onCommitted: () => scheduler.committed(),
+    onCommitted: () => {
+      scheduler.committed();
+      // Its first slice runs a turn later, after the deliveries this commit made due are sent.
+      if (started) searchUpkeep.start();
+    },
     onRequest,
     plan: () => plan?.compiled ?? null,
   });
@@ -449,6 +466,7 @@ export function createEngine(options: EngineOptions): Engine {
         personas.start();
         retention.start();
         textIndex.start();
+        searchUpkeep.start();
         bodyPacking.start();
       } catch (err) {
         reportOrThrow(err);
@@ -460,6 +478,7 @@ export function createEngine(options: EngineOptions): Engine {
       health.stop();
       retention.stop();
       textIndex.stop();
+      searchUpkeep.stop();
       bodyPacking.stop();
       personas.stop();
       receivers.stop();

@@ -9,6 +9,7 @@ import { DeliveryViewStore } from './delivery-views';
 import { RequestStore } from './requests';
 import { ReceiverStore } from './receivers';
 import { AssertionStore } from './assertions';
+import { SearchIndexStore } from './search-index';
 
 /** Runs fn in one transaction; inside another one it becomes a savepoint of it. */
 export type Transaction = <T>(fn: () => T) => T;
@@ -24,6 +25,8 @@ export interface Stores {
   readonly requests: RequestStore;
   /** The Deliveries view's filtered pages, summaries and detail rows. */
   readonly deliveryViews: DeliveryViewStore;
+  /** The free-text search index's merging, done between other work. */
+  readonly searchIndex: SearchIndexStore;
   /** Sources, destinations and settings. */
   readonly config: ConfigStore;
   readonly profiles: ProfileStore;
@@ -53,6 +56,7 @@ export function createStores(db: Db, secrets?: SecretSealer): Stores {
     log,
     requests: new RequestStore(db),
     deliveryViews: new DeliveryViewStore(db),
+    searchIndex: new SearchIndexStore(db),
     config: new ConfigStore(db, secrets),
     profiles,
     computations: new ComputationStore(db),
