@@ -376,6 +376,17 @@ export function createEngine(options: EngineOptions): Engine {
     },
   });
 
+  // What commits leave owed to the profiles, read in a turn later (after the claims), in slices.
+  const profilesFollow = createSlicedWork({
+    slice: (max) => stores.profiles.followOwed(max),
+    clock,
+    sizing: timedSlices({ first: 100, min: 10, max: 5_000, targetMs: 2 }),
+    stoppedMessage: 'the profiles stopped following the log',
+    onError: (err) => {
+      if (health.fault(err) === null) process.stderr.write(`hookbench: the profiles could not read the newest messages: ${String(err)}\n`);
+    },
+  });
+
   const searchUpkeep = createSearchUpkeep({
     merge: (pages) => stores.searchIndex.merge(pages),
     clock,
@@ -432,7 +443,10 @@ export function createEngine(options: EngineOptions): Engine {
     onCommitted: () => {
       scheduler.committed();
       // Its first slice runs a turn later, after the deliveries this commit made due are sent.
-      if (started) searchUpkeep.start();
+      if (started) {
+        profilesFollow.start();
+        searchUpkeep.start();
+      }
     },
     onRequest,
     plan: () => plan?.compiled ?? null,
@@ -466,6 +480,7 @@ export function createEngine(options: EngineOptions): Engine {
         personas.start();
         retention.start();
         textIndex.start();
+        profilesFollow.start();
         searchUpkeep.start();
         bodyPacking.start();
       } catch (err) {
@@ -478,6 +493,7 @@ export function createEngine(options: EngineOptions): Engine {
       health.stop();
       retention.stop();
       textIndex.stop();
+      profilesFollow.stop();
       searchUpkeep.stop();
       bodyPacking.stop();
       personas.stop();
