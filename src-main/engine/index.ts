@@ -196,7 +196,15 @@ export function createEngine(options: EngineOptions): Engine {
   const checkpointer = startCheckpointer(dbPath, { nativeBinding: options.nativeBinding, onWalCopied: () => truncateWal(db) });
   const stores = createStores(db, options.secrets);
   // Started at the first long read, not here: most engines (tests, short CLI runs) never make one.
-  const reads = createOffThreadReads({ dbPath, nativeBinding: options.nativeBinding, entry: options.readWorkerEntry, clock, log: options.log });
+  const offThread = createOffThreadReads({ dbPath, nativeBinding: options.nativeBinding, entry: options.readWorkerEntry, clock, log: options.log });
+  // The worker reads what is committed; what commits still owe the search index goes in first.
+  const reads: typeof offThread = {
+    ...offThread,
+    run: (op, args, fallback) => {
+      stores.searchIndex.settle();
+      return offThread.run(op, args, fallback);
+    },
+  };
   const { config, log } = stores;
 
   // Small tables read on every request: cached, rebuilt after each config change.
@@ -376,14 +384,18 @@ export function createEngine(options: EngineOptions): Engine {
     },
   });
 
-  // What commits leave owed to the profiles, read in a turn later (after the claims), in slices.
-  const profilesFollow = createSlicedWork({
-    slice: (max) => stores.profiles.followOwed(max),
+  // What commits leave owed to the search index and the profiles, taken in a turn later (after
+  // the claims), many messages at a time, in slices.
+  const commitFollowUp = createSlicedWork({
+    slice: (max) => {
+      const indexed = stores.searchIndex.indexOwed(max);
+      return stores.profiles.followOwed(max) && indexed;
+    },
     clock,
     sizing: timedSlices({ first: 100, min: 10, max: 5_000, targetMs: 2 }),
-    stoppedMessage: 'the profiles stopped following the log',
+    stoppedMessage: 'the follow-up of commits stopped',
     onError: (err) => {
-      if (health.fault(err) === null) process.stderr.write(`hookbench: the profiles could not read the newest messages: ${String(err)}\n`);
+      if (health.fault(err) === null) process.stderr.write(`hookbench: the newest messages could not be indexed or read into the profiles: ${String(err)}\n`);
     },
   });
 
@@ -444,7 +456,7 @@ export function createEngine(options: EngineOptions): Engine {
       scheduler.committed();
       // Its first slice runs a turn later, after the deliveries this commit made due are sent.
       if (started) {
-        profilesFollow.start();
+        commitFollowUp.start();
         searchUpkeep.start();
       }
     },
@@ -480,7 +492,7 @@ export function createEngine(options: EngineOptions): Engine {
         personas.start();
         retention.start();
         textIndex.start();
-        profilesFollow.start();
+        commitFollowUp.start();
         searchUpkeep.start();
         bodyPacking.start();
       } catch (err) {
@@ -493,7 +505,7 @@ export function createEngine(options: EngineOptions): Engine {
       health.stop();
       retention.stop();
       textIndex.stop();
-      profilesFollow.stop();
+      commitFollowUp.stop();
       searchUpkeep.stop();
       bodyPacking.stop();
       personas.stop();

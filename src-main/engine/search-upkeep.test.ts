@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { ManualClock } from './clock';
-import { createEngine } from './index';
+import { createEngine, type Engine } from './index';
 import { createSearchUpkeep } from './search-upkeep';
 import { LogInspector } from './store/inspect';
 import type { DeliveryQueryFilter } from './store/delivery-views';
@@ -13,7 +14,7 @@ import type { InboundMessage } from '../../src-shared/events';
 const T0 = Date.parse('2026-11-23T12:00:00.000Z');
 const NO_FILTER: DeliveryQueryFilter = { statuses: null, type: null, url: null, text: null, replayed: null, violations: null };
 
-test('commits leave the search index unmerged; the upkeep merges it in slices, and searches find the same', async (t) => {
+test('writing the index leaves its segments unmerged; the upkeep merges it in slices, and searches find the same', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'hookbench-search-upkeep-'));
   const engine = createEngine({ dataDir: dir, clock: new ManualClock(T0) });
   t.after(async () => {
@@ -31,6 +32,8 @@ test('commits leave the search index unmerged; the upkeep merges it in slices, a
       properties: {}, context: {}, integrations: {}, timestamp: new Date(T0).toISOString(), receivedAt: new Date(T0).toISOString(),
     } as InboundMessage;
     engine.stores.log.commitRequest({ sourceId: 1, path: '/v1/track', receivedAt: T0 + i, httpStatus: 200, bytes: 0, userAgent: 'test' }, 1, [{ message, json: JSON.stringify(message), destinationIds: [1] }], [], 86_400_000);
+    // The engine's follow-up takes each commit in a turn later: one segment per commit.
+    engine.stores.searchIndex.settle();
   }
   const inspect = LogInspector.of(dir, { readonly: true });
   const config = new Map(inspect.all<{ k: string; v: number }>('SELECT k, v FROM message_text_config').map((r) => [r.k, r.v]));
@@ -60,4 +63,50 @@ test('commits leave the search index unmerged; the upkeep merges it in slices, a
   assert.equal(engine.stores.searchIndex.merge(1_000_000), true, 'nothing is left to merge');
   assert.deepEqual(needles.map((n) => page(n, true)), fromLog, 'merged, the index answers as the log does');
   assert.equal(fromLog[0]?.length, 43);
+});
+
+function commitOne(engine: Engine, id: string, userId: string, at: number): void {
+  const message = {
+    type: 'track', messageId: id, userId, anonymousId: null, event: 'Signed Up',
+    properties: {}, context: {}, integrations: {}, timestamp: new Date(at).toISOString(), receivedAt: new Date(at).toISOString(),
+  } as InboundMessage;
+  engine.stores.log.commitRequest({ sourceId: 1, path: '/v1/track', receivedAt: at, httpStatus: 200, bytes: 0, userAgent: 'test' }, 1, [{ message, json: JSON.stringify(message), destinationIds: [1] }], [], 86_400_000);
+}
+
+test('a commit leaves its messages owed to the index; a search takes them in first, also ids given again after the newest messages went', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hookbench-search-owed-'));
+  const engine = createEngine({ dataDir: dir, clock: new ManualClock(T0) });
+  t.after(async () => {
+    await engine.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  engine.applyConfig({
+    sources: [{ name: 'b', writeKey: 'wk_b' }],
+    destinations: [{ name: 'd', enabled: true, sources: ['b'], sharedSecret: null, webhooks: [{ url: 'http://127.0.0.1:9/hook', headers: {} }] }],
+  });
+  const indexed = (needle: string): number[] => {
+    const inspect = LogInspector.of(dir, { readonly: true });
+    try {
+      return inspect.all<{ rowid: number }>(`SELECT rowid FROM message_text WHERE message_text MATCH '"${needle}"' ORDER BY rowid`).map((r) => r.rowid);
+    } finally {
+      inspect.close();
+    }
+  };
+  const search = (text: string): string[] =>
+    engine.stores.deliveryViews.page({ ...NO_FILTER, text, beforeId: null, afterId: null, limit: 100 }).map((r) => r.message_uid ?? '');
+
+  commitOne(engine, 'a-1', 'alice@example.com', T0);
+  commitOne(engine, 'a-2', 'alice@example.com', T0 + 1);
+  assert.deepEqual(indexed('alice'), [], 'the commits wrote no trigrams');
+  assert.deepEqual(search('alice'), ['a-2', 'a-1'], 'the search took them in first');
+  assert.deepEqual(indexed('alice'), [1, 2]);
+
+  // The newest message goes (a purge), and the next commit is given its id again.
+  const db = new Database(join(dir, 'hookbench.sqlite'));
+  db.exec('DELETE FROM attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE message_id = 2); DELETE FROM deliveries WHERE message_id = 2; DELETE FROM messages WHERE id = 2;');
+  db.close();
+  commitOne(engine, 'b-1', 'bob@example.com', T0 + 2);
+  assert.deepEqual(search('bob'), ['b-1'], 'a message on an id given again is indexed');
+  assert.deepEqual(search('alice'), ['a-1']);
+  assert.deepEqual(indexed('bob'), [2]);
 });

@@ -50,13 +50,18 @@ export interface Stores {
 export function createStores(db: Db, secrets?: SecretSealer): Stores {
   const log = new LogStore(db);
   const profiles = new ProfileStore(db);
-  // Profiles are kept current by the commit itself, in its transaction (see ProfileStore.followCommit).
-  log.followCommits((first) => profiles.followCommit(first));
+  const searchIndex = new SearchIndexStore(db);
+  // A commit leaves its messages owed to the profiles and the search index, which take them in a
+  // turn later (the engine's follow-up) or before their next read, whichever comes first.
+  log.followCommits((first) => {
+    profiles.followCommit(first);
+    searchIndex.followCommit(first);
+  });
   return {
     log,
     requests: new RequestStore(db),
-    deliveryViews: new DeliveryViewStore(db),
-    searchIndex: new SearchIndexStore(db),
+    deliveryViews: new DeliveryViewStore(db, () => searchIndex.settle()),
+    searchIndex,
     config: new ConfigStore(db, secrets),
     profiles,
     computations: new ComputationStore(db),
