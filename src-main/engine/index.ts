@@ -34,6 +34,7 @@ import { compilePlan, type CompiledPlan } from './tracking-plan/check';
 import type { TrackingPlan } from '../../src-shared/tracking-plan';
 import { createTextIndexCatchUp } from './text-index';
 import { createSearchUpkeep } from './search-upkeep';
+import { createCommitFollowUp } from './commit-follow-up';
 import { createSlicedWork, timedSlices } from './sliced-work';
 import { createOffThreadReads, type OffThreadReads } from './reads/off-thread';
 
@@ -384,26 +385,21 @@ export function createEngine(options: EngineOptions): Engine {
     },
   });
 
-  // What commits leave owed to the search index and the profiles, taken in a turn later (after
-  // the claims), many messages at a time, in slices.
-  const commitFollowUp = createSlicedWork({
-    slice: (max) => {
-      const indexed = stores.searchIndex.indexOwed(max);
-      return stores.profiles.followOwed(max) && indexed;
-    },
-    clock,
-    sizing: timedSlices({ first: 100, min: 10, max: 5_000, targetMs: 2 }),
-    stoppedMessage: 'the follow-up of commits stopped',
-    onError: (err) => {
-      if (health.fault(err) === null) process.stderr.write(`hookbench: the newest messages could not be indexed or read into the profiles: ${String(err)}\n`);
-    },
-  });
-
   const searchUpkeep = createSearchUpkeep({
     merge: (pages) => stores.searchIndex.merge(pages),
     clock,
     onError: (err) => {
       if (health.fault(err) === null) process.stderr.write(`hookbench: the search index could not merge its segments: ${String(err)}\n`);
+    },
+  });
+
+  const commitFollowUp = createCommitFollowUp({
+    indexOwed: (max) => stores.searchIndex.indexOwed(max),
+    followOwed: (max) => stores.profiles.followOwed(max),
+    onDone: () => searchUpkeep.start(),
+    clock,
+    onError: (err) => {
+      if (health.fault(err) === null) process.stderr.write(`hookbench: the newest messages could not be indexed or read into the profiles: ${String(err)}\n`);
     },
   });
 
@@ -454,11 +450,8 @@ export function createEngine(options: EngineOptions): Engine {
     storage: health,
     onCommitted: () => {
       scheduler.committed();
-      // Its first slice runs a turn later, after the deliveries this commit made due are sent.
-      if (started) {
-        commitFollowUp.start();
-        searchUpkeep.start();
-      }
+      // A moment later, after the deliveries this commit made due are sent, with the commits that follow.
+      if (started) commitFollowUp.committed();
     },
     onRequest,
     plan: () => plan?.compiled ?? null,
