@@ -12,12 +12,16 @@ import { createSlicedWork, timedSlices } from './sliced-work';
 
 /** How long after a commit its follow-up starts, so that it takes in the commits that follow too. */
 export const FOLLOW_UP_DELAY_MS = 25;
+/** Messages per transaction when everything owed is taken in at once. */
+const FINISH_SLICE = 5_000;
 
 export interface CommitFollowUp {
   /** A commit left messages owed: the follow-up starts FOLLOW_UP_DELAY_MS later, unless already due or running. */
   committed(): void;
   /** Starts now (engine start: a tail a crash left). */
   start(): void;
+  /** Takes in everything still owed at once, then stops (engine stop: the file is left complete). */
+  finish(): void;
   stop(): void;
 }
 
@@ -55,6 +59,14 @@ export function createCommitFollowUp(deps: {
       }, deps.delayMs ?? FOLLOW_UP_DELAY_MS);
     },
     start: () => work.start(),
+    finish() {
+      timer?.cancel();
+      timer = null;
+      work.stop();
+      while (!(deps.indexOwed(FINISH_SLICE) && deps.followOwed(FINISH_SLICE))) {
+        // the rest
+      }
+    },
     stop() {
       timer?.cancel();
       timer = null;

@@ -498,7 +498,12 @@ export function createEngine(options: EngineOptions): Engine {
       health.stop();
       retention.stop();
       textIndex.stop();
-      commitFollowUp.stop();
+      try {
+        commitFollowUp.finish();
+      } catch (err) {
+        // What is still owed is taken in at the next start, as a crash's tail is.
+        if (health.fault(err) === null) process.stderr.write(`hookbench: the newest messages could not be indexed or read into the profiles before stopping: ${String(err)}\n`);
+      }
       searchUpkeep.stop();
       bodyPacking.stop();
       personas.stop();
