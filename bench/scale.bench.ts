@@ -30,7 +30,6 @@ import Database from 'better-sqlite3';
 import { createEngine, type Engine } from '../src-main/engine';
 import { createEngineApi } from '../src-main/engine/api';
 import { MIGRATIONS } from '../src-main/engine/store/schema';
-import { SEARCH_UPKEEP_SLICES } from '../src-main/engine/search-upkeep';
 import { openDatabase } from '../src-main/engine/store/database';
 import { listen } from '../src-main/serve/server';
 import type { HookbenchConfig } from '../src-main/engine/config';
@@ -94,12 +93,9 @@ async function seed(): Promise<void> {
   const { searchIndex, profiles } = engine.stores;
   const onBatch = (seeded: number): void => {
     // What the engine does a moment after each commit, counted in the rate: the batch's messages
-    // into the search index and the profiles (the follow-up), then the index's merging (upkeep).
+    // into the search index and the profiles (the follow-up).
     while (!(searchIndex.indexOwed(5_000) && profiles.followOwed(5_000))) {
       // the rest of the batch
-    }
-    while (!searchIndex.merge(SEARCH_UPKEEP_SLICES.max)) {
-      // the rest of the merging
     }
     if (seeded % tenth !== 0 && seeded !== COUNT) return;
     const now = performance.now();

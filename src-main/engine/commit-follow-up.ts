@@ -30,8 +30,6 @@ export function createCommitFollowUp(deps: {
   indexOwed: (max: number) => boolean;
   /** Reads up to `max` owed messages into the profiles; true when none is left. */
   followOwed: (max: number) => boolean;
-  /** Everything owed is in: the index's segments can be merged. */
-  onDone: () => void;
   /** A storage fault or another failure: reported by the caller; the follow-up tries again later. */
   onError: (err: unknown) => void;
   clock: Clock;
@@ -40,9 +38,7 @@ export function createCommitFollowUp(deps: {
   const work = createSlicedWork({
     slice: (max) => {
       const indexed = deps.indexOwed(max);
-      const done = deps.followOwed(max) && indexed;
-      if (done) deps.onDone();
-      return done;
+      return deps.followOwed(max) && indexed;
     },
     clock: deps.clock,
     sizing: timedSlices({ first: 100, min: 10, max: 5_000, targetMs: 2 }),

@@ -33,7 +33,6 @@ import { createReceivers, type Receivers } from './receivers/service';
 import { compilePlan, type CompiledPlan } from './tracking-plan/check';
 import type { TrackingPlan } from '../../src-shared/tracking-plan';
 import { createTextIndexCatchUp } from './text-index';
-import { createSearchUpkeep } from './search-upkeep';
 import { createCommitFollowUp } from './commit-follow-up';
 import { createSlicedWork, timedSlices } from './sliced-work';
 import { createOffThreadReads, type OffThreadReads } from './reads/off-thread';
@@ -385,18 +384,9 @@ export function createEngine(options: EngineOptions): Engine {
     },
   });
 
-  const searchUpkeep = createSearchUpkeep({
-    merge: (pages) => stores.searchIndex.merge(pages),
-    clock,
-    onError: (err) => {
-      if (health.fault(err) === null) process.stderr.write(`hookbench: the search index could not merge its segments: ${String(err)}\n`);
-    },
-  });
-
   const commitFollowUp = createCommitFollowUp({
     indexOwed: (max) => stores.searchIndex.indexOwed(max),
     followOwed: (max) => stores.profiles.followOwed(max),
-    onDone: () => searchUpkeep.start(),
     clock,
     onError: (err) => {
       if (health.fault(err) === null) process.stderr.write(`hookbench: the newest messages could not be indexed or read into the profiles: ${String(err)}\n`);
@@ -405,9 +395,7 @@ export function createEngine(options: EngineOptions): Engine {
 
   const textIndex = createTextIndexCatchUp({
     slice: (max) => {
-      const done = stores.deliveryViews.backfillTextIndex(max);
-      searchUpkeep.start();
-      return done;
+      return stores.deliveryViews.backfillTextIndex(max);
     },
     clock,
     onError: (err) => {
@@ -486,7 +474,6 @@ export function createEngine(options: EngineOptions): Engine {
         retention.start();
         textIndex.start();
         commitFollowUp.start();
-        searchUpkeep.start();
         bodyPacking.start();
       } catch (err) {
         reportOrThrow(err);
@@ -504,7 +491,6 @@ export function createEngine(options: EngineOptions): Engine {
         // What is still owed is taken in at the next start, as a crash's tail is.
         if (health.fault(err) === null) process.stderr.write(`hookbench: the newest messages could not be indexed or read into the profiles before stopping: ${String(err)}\n`);
       }
-      searchUpkeep.stop();
       bodyPacking.stop();
       personas.stop();
       receivers.stop();

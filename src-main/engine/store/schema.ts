@@ -421,17 +421,7 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE receiver_requests ADD COLUMN message_try INTEGER;
   CREATE INDEX receiver_requests_message ON receiver_requests (receiver_id, epoch, message_key) WHERE message_key IS NOT NULL;
   `,
-  /* 20: the search index merges its segments between other work, not inside the commit that
-     wrote the last one. With FTS5's default automerge, the commit that tips a level over four
-     segments merges them there and then: a transaction of ten messages that usually takes 0.2 ms
-     took up to a second on a growing index, and every ingest request queued behind it waited.
-     Merges now run in short slices after commits (engine/search-upkeep.ts); crisismerge at 64
-     only bounds how many segments a level can hold should the slices fall behind. Both settings
-     live in the index's own config table, so this writes two rows whatever the log's size. */ `
-  INSERT INTO message_text (message_text, rank) VALUES ('automerge', 0);
-  INSERT INTO message_text (message_text, rank) VALUES ('crisismerge', 64);
-  `,
-  /* 21: a commit no longer writes its messages' trigrams: the insert trigger cost as much as the
+  /* 20: a commit no longer writes its messages' trigrams: the insert trigger cost as much as the
      rest of the commit (its trigrams, and a new segment for each transaction of ten messages).
      The engine indexes the messages above message_text_top.through a turn later, many at a time,
      and every text search takes in that tail first (store/search-index.ts). Everything up to

@@ -5,11 +5,10 @@ import { statements } from './statements';
 export const INDEX_OWED_LIMIT = 5_000;
 
 /**
- * The upkeep of the search index (message_text, FTS5 with trigrams). Since schema 21 a commit does
+ * What the search index (message_text, FTS5 with trigrams) is owed. Since schema 20 a commit does
  * not write its messages' trigrams: it leaves them owed, above message_text_top.through, and the
- * engine indexes them a turn later, many at a time (indexOwed); a text search first takes in
- * whatever is still owed (settle), so it never misses a committed message. Since schema 20 the
- * index's segments are merged here too, a few pages per transaction, rather than inside a commit.
+ * engine indexes them a moment later, many at a time (indexOwed); a text search first takes in
+ * whatever is still owed (settle), so it never misses a committed message.
  */
 export class SearchIndexStore {
   private readonly s;
@@ -24,9 +23,6 @@ export class SearchIndexStore {
       lastOf: 'SELECT MAX(id) AS last FROM (SELECT id FROM messages WHERE id > ? ORDER BY id LIMIT ?)',
       index: `INSERT INTO message_text (rowid, user_id, anonymous_id, event)
         SELECT id, user_id, anonymous_id, event FROM messages WHERE id > ? AND id <= ?`,
-      // FTS5's incremental merge: about this many pages written, on a level that holds enough segments.
-      merge: "INSERT INTO message_text (message_text, rank) VALUES ('merge', ?)",
-      totalChanges: 'SELECT total_changes() AS n',
     });
   }
 
@@ -61,17 +57,5 @@ export class SearchIndexStore {
     while (!this.indexOwed(INDEX_OWED_LIMIT)) {
       // A tail larger than one transaction's share: the next one.
     }
-  }
-
-  /**
-   * About `pages` pages of merging, in one transaction. True when there was none to do: FTS5 then
-   * changes fewer than two rows, which is how it tells that no level held enough segments.
-   */
-  merge(pages: number): boolean {
-    return this.db.transaction(() => {
-      const before = (this.s.totalChanges.get() as { n: number }).n;
-      this.s.merge.run(pages);
-      return (this.s.totalChanges.get() as { n: number }).n - before < 2;
-    })();
   }
 }

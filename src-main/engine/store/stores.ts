@@ -25,7 +25,7 @@ export interface Stores {
   readonly requests: RequestStore;
   /** The Deliveries view's filtered pages, summaries and detail rows. */
   readonly deliveryViews: DeliveryViewStore;
-  /** The free-text search index's merging, done between other work. */
+  /** What the free-text search index is owed by the latest commits. */
   readonly searchIndex: SearchIndexStore;
   /** Sources, destinations and settings. */
   readonly config: ConfigStore;
