@@ -33,6 +33,7 @@ import { createReceivers, type Receivers } from './receivers/service';
 import { compilePlan, type CompiledPlan } from './tracking-plan/check';
 import type { TrackingPlan } from '../../src-shared/tracking-plan';
 import { createTextIndexCatchUp } from './text-index';
+import { createCommitFollowUp } from './commit-follow-up';
 import { createSlicedWork, timedSlices } from './sliced-work';
 import { createOffThreadReads, type OffThreadReads } from './reads/off-thread';
 
@@ -195,7 +196,15 @@ export function createEngine(options: EngineOptions): Engine {
   const checkpointer = startCheckpointer(dbPath, { nativeBinding: options.nativeBinding, onWalCopied: () => truncateWal(db) });
   const stores = createStores(db, options.secrets);
   // Started at the first long read, not here: most engines (tests, short CLI runs) never make one.
-  const reads = createOffThreadReads({ dbPath, nativeBinding: options.nativeBinding, entry: options.readWorkerEntry, clock, log: options.log });
+  const offThread = createOffThreadReads({ dbPath, nativeBinding: options.nativeBinding, entry: options.readWorkerEntry, clock, log: options.log });
+  // The worker reads what is committed; what commits still owe the search index goes in first.
+  const reads: typeof offThread = {
+    ...offThread,
+    run: (op, args, fallback) => {
+      stores.searchIndex.settle();
+      return offThread.run(op, args, fallback);
+    },
+  };
   const { config, log } = stores;
 
   // Small tables read on every request: cached, rebuilt after each config change.
@@ -375,8 +384,19 @@ export function createEngine(options: EngineOptions): Engine {
     },
   });
 
+  const commitFollowUp = createCommitFollowUp({
+    indexOwed: (max) => stores.searchIndex.indexOwed(max),
+    followOwed: (max) => stores.profiles.followOwed(max),
+    clock,
+    onError: (err) => {
+      if (health.fault(err) === null) process.stderr.write(`hookbench: the newest messages could not be indexed or read into the profiles: ${String(err)}\n`);
+    },
+  });
+
   const textIndex = createTextIndexCatchUp({
-    slice: (max) => stores.deliveryViews.backfillTextIndex(max),
+    slice: (max) => {
+      return stores.deliveryViews.backfillTextIndex(max);
+    },
     clock,
     onError: (err) => {
       if (health.fault(err) === null) process.stderr.write(`hookbench: the search index could not catch up: ${String(err)}\n`);
@@ -416,7 +436,11 @@ export function createEngine(options: EngineOptions): Engine {
     clock,
     commit: createGroupCommit(db),
     storage: health,
-    onCommitted: () => scheduler.committed(),
+    onCommitted: () => {
+      scheduler.committed();
+      // A moment later, after the deliveries this commit made due are sent, with the commits that follow.
+      if (started) commitFollowUp.committed();
+    },
     onRequest,
     plan: () => plan?.compiled ?? null,
   });
@@ -449,6 +473,7 @@ export function createEngine(options: EngineOptions): Engine {
         personas.start();
         retention.start();
         textIndex.start();
+        commitFollowUp.start();
         bodyPacking.start();
       } catch (err) {
         reportOrThrow(err);
@@ -460,6 +485,12 @@ export function createEngine(options: EngineOptions): Engine {
       health.stop();
       retention.stop();
       textIndex.stop();
+      try {
+        commitFollowUp.finish();
+      } catch (err) {
+        // What is still owed is taken in at the next start, as a crash's tail is.
+        if (health.fault(err) === null) process.stderr.write(`hookbench: the newest messages could not be indexed or read into the profiles before stopping: ${String(err)}\n`);
+      }
       bodyPacking.stop();
       personas.stop();
       receivers.stop();

@@ -473,7 +473,14 @@ export function countSql(
 export class DeliveryViewStore {
   private readonly s;
 
-  constructor(private readonly db: Db) {
+  /**
+   * `beforeTextSearch` brings the search index up to the last commit (SearchIndexStore.settle) on
+   * the engine's connection; the read worker's engine settles before it asks.
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly beforeTextSearch: () => void = () => {},
+  ) {
     this.s = statements(db, {
       // Kept by triggers on deliveries (schema: delivery_status_counts).
       statusCounts: 'SELECT status, n FROM delivery_status_counts WHERE n > 0',
@@ -532,7 +539,9 @@ export class DeliveryViewStore {
 
   /** Whether a filter's text is answered from the trigram index (long enough, and the index complete). */
   usesTextIndex(f: DeliveryQueryFilter): boolean {
-    return f.text !== null && indexableText(f.text) && this.textIndexReady();
+    if (f.text === null || !indexableText(f.text) || !this.textIndexReady()) return false;
+    this.beforeTextSearch();
+    return true;
   }
 
   /**

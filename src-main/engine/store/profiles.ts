@@ -1,8 +1,8 @@
 /**
- * The SQL edge of profiles: following the message log (each commit's messages are read into the
- * profiles inside the commit's own transaction once the profiles are current; a log from before
- * that owes a backlog, read in slices), applying the reducer's operations, and reading profiles
- * back as views and as snapshots for evaluation.
+ * The SQL edge of profiles: following the message log (once the profiles are current, each
+ * commit's messages are read in right after it, in the engine's follow-up slices or by the next
+ * read, whichever comes first; a log from before that owes a backlog, read in slices), applying
+ * the reducer's operations, and reading profiles back as views and as snapshots for evaluation.
  */
 import type { JsonObject, JsonValue } from '../../../src-shared/json';
 import type { ProfileEventView, ProfileView } from '../../../src-shared/personas';
@@ -17,10 +17,8 @@ import { idsOf, profileMessageOf, reduceChunk, type MessageRow, type ProfileMess
 /** Requests the syncs commit carry this path; their identify calls are ours, not the user's, so profiles skip them. */
 export const SYNC_PATH = '/personas/sync';
 export const CATCH_UP_CHUNK = 5000;
-/** Messages a commit reads into the profiles per step (a batch of tiny calls can hold thousands). */
+/** Messages a read takes in per transaction when commits left it many (a batch of tiny calls can hold thousands). */
 export const FOLLOW_LIMIT = 5000;
-/** More than this after the cursor at a commit is not the commit's own: a backlog, for the slices. */
-export const FOLLOW_MAX = 50_000;
 
 /** How far the profiles have read the log, while they catch up with a backlog. */
 export interface ProfilesProgress {
@@ -59,6 +57,8 @@ export class ProfileStore {
    * messages in (followCommit). Memory only: worked out from the cursor when the store opens.
    */
   private current: boolean;
+  /** Commits left messages the profiles have not read yet (memory only: at start, a tail is a backlog). */
+  private owed = false;
   private behind: (() => void) | null = null;
 
   constructor(private readonly db: Db) {
@@ -173,29 +173,44 @@ export class ProfileStore {
 
   /**
    * Inside a commit's transaction, after its messages were inserted (the first of them is
-   * `firstMessageId`): reads them into the profiles when nothing older is owed, so the profiles
-   * never have a backlog. A failure other than a storage fault leaves the commit alone: the
-   * profiles fall behind and the catch-up reads those messages again later.
+   * `firstMessageId`): notes that they are owed, for the engine's follow-up (followOwed) or the
+   * next read, whichever comes first. Reading them here held every commit for as long again as
+   * its own inserts, before its deliveries could be claimed.
    */
   followCommit(firstMessageId: number): void {
     if (!this.current) return;
+    // Messages are numbered from the largest id left, so a purge or a clear that removed the
+    // newest ones lets new messages reuse ids at or below the cursor. Every id from
+    // firstMessageId on is new, and everything at or below the cursor was read, so the cursor
+    // moves back to just before this commit.
+    if (this.cursor() >= firstMessageId) this.q.setCursor.run(firstMessageId - 1);
+    this.owed = true;
+  }
+
+  /**
+   * Reads up to `max` of the messages commits left owed, in one transaction; true when none is
+   * left (or when a backlog's catch-up owns them). A failure other than a storage fault makes
+   * the profiles fall behind: the catch-up reads those messages again.
+   */
+  followOwed(max: number): boolean {
+    if (!this.current || !this.owed) return true;
     try {
-      this.db.transaction(() => {
-        // Messages are numbered from the largest id left, so a purge or a clear that removed the
-        // newest ones lets new messages reuse ids at or below the cursor: being current, the
-        // profiles have read everything before this commit, so the cursor moves back to it.
-        if (this.cursor() >= firstMessageId) this.q.setCursor.run(firstMessageId - 1);
-        // Current, so what follows the cursor is this commit's own messages: read in chunks, bounded
-        // in case something else left a backlog after all.
-        for (let read = 0, n = FOLLOW_LIMIT; n === FOLLOW_LIMIT; read += n) {
-          if (read >= FOLLOW_MAX) throw new FellBehind();
-          n = this.step(FOLLOW_LIMIT);
-        }
-      })();
+      const read = this.db.transaction(() => this.step(max))();
+      if (read < max) this.owed = false;
+      return read < max;
     } catch (err) {
       if (storageFaultCode(err) !== null) throw err;
       this.current = false;
+      this.owed = false;
       this.behind?.();
+      return true;
+    }
+  }
+
+  /** Before a read: what commits left owed is read first, so every read sees every committed message. */
+  private settle(): void {
+    while (!this.followOwed(FOLLOW_LIMIT)) {
+      // A tail larger than one transaction's share: the next one.
     }
   }
 
@@ -298,10 +313,12 @@ export class ProfileStore {
 
   /** The profile an id belongs to (its own id, an anonymousId, a previousId), or null. */
   resolve(id: string): string | null {
+    this.settle();
     return (this.q.profileOfId.get(id) as { profile_id: string } | undefined)?.profile_id ?? null;
   }
 
   view(profileId: string): ProfileView | null {
+    this.settle();
     const row = this.q.profile.get(profileId) as ProfileRow | undefined;
     return row ? this.toView(row) : null;
   }
@@ -326,6 +343,7 @@ export class ProfileStore {
 
   /** Profiles by id after `after`, optionally those whose id, any linked id or any trait value contains `text`. */
   page(page: { text: string | null; after: string; limit: number }): { items: ProfileView[]; next: string | null } {
+    this.settle();
     const like = page.text === null ? null : `%${page.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     const rows = this.q.page.all({ like, after: page.after, limit: page.limit + 1 }) as ProfileRow[];
     const more = rows.length > page.limit;
@@ -356,6 +374,7 @@ export class ProfileStore {
 
   /** The ids linked to each of these profiles (their own id included), in id order. */
   linkedIds(profileIds: readonly string[]): Map<string, string[]> {
+    this.settle();
     const out = new Map<string, string[]>();
     for (const r of this.q.idsOfProfiles.all(JSON.stringify(profileIds)) as { id: string; profile_id: string }[]) {
       let list = out.get(r.profile_id);
@@ -372,11 +391,13 @@ export class ProfileStore {
    * of the profiles whose occurrences straddle it.
    */
   snapshots(needs: Needs, now: number): ProfileSnapshot[] {
+    this.settle();
     return this.load(needs, now, null);
   }
 
   /** The same for these profiles only (those that exist, in profile order): a preview's batch. */
   snapshotsOf(needs: Needs, now: number, profileIds: readonly string[]): ProfileSnapshot[] {
+    this.settle();
     return profileIds.length === 0 ? [] : this.load(needs, now, JSON.stringify(profileIds));
   }
 
@@ -456,6 +477,7 @@ export class ProfileStore {
    * others probed per row by their keys.
    */
   candidateIds(c: Candidates | null, now: number, after: string, limit: number): string[] {
+    this.settle();
     const { sql, params } = candidateQuery(c, now, after, limit);
     return rowsOf<[string]>(statement(this.db, sql), ...params).map((r) => r[0]);
   }
@@ -489,6 +511,7 @@ export class ProfileStore {
    * Inside the purge's transaction.
    */
   forget(person: { userId: string; linkedIds: readonly string[] }): void {
+    this.settle();
     const profiles = new Set<string>();
     const own = this.resolve(person.userId);
     if (own !== null) profiles.add(own);
@@ -570,11 +593,4 @@ function candidateQuery(c: Candidates | null, now: number, after: string, limit:
   const body = range(c);
   params.push(limit);
   return { sql: `SELECT profile_id FROM (${body}) ORDER BY profile_id LIMIT ?`, params };
-}
-
-/** A commit found more after the cursor than it could have written itself: a backlog, for the slices. */
-class FellBehind extends Error {
-  constructor() {
-    super('the profiles have a backlog to catch up');
-  }
 }

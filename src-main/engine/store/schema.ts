@@ -421,4 +421,13 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE receiver_requests ADD COLUMN message_try INTEGER;
   CREATE INDEX receiver_requests_message ON receiver_requests (receiver_id, epoch, message_key) WHERE message_key IS NOT NULL;
   `,
+  /* 20: a commit no longer writes its messages' trigrams: the insert trigger cost as much as the
+     rest of the commit (its trigrams, and a new segment for each transaction of ten messages).
+     The engine indexes the messages above message_text_top.through a turn later, many at a time,
+     and every text search takes in that tail first (store/search-index.ts). Everything up to
+     the log's newest message now was indexed by the trigger, or is below the old backfill. */ `
+  DROP TRIGGER message_text_insert;
+  CREATE TABLE message_text_top (through INTEGER NOT NULL);
+  INSERT INTO message_text_top (through) SELECT COALESCE(MAX(id), 0) FROM messages;
+  `,
 ];

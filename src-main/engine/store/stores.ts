@@ -9,6 +9,7 @@ import { DeliveryViewStore } from './delivery-views';
 import { RequestStore } from './requests';
 import { ReceiverStore } from './receivers';
 import { AssertionStore } from './assertions';
+import { SearchIndexStore } from './search-index';
 
 /** Runs fn in one transaction; inside another one it becomes a savepoint of it. */
 export type Transaction = <T>(fn: () => T) => T;
@@ -24,6 +25,8 @@ export interface Stores {
   readonly requests: RequestStore;
   /** The Deliveries view's filtered pages, summaries and detail rows. */
   readonly deliveryViews: DeliveryViewStore;
+  /** What the free-text search index is owed by the latest commits. */
+  readonly searchIndex: SearchIndexStore;
   /** Sources, destinations and settings. */
   readonly config: ConfigStore;
   readonly profiles: ProfileStore;
@@ -47,12 +50,18 @@ export interface Stores {
 export function createStores(db: Db, secrets?: SecretSealer): Stores {
   const log = new LogStore(db);
   const profiles = new ProfileStore(db);
-  // Profiles are kept current by the commit itself, in its transaction (see ProfileStore.followCommit).
-  log.followCommits((first) => profiles.followCommit(first));
+  const searchIndex = new SearchIndexStore(db);
+  // A commit leaves its messages owed to the profiles and the search index, which take them in a
+  // turn later (the engine's follow-up) or before their next read, whichever comes first.
+  log.followCommits((first) => {
+    profiles.followCommit(first);
+    searchIndex.followCommit(first);
+  });
   return {
     log,
     requests: new RequestStore(db),
-    deliveryViews: new DeliveryViewStore(db),
+    deliveryViews: new DeliveryViewStore(db, () => searchIndex.settle()),
+    searchIndex,
     config: new ConfigStore(db, secrets),
     profiles,
     computations: new ComputationStore(db),
