@@ -239,6 +239,12 @@ export class LogStore {
       nextDueAt: `SELECT MIN(next_attempt_at) AS at FROM deliveries WHERE status IN ('pending', 'retrying')`,
       interruptAttempts: `UPDATE attempts SET state = 'interrupted', verdict = 'retryable', error_kind = 'interrupted',
            error_text = ?, failure = ? WHERE state = 'in_flight'`,
+      // No index holds the in-flight deliveries (every delivery passes through that status): the
+      // ones with an in-flight attempt are found through attempts_in_flight, the count kept by
+      // triggers tells whether any is left, and only then is the whole table read.
+      inFlightCount: "SELECT COALESCE((SELECT n FROM delivery_status_counts WHERE status = 'in_flight'), 0) AS n",
+      resumeDeliveriesOfAttempts: `UPDATE deliveries SET status = 'retrying', next_attempt_at = ?
+         WHERE id IN (SELECT delivery_id FROM attempts WHERE state = 'in_flight') AND status = 'in_flight'`,
       resumeDeliveries: `UPDATE deliveries SET status = 'retrying', next_attempt_at = ? WHERE status = 'in_flight'`,
       delivery: `SELECT ${DELIVERY_COLUMNS} FROM deliveries d WHERE id = ?`,
       attemptsOf: 'SELECT * FROM attempts WHERE delivery_id = ? ORDER BY id',
@@ -539,8 +545,12 @@ export class LogStore {
    */
   recoverInterrupted(now: number): { attempts: number; deliveries: number } {
     return this.db.transaction(() => {
+      // After a clean stop nothing is in flight, and reading 10M deliveries to find that out took
+      // 1 s warm and 8.7 s cold at start-up. A round whose attempts were all written but not its
+      // decision leaves a delivery in flight with none in flight: the full read finds those.
+      let deliveries = this.s.resumeDeliveriesOfAttempts.run(now).changes;
       const attempts = this.s.interruptAttempts.run(failureText(INTERRUPTED), JSON.stringify(INTERRUPTED)).changes;
-      const deliveries = this.s.resumeDeliveries.run(now).changes;
+      if ((this.s.inFlightCount.get() as { n: number }).n > 0) deliveries += this.s.resumeDeliveries.run(now).changes;
       return { attempts, deliveries };
     })();
   }
