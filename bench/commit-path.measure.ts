@@ -41,7 +41,7 @@ async function run(way: Way): Promise<{ commits: number[]; follows: number[] }> 
     });
     const { log, profiles, searchIndex } = engine.stores;
     const followUp = (): void => {
-      while (!(searchIndex.indexOwed(FOLLOW_LIMIT) && profiles.followOwed(FOLLOW_LIMIT))) {
+      while (!engine.stores.takeInOwed(FOLLOW_LIMIT)) {
         // the rest
       }
     };

@@ -12,14 +12,11 @@ test('commits within the delay share one follow-up, which takes in everything ow
   let owedProfiles = 120;
   const slices: number[] = [];
   const followUp = createCommitFollowUp({
-    indexOwed: (max) => {
+    takeInOwed: (max) => {
       slices.push(max);
       owedIndex = Math.max(0, owedIndex - max);
-      return owedIndex === 0;
-    },
-    followOwed: (max) => {
       owedProfiles = Math.max(0, owedProfiles - max);
-      return owedProfiles === 0;
+      return owedIndex === 0 && owedProfiles === 0;
     },
     onError: (err) => assert.fail(String(err)),
     clock,

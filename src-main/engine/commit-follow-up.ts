@@ -26,26 +26,26 @@ export interface CommitFollowUp {
 }
 
 export function createCommitFollowUp(deps: {
-  /** Indexes up to `max` owed messages; true when none is left. */
-  indexOwed: (max: number) => boolean;
-  /** Reads up to `max` owed messages into the profiles; true when none is left. */
-  followOwed: (max: number) => boolean;
+  /** Takes up to `max` owed messages into the search index and the profiles; true when none is left. */
+  takeInOwed: (max: number) => boolean;
   /** A storage fault or another failure: reported by the caller; the follow-up tries again later. */
   onError: (err: unknown) => void;
   clock: Clock;
   delayMs?: number;
 }): CommitFollowUp {
   const work = createSlicedWork({
-    slice: (max) => {
-      const indexed = deps.indexOwed(max);
-      return deps.followOwed(max) && indexed;
-    },
+    slice: deps.takeInOwed,
     clock: deps.clock,
     sizing: timedSlices({ first: 100, min: 10, max: 5_000, targetMs: 2 }),
     stoppedMessage: 'the follow-up of commits stopped',
     onError: deps.onError,
   });
   let timer: ClockTimer | null = null;
+  const stop = (): void => {
+    timer?.cancel();
+    timer = null;
+    work.stop();
+  };
   return {
     committed() {
       if (timer !== null || work.running()) return;
@@ -56,17 +56,11 @@ export function createCommitFollowUp(deps: {
     },
     start: () => work.start(),
     finish() {
-      timer?.cancel();
-      timer = null;
-      work.stop();
-      while (!(deps.indexOwed(FINISH_SLICE) && deps.followOwed(FINISH_SLICE))) {
+      stop();
+      while (!deps.takeInOwed(FINISH_SLICE)) {
         // the rest
       }
     },
-    stop() {
-      timer?.cancel();
-      timer = null;
-      work.stop();
-    },
+    stop,
   };
 }

@@ -197,11 +197,12 @@ export function createEngine(options: EngineOptions): Engine {
   const stores = createStores(db, options.secrets);
   // Started at the first long read, not here: most engines (tests, short CLI runs) never make one.
   const offThread = createOffThreadReads({ dbPath, nativeBinding: options.nativeBinding, entry: options.readWorkerEntry, clock, log: options.log });
-  // The worker reads what is committed; what commits still owe the search index goes in first.
+  // The worker reads what is committed: before a free-text read, what commits still owe the
+  // search index goes in. Other reads do not need it and do not pay for it.
   const reads: typeof offThread = {
     ...offThread,
     run: (op, args, fallback) => {
-      stores.searchIndex.settle();
+      if ('text' in args && args.text !== null) stores.searchIndex.settle();
       return offThread.run(op, args, fallback);
     },
   };
@@ -385,8 +386,7 @@ export function createEngine(options: EngineOptions): Engine {
   });
 
   const commitFollowUp = createCommitFollowUp({
-    indexOwed: (max) => stores.searchIndex.indexOwed(max),
-    followOwed: (max) => stores.profiles.followOwed(max),
+    takeInOwed: (max) => stores.takeInOwed(max),
     clock,
     onError: (err) => {
       if (health.fault(err) === null) process.stderr.write(`hookbench: the newest messages could not be indexed or read into the profiles: ${String(err)}\n`);

@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,16 +14,7 @@ const T0 = Date.parse('2026-11-23T12:00:00.000Z');
 const NO_FILTER: DeliveryQueryFilter = { statuses: null, type: null, url: null, text: null, replayed: null, violations: null };
 
 test('messages owed by many commits are found exactly as reading the log finds them, and then they are in the index', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'hookbench-search-owed-many-'));
-  const engine = createEngine({ dataDir: dir, clock: new ManualClock(T0) });
-  t.after(async () => {
-    await engine.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  engine.applyConfig({
-    sources: [{ name: 'b', writeKey: 'wk_b' }],
-    destinations: [{ name: 'd', enabled: true, sources: ['b'], sharedSecret: null, webhooks: [{ url: 'http://127.0.0.1:9/hook', headers: {} }] }],
-  });
+  const { engine } = openEngine(t);
   for (let i = 0; i < 300; i++) commitOne(engine, `m-${i}`, `user_${i % 7}@example.com`, T0 + i, i % 3 === 0 ? 'Order Completed' : 'Product Viewed');
   const page = (text: string, textIndex: boolean): number[] =>
     engine.stores.deliveryViews.page({ ...NO_FILTER, text, beforeId: null, afterId: null, limit: 1000 }, textIndex).map((r) => r.id);
@@ -34,15 +25,8 @@ test('messages owed by many commits are found exactly as reading the log finds t
   assert.equal(engine.stores.searchIndex.indexOwed(1), true, 'nothing is owed any more');
 });
 
-function commitOne(engine: Engine, id: string, userId: string, at: number, event = 'Signed Up'): void {
-  const message = {
-    type: 'track', messageId: id, userId, anonymousId: null, event,
-    properties: {}, context: {}, integrations: {}, timestamp: new Date(at).toISOString(), receivedAt: new Date(at).toISOString(),
-  } as InboundMessage;
-  engine.stores.log.commitRequest({ sourceId: 1, path: '/v1/track', receivedAt: at, httpStatus: 200, bytes: 0, userAgent: 'test' }, 1, [{ message, json: JSON.stringify(message), destinationIds: [1] }], [], 86_400_000);
-}
-
-test('a commit leaves its messages owed to the index; a search takes them in first, also ids given again after the newest messages went', async (t) => {
+/** An engine on a fresh data folder with one source and one destination, stopped and removed after the test. */
+function openEngine(t: TestContext): { engine: Engine; dir: string } {
   const dir = mkdtempSync(join(tmpdir(), 'hookbench-search-owed-'));
   const engine = createEngine({ dataDir: dir, clock: new ManualClock(T0) });
   t.after(async () => {
@@ -53,6 +37,19 @@ test('a commit leaves its messages owed to the index; a search takes them in fir
     sources: [{ name: 'b', writeKey: 'wk_b' }],
     destinations: [{ name: 'd', enabled: true, sources: ['b'], sharedSecret: null, webhooks: [{ url: 'http://127.0.0.1:9/hook', headers: {} }] }],
   });
+  return { engine, dir };
+}
+
+function commitOne(engine: Engine, id: string, userId: string, at: number, event = 'Signed Up'): void {
+  const message = {
+    type: 'track', messageId: id, userId, anonymousId: null, event,
+    properties: {}, context: {}, integrations: {}, timestamp: new Date(at).toISOString(), receivedAt: new Date(at).toISOString(),
+  } as InboundMessage;
+  engine.stores.log.commitRequest({ sourceId: 1, path: '/v1/track', receivedAt: at, httpStatus: 200, bytes: 0, userAgent: 'test' }, 1, [{ message, json: JSON.stringify(message), destinationIds: [1] }], [], 86_400_000);
+}
+
+test('a commit leaves its messages owed to the index; a search takes them in first, also ids given again after the newest messages went', async (t) => {
+  const { engine, dir } = openEngine(t);
   const indexed = (needle: string): number[] => {
     const inspect = LogInspector.of(dir, { readonly: true });
     try {

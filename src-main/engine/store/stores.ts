@@ -45,6 +45,12 @@ export interface Stores {
    * small enough, and cuts the WAL back to nothing.
    */
   compactFile(): void;
+  /**
+   * Takes up to `max` of the messages commits left owed into the search index and the profiles
+   * (one transaction each); true when nothing is owed any more. The engine's follow-up runs it in
+   * slices; stopping, and a seed, run it until it is true.
+   */
+  takeInOwed(max: number): boolean;
 }
 
 export function createStores(db: Db, secrets?: SecretSealer): Stores {
@@ -74,6 +80,10 @@ export function createStores(db: Db, secrets?: SecretSealer): Stores {
     compactFile: () => {
       useIncrementalVacuum(db);
       db.pragma('wal_checkpoint(TRUNCATE)');
+    },
+    takeInOwed: (max) => {
+      const indexed = searchIndex.indexOwed(max);
+      return profiles.followOwed(max) && indexed;
     },
   };
 }
