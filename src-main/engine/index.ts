@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DEFAULT_DELIVERY_SETTINGS, DEFAULT_RETENTION, type DeliverySettings, type Destination, type RetentionSettings } from '../../src-shared/settings';
 import { systemClock, type Clock } from './clock';
 import { deliverySettingsOf, type HookbenchConfig } from './config';
-import { createSender } from './delivery/sender';
+import { createThreadSender } from './delivery/sender-thread';
 import { Scheduler, type Sender } from './delivery/scheduler';
 import { createIngestHandler, type IngestRouting } from './ingest/handler';
 import { createSdkSettingsHandler } from './ingest/sdk-settings';
@@ -63,6 +63,11 @@ export interface EngineOptions {
    * sources when running them; null: no worker, long reads run in windows on the engine's thread.
    */
   readWorkerEntry?: string | URL | null;
+  /**
+   * The sending thread's entry file (delivery/sender-worker.ts, or its build). Absent: found beside
+   * the sources when running them; null: no thread, attempts are sent from the engine's thread.
+   */
+  senderWorkerEntry?: string | URL | null;
 }
 
 const SEALED: SecretsAtRest = { sealed: true, reason: 'Shared secrets are encrypted with the system keychain before they are stored.' };
@@ -297,7 +302,7 @@ export function createEngine(options: EngineOptions): Engine {
     if (health.fault(err) === null) throw err;
   };
 
-  const sender: Sender = createSender({ clock, ca: options.ca });
+  const sender: Sender = createThreadSender({ clock, ca: options.ca, entry: options.senderWorkerEntry, log: options.log });
   // Built before the scheduler, which reports to it; it wakes the scheduler only once running.
   const deletions = createDeletions({
     store: stores.deletions,

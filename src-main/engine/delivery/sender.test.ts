@@ -13,7 +13,8 @@ import { buildRequestHeaders } from './request';
 import { classifyError, createSender, parseRetryAfter, RESPONSE_READ_LIMIT } from './sender';
 import { failureText } from '../../../src-shared/delivery-outcomes';
 import { verifySignature, xSignature } from './signature';
-import { RESPONSE_BODY_CAP, type AttemptRequest } from './types';
+import { createThreadSender } from './sender-thread';
+import { RESPONSE_BODY_CAP, type AttemptRequest, type AttemptResult } from './types';
 
 // Every server and sender a test opens is closed here, even when an assertion failed halfway.
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -79,14 +80,29 @@ async function tcpServer(onSocket: (socket: Socket) => void): Promise<number> {
   return port;
 }
 
-function newSender(options: { ca?: string } = {}): { clock: ManualClock; send: (req: Partial<AttemptRequest> & { url: string }) => ReturnType<ReturnType<typeof createSender>['send']> } {
+/**
+ * sender-thread.test.ts runs every test of this file again with attempts sent through the sending
+ * thread (it sets this before importing the file): the same behaviours must hold there.
+ */
+const onThread = (globalThis as { hookbenchSenderOnThread?: boolean }).hookbenchSenderOnThread === true;
+
+function newSender(options: { ca?: string } = {}): { clock: ManualClock; send: (req: Partial<AttemptRequest> & { url: string }) => Promise<AttemptResult> } {
   const clock = new ManualClock(Date.UTC(2026, 0, 1, 12));
+  const withDefaults = (req: Partial<AttemptRequest> & { url: string }): AttemptRequest => ({ headers: { 'Content-Type': 'application/json' }, body: Buffer.from('{"type":"track"}'), timeoutMs: 5_000, ...req });
+  if (onThread) {
+    const sender = createThreadSender({ clock, ...options });
+    cleanups.push(() => sender.close());
+    return {
+      clock,
+      send: async (req) => {
+        assert.equal(await sender.ready(), true, 'the sending thread started');
+        return sender.send(withDefaults(req));
+      },
+    };
+  }
   const sender = createSender({ clock, ...options });
   cleanups.push(() => sender.close());
-  return {
-    clock,
-    send: (req) => sender.send({ headers: { 'Content-Type': 'application/json' }, body: Buffer.from('{"type":"track"}'), timeoutMs: 5_000, ...req }),
-  };
+  return { clock, send: (req) => sender.send(withDefaults(req)) };
 }
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {

@@ -164,7 +164,6 @@ export function createSender(opts: SenderOptions): Sender {
     timings.totalMs = performance.now() - t0;
 
     if (failure === null && status !== null) failure = statusFailure(status, responseHeaders);
-    const retryAfter = status === 429 || status === 503 ? firstValue(responseHeaders['retry-after']) : undefined;
     return {
       url: req.url,
       startedAt,
@@ -177,7 +176,7 @@ export function createSender(opts: SenderOptions): Sender {
       errorKind: failure?.kind === 'recorded' ? null : (failure?.kind ?? null),
       errorText: failure ? failureText(failure) : null,
       failure,
-      retryAfterMs: retryAfter === undefined ? null : parseRetryAfter(retryAfter, clock.now()),
+      retryAfterMs: retryAfterOf(status, responseHeaders, clock.now()),
       sentHeaders: trace.sent,
     };
   }
@@ -233,6 +232,12 @@ function parseTarget(raw: string): URL {
     throw new TargetError(`${url.protocol.replace(':', '')} URLs are not supported, only http and https; request not sent`);
   }
   return url;
+}
+
+/** Pure: the wait a 429 or 503 answer asks for in its Retry-After, in ms from `now`; null otherwise. */
+export function retryAfterOf(status: number | null, headers: Record<string, string | string[]>, now: number): number | null {
+  const value = status === 429 || status === 503 ? firstValue(headers['retry-after']) : undefined;
+  return value === undefined ? null : parseRetryAfter(value, now);
 }
 
 /**

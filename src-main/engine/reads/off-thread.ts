@@ -6,11 +6,10 @@
  * on this thread instead (the same read, in windows that yield), so the worker only ever makes a
  * read faster, never unavailable.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { Clock } from '../clock';
+import { sourceEntryBeside, spawnThread } from '../threads';
 import type { ReadAnswer, ReadArgs, ReadFailure, ReadOp, ReadReady, ReadRequest, ReadResult, ReadWorkerData } from './protocol';
 
 export interface OffThreadReads {
@@ -40,30 +39,6 @@ export interface OffThreadOptions {
 
 export const RESTART_DELAY_MS = 1_000;
 
-/**
- * The worker entry beside this module when it runs from the TypeScript sources (under tsx); null in
- * a bundle, which names its built entry. (Not `new URL('./worker.ts', import.meta.url)`: a bundler
- * would copy that file into the bundle as an asset.)
- */
-function sourceEntry(): URL | null {
-  if (!import.meta.url.startsWith('file:') || !import.meta.url.endsWith('/off-thread.ts')) return null;
-  const url = new URL(import.meta.url.replace(/off-thread\.ts$/, 'worker.ts'));
-  return existsSync(fileURLToPath(url)) ? url : null;
-}
-
-/**
- * A worker on a .ts entry: Node's workers do not take the parent's module hooks (under Node 20,
- * `--import tsx` in a worker's execArgv still loads its entry before the hooks), so a small
- * script registers tsx in the thread first, then imports the entry.
- */
-function spawn(entry: string | URL, workerData: ReadWorkerData): Worker {
-  const href = entry instanceof URL ? entry.href : entry;
-  if (!href.endsWith('.ts')) return new Worker(entry, { workerData });
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const boot = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(href)}); })`;
-  return new Worker(boot, { eval: true, workerData, execArgv: [] });
-}
-
 /** Pure: the error an answer carries, as the engine's own connection would have thrown it (SQLite's keep their class and code). */
 export function errorOf(failure: ReadFailure): Error {
   const err = failure.code !== undefined && failure.name === 'SqliteError' ? new Database.SqliteError(failure.message, failure.code) : new Error(failure.message);
@@ -78,7 +53,7 @@ interface Waiting {
 }
 
 export function createOffThreadReads(options: OffThreadOptions): OffThreadReads {
-  const entry = options.entry === undefined ? sourceEntry() : options.entry;
+  const entry = options.entry === undefined ? sourceEntryBeside(import.meta.url, 'worker.ts') : options.entry;
   const restartDelay = options.restartDelayMs ?? RESTART_DELAY_MS;
   const log = options.log ?? ((line: string): void => void process.stderr.write(`${line}\n`));
   let worker: Worker | null = null;
@@ -95,7 +70,7 @@ export function createOffThreadReads(options: OffThreadOptions): OffThreadReads 
     lastStart = options.clock.now();
     let w: Worker;
     try {
-      w = spawn(entry, { dbPath: options.dbPath, nativeBinding: options.nativeBinding });
+      w = spawnThread(entry, { dbPath: options.dbPath, nativeBinding: options.nativeBinding } satisfies ReadWorkerData);
     } catch (err) {
       log(`hookbench: the read worker could not start, reads run on the engine's thread: ${err instanceof Error ? err.message : String(err)}`);
       return;
