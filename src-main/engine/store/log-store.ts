@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Db } from './database';
 import { statements } from './statements';
+import { freshBodiesOf, type FreshBodies } from './fresh-bodies';
 import { BODY_DEFLATE_MESSAGE, BODY_OF, BODY_RAW, packBody } from './body-pack';
 import type { InboundMessage, IngestWarning } from '../../../src-shared/events';
 import type { Violation } from '../../../src-shared/assertions';
@@ -167,9 +168,11 @@ export interface DeliveryUpdate {
 const INTERRUPTED: AttemptFailure = { kind: 'interrupted' };
 
 /** A DeliveryRow over deliveries d: every column, the body as it was sent (unpacked when stored packed). */
-const DELIVERY_COLUMNS = `d.id, d.message_id, d.destination_id, d.payload_type, d.status, ${BODY_OF('d')} AS body, d.target_url, d.replay_of,
+/** A delivery's columns but its body. */
+const DELIVERY_HEAD_COLUMNS = `d.id, d.message_id, d.destination_id, d.payload_type, d.status, d.target_url, d.replay_of,
   d.edited, d.created_at, d.first_attempt_at, d.next_attempt_at, d.rounds, d.pending_urls, d.last_http_status, d.last_error,
   d.decision, d.finished_at, d.warp, d.test`;
+const DELIVERY_COLUMNS = `${DELIVERY_HEAD_COLUMNS}, ${BODY_OF('d')} AS body`;
 
 /**
  * The warp of the destination named by the statement's destination_id parameter, read where a
@@ -193,7 +196,10 @@ export class LogStore {
   private refusedWindow: RefusedWindow | null = null;
   private follower: ((firstMessageId: number) => void) | null = null;
 
+  private readonly fresh: FreshBodies;
+
   constructor(private readonly db: Db) {
+    this.fresh = freshBodiesOf(db);
     this.s = statements(db, {
       insertRequest: `INSERT INTO requests (source_id, path, received_at, http_status, bytes, user_agent, error_code, error_text, headers, body, body_clipped)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -216,8 +222,9 @@ export class LogStore {
          WHERE id = ?`,
       addToSummary: 'UPDATE requests SET bytes = bytes + ?, error_text = ? WHERE id = ?',
       selectMessageJson: 'SELECT json FROM messages WHERE id = ?',
-      selectDue: `SELECT ${DELIVERY_COLUMNS} FROM deliveries d WHERE status IN ('pending', 'retrying') AND next_attempt_at <= ?
+      selectDueHeads: `SELECT ${DELIVERY_HEAD_COLUMNS} FROM deliveries d WHERE status IN ('pending', 'retrying') AND next_attempt_at <= ?
          ORDER BY next_attempt_at, id LIMIT ?`,
+      bodyOfDelivery: `SELECT ${BODY_OF('d')} AS body FROM deliveries d WHERE d.id = ?`,
       markInFlight: `UPDATE deliveries SET status = 'in_flight', first_attempt_at = ?, rounds = ? WHERE id = ?`,
       // A body is written once: at commit when ingest mapped it, else at the first round (a replay's with the row); packed when it has a message.
       unwrittenBody: 'SELECT d.message_id, m.json FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id WHERE d.id = ? AND d.body IS NULL',
@@ -367,7 +374,8 @@ export class LogStore {
         // Mapped at commit, the body is packed against the JSON stored in the same row's message.
         const stored = item.body && item.destinationIds.length > 0 ? this.storedBody(messageRowId, item.body, item.json) : { body: null, format: BODY_RAW };
         for (const destinationId of item.destinationIds) {
-          this.s.insertDelivery.run(messageRowId, destinationId, m.type, stored.body, stored.format, record.receivedAt, record.receivedAt, warpOf(destinationId));
+          const made = this.s.insertDelivery.run(messageRowId, destinationId, m.type, stored.body, stored.format, record.receivedAt, record.receivedAt, warpOf(destinationId));
+          if (item.body) this.fresh.keep(Number(made.lastInsertRowid), item.body);
           deliveries++;
         }
       });
@@ -433,9 +441,14 @@ export class LogStore {
     return Number(this.s.insertTest.run(d.destinationId, d.payloadType, Buffer.from(d.body), d.targetUrl, d.now, d.now, d.destinationId).lastInsertRowid);
   }
 
-  /** Deliveries whose time has come, oldest due first. */
+  /**
+   * Deliveries whose time has come, oldest due first. The body of one a commit just made is the
+   * one it kept in memory (fresh-bodies.ts); the others are read and unpacked.
+   */
   dueDeliveries(now: number, limit: number): DeliveryRow[] {
-    return this.s.selectDue.all(now, limit) as DeliveryRow[];
+    const rows = this.s.selectDueHeads.all(now, limit) as (Omit<DeliveryRow, 'body'> & { body?: Buffer | null })[];
+    for (const row of rows) row.body = this.fresh.take(row.id) ?? (this.s.bodyOfDelivery.get(row.id) as { body: Buffer | null }).body;
+    return rows as DeliveryRow[];
   }
 
   nextDueAt(): number | null {
