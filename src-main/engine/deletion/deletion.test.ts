@@ -13,6 +13,8 @@ import { Receiver, status } from '../testing/receiver';
 import { waitUntil } from '../testing/wait';
 import { ValidationError } from '../../../src-shared/settings';
 import type { DeletionRequest } from '../../../src-shared/personas';
+import type { InboundMessage } from '../../../src-shared/events';
+import { fixedSlices } from '../sliced-work';
 
 const T0 = Date.parse('2026-11-22T12:00:00.000Z');
 const USER = 'user-to-forget-7f3a';
@@ -342,7 +344,7 @@ test('deletion: the purge spares near misses, runs the registered hooks in its t
     const undone = await api.requestDeletion({ userId: 'u1', purge: true });
     assert.equal(undone.status, 'forwarded');
     assert.equal(undone.purgedAt, null);
-    assert.match(undone.explanation ?? '', /the purge failed and was undone \(profile table is locked\)/);
+    assert.match(undone.explanation ?? '', /a step of the purge failed and was undone \(profile table is locked\)/);
     assert.equal((h.inspect.get(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'u1'`) as { n: number }).n, 1, 'rolled back');
 
     failing();
@@ -449,5 +451,59 @@ test('deletion: its statements over the log (notice chains, footprint, purge) se
   } finally {
     await engine.stop();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('deletion: a purge runs in short steps; a message of the user committed mid-purge, and ids it links, go too; one after it stays', async () => {
+  const clock = new ManualClock(T0);
+  const config: HookbenchConfig = {
+    sources: [{ name: 'web', writeKey: 'wk_web' }],
+    // No enabled destination: the request is forwarded at once and the purge starts in the call.
+    destinations: [],
+  };
+  // One message per step, so the purge of this footprint takes many turns of the event loop.
+  const h = await startHarness(config, { clock, purgeSizing: fixedSlices(1) });
+  const api = createEngineApi(h.engine);
+  const sourceId = h.engine.stores.config.listSources()[0]!.id;
+  const iso = new Date(T0).toISOString();
+  const message = (m: Partial<InboundMessage> & { messageId: string }): InboundMessage =>
+    ({ type: 'track', userId: null, anonymousId: null, event: 'E', properties: {}, context: {}, integrations: {}, timestamp: iso, receivedAt: iso, ...m }) as InboundMessage;
+  const commit = (messages: InboundMessage[]): void => {
+    h.engine.commitInternal({ sourceId, path: '/v1/batch', userAgent: 'test', messages });
+  };
+  try {
+    const before: InboundMessage[] = [];
+    for (let k = 0; k < 20; k++) before.push(message({ messageId: `own-${k}`, userId: 'u-slices', anonymousId: 'anon-before' }));
+    for (let k = 0; k < 10; k++) before.push(message({ messageId: `anon-${k}`, anonymousId: 'anon-before' }));
+    before.push(message({ messageId: 'other-1', userId: 'u-other', anonymousId: 'anon-other' }));
+    commit(before);
+    const count = (sql: string, ...params: unknown[]): number => (h.inspect.get(sql, ...params) as { n: number }).n;
+
+    const created = await api.requestDeletion({ userId: 'u-slices', purge: true });
+    assert.equal(created.status, 'forwarded');
+    assert.equal(created.purgedAt, null, 'one step removed one message; the rest follows between other work');
+    assert.match(created.explanation ?? '', /the purge is under way$/);
+    assert.ok(count(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'u-slices' OR anonymous_id = 'anon-before'`) >= 29);
+
+    // Mid-purge, in the same turn: the user again, an alias that links a new anonymousId, and a
+    // call of that anonymousId alone.
+    commit([
+      message({ messageId: 'mid-own', userId: 'u-slices' }),
+      message({ type: 'alias', messageId: 'mid-alias', userId: 'u-slices', previousId: 'anon-mid', event: undefined }),
+      message({ messageId: 'mid-anon', anonymousId: 'anon-mid' }),
+    ]);
+    const done = await waitUntil(() => h.engine.deletions.get(created.id)?.purgedAt ?? undefined, 'the purge to finish');
+    assert.equal(done, iso);
+    for (const text of ['u-slices', 'anon-before', 'anon-mid']) {
+      assert.deepEqual(rowsNaming(h, text, (table) => table === 'deletion_requests'), [], `nothing names ${text}`);
+    }
+    assert.equal(count(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'u-other'`), 1, "someone else's message stays");
+    assert.match(h.engine.deletions.get(created.id)?.explanation ?? '', /purged at /);
+
+    // After the purge: new data, kept.
+    commit([message({ messageId: 'after', userId: 'u-slices' })]);
+    assert.equal(count(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'u-slices'`), 1);
+  } finally {
+    await h.close();
   }
 });
