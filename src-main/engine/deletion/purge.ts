@@ -6,15 +6,16 @@
  * person with more. So a purge is a series of short transactions, the event loop free between
  * them (sliced-work.ts), each step sized to hold the thread a few milliseconds:
  *
+ * 0. who the person is: their userId and the anonymousIds and alias previousIds their messages
+ *    link to it, read a stretch of their messages at a time;
  * 1. the person's messages, a few at a time, with the deliveries made from them and their attempts;
  * 2. the Inbound calls whose kept body names them, reading that table a stretch at a time by id;
  * 3. the dropped items about them, the same way;
  * 4. once a step finds nothing left to do in 1 to 3, the same transaction runs the purge hooks
  *    (the profiles), removes the messages kept back (below) and marks the request purged.
  *
- * Who the person is (their userId and the anonymousIds and alias previousIds linked to it) is read
- * from their messages, so the messages that carry those links are removed last, in step 4: a
- * restart in the middle finds the same person in what is left. Messages of the person committed
+ * Since who the person is is read from their messages, the messages that carry those links are
+ * removed last, in step 4: a restart in the middle finds the same person in what is left. Messages of the person committed
  * while the purge runs are removed too: each step reads the links of the messages committed since
  * the last, step 1 finds new messages by the index, and step 4 reads through to the end of both
  * tables in the transaction that marks the request purged. So when purgedAt is set, nothing
@@ -40,6 +41,9 @@ export type PurgeHook = (person: { userId: string; linkedIds: readonly string[] 
  * attempts (and their index entries and the search index's).
  */
 export const SCAN_ROWS_PER_MESSAGE = 64;
+
+/** The person's messages read for links per message a step may remove (a row read against a row removed). */
+export const LINK_ROWS_PER_MESSAGE = 8;
 
 /** Steps of about 4 ms; the first (run at once, where the request became forwarded) small. */
 export const PURGE_SIZING: SliceSizing = timedSlices({ first: 16, min: 1, max: 2_000, targetMs: 4 });
@@ -90,24 +94,30 @@ export function createPurge(requestId: number, userId: string, deps: PurgeDeps):
     // Worked on a copy: a step that rolls back leaves the cursor where it was.
     const next: Cursor = { ...at, carriers: new Map(at.carriers) };
     const done = deps.transaction(() => {
-      const links = store.links(userId, next.linksThrough);
+      // Who the person is, read a stretch of their messages at a time; nothing is removed before
+      // all of it is known (the messages that carry the links are kept back until the end).
+      const links = store.links(userId, next.linksThrough, limit * LINK_ROWS_PER_MESSAGE);
       for (const [id, message] of links.carriers) if (!next.carriers.has(id)) next.carriers.set(id, message);
       next.linksThrough = Math.max(next.linksThrough, links.last);
+      if (links.read === limit * LINK_ROWS_PER_MESSAGE) return false;
       const person: Person = { userId, linkedIds: new Set(next.carriers.keys()) };
       const keep = [...new Set(next.carriers.values())];
 
       const messages = store.removeMessagesOf(person, limit, keep);
       gone = messages.deliveryIds;
+      // A new row takes the id after the largest left, which may be below a cursor once the rows
+      // above it went (the person's newest messages, this step's dropped items, or retention
+      // emptying a table): the cursors never stay above what is left, so such a row is read by a
+      // later step.
+      const left = store.lastIds();
+      next.linksThrough = Math.min(next.linksThrough, left.message);
       if (messages.messages >= limit) return false;
       const scan = limit * SCAN_ROWS_PER_MESSAGE;
       const bodies = store.removeRequestBodies(person, next.requestsAfter, scan);
       const dropped = store.removeDroppedItems(person, next.droppedAfter, scan);
-      // A new row takes the id after the largest left, which may be below a cursor once the rows
-      // above it went (this step's dropped items, or retention emptying a table): the cursors never
-      // stay above what is left, so such a row is read by a later step.
-      const left = store.lastIds();
-      next.requestsAfter = Math.min(bodies.last, left.request);
-      next.droppedAfter = Math.min(dropped.last, left.dropped);
+      const after = store.lastIds();
+      next.requestsAfter = Math.min(bodies.last, after.request);
+      next.droppedAfter = Math.min(dropped.last, after.dropped);
       if (bodies.full || dropped.full) return false;
       for (const hook of deps.hooks()) hook({ userId, linkedIds: [...person.linkedIds] });
       const kept = store.removeMessagesOf(person, keep.length + limit);

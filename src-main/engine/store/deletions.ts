@@ -64,6 +64,8 @@ export interface Links {
   carriers: Map<string, number>;
   /** The newest of their messages read (0 when none). */
   last: number;
+  /** How many of their messages were read. */
+  read: number;
 }
 
 export class DeletionStore {
@@ -78,6 +80,10 @@ export class DeletionStore {
       // The + keeps the planner on messages_user rather than a range of the whole table by rowid.
       linked: `SELECT id, anonymous_id AS a, CASE WHEN type = 'alias' THEN json_extract(json, '$.previousId') END AS p
          FROM messages WHERE user_id = ? AND +id > ?`,
+      // The same, the oldest \`limit\` only: the ids are sorted from the index alone, and only
+      // those rows are read.
+      linkedPart: `SELECT id, anonymous_id AS a, CASE WHEN type = 'alias' THEN json_extract(json, '$.previousId') END AS p
+         FROM messages WHERE id IN (SELECT id FROM messages WHERE user_id = ? AND +id > ? ORDER BY id LIMIT ?)`,
       affectedSourceIds: `SELECT DISTINCT m.source_id AS id FROM messages m WHERE ${USER_MESSAGES} ORDER BY m.source_id`,
       insertRequest: `INSERT INTO deletion_requests (user_id, purge, status, affected_sources, created_at) VALUES (?, ?, ?, ?, ?)`,
       insertNotice: 'INSERT INTO deletion_notices (delivery_id, request_id, source_name, destination_name) VALUES (?, ?, ?, ?)',
@@ -114,7 +120,7 @@ export class DeletionStore {
       requestBodyCandidates: `SELECT id, CASE WHEN body IS NOT NULL AND (@needles IS NULL OR instr(body, '\\') > 0
            OR EXISTS (SELECT 1 FROM json_each(@needles) j WHERE instr(body, j.value) > 0)) THEN body END AS body
          FROM requests WHERE id > @after ORDER BY id LIMIT @limit`,
-      lastIds: 'SELECT (SELECT MAX(id) FROM requests) AS request, (SELECT MAX(id) FROM dropped_items) AS dropped',
+      lastIds: 'SELECT (SELECT MAX(id) FROM messages) AS message, (SELECT MAX(id) FROM requests) AS request, (SELECT MAX(id) FROM dropped_items) AS dropped',
       // body_clipped = 2: the body was removed by a deletion (Inbound says so instead of showing it).
       removeRequestBodies: 'UPDATE requests SET body = NULL, body_clipped = 2 WHERE id IN (SELECT value FROM json_each(?))',
     });
@@ -125,9 +131,12 @@ export class DeletionStore {
     return { userId, linkedIds: new Set(this.links(userId, 0).carriers.keys()) };
   }
 
-  /** The ids linked to the user by their messages above `afterId`, each with the first message that carries it. */
-  links(userId: string, afterId: number): Links {
-    const rows = this.s.linked.all(userId, afterId) as { id: number; a: unknown; p: unknown }[];
+  /**
+   * The ids linked to the user by their messages above `afterId` (the oldest `limit` of them, when
+   * given), each with the first message that carries it.
+   */
+  links(userId: string, afterId: number, limit?: number): Links {
+    const rows = (limit === undefined ? this.s.linked.all(userId, afterId) : this.s.linkedPart.all(userId, afterId, limit)) as { id: number; a: unknown; p: unknown }[];
     const carriers = new Map<string, number>();
     let last = 0;
     for (const r of rows) {
@@ -138,7 +147,7 @@ export class DeletionStore {
         if (first === undefined || r.id < first) carriers.set(id, r.id);
       }
     }
-    return { carriers, last };
+    return { carriers, last, read: rows.length };
   }
 
   /** Ids of the sources holding messages of the person. */
@@ -193,12 +202,13 @@ export class DeletionStore {
    * the affected sources, the purge's message ids), by name, one line per step: for checking that
    * none of them scans the log.
    */
-  plans(): Record<'chains' | 'linked' | 'affectedSourceIds' | 'userMessageIds', string[]> {
+  plans(): Record<'chains' | 'linked' | 'linkedPart' | 'affectedSourceIds' | 'userMessageIds', string[]> {
     const plan = (sql: string, ...params: unknown[]): string[] =>
       (this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail);
     return {
       chains: plan(this.s.chains.source, { request: null }),
       linked: plan(this.s.linked.source, 'u', 0),
+      linkedPart: plan(this.s.linkedPart.source, 'u', 0, 10),
       affectedSourceIds: plan(this.s.affectedSourceIds.source, 'u', '["a"]'),
       userMessageIds: plan(this.s.userMessageIds.source, 'u', '["a"]', 10),
     };
@@ -245,10 +255,10 @@ export class DeletionStore {
     return { changed, last: rows.at(-1)?.id ?? afterId, full: rows.length === limit };
   }
 
-  /** The largest id of the Inbound calls and of the dropped items (0 for an empty table). */
-  lastIds(): { request: number; dropped: number } {
-    const r = this.s.lastIds.get() as { request: number | null; dropped: number | null };
-    return { request: r.request ?? 0, dropped: r.dropped ?? 0 };
+  /** The largest id of the messages, the Inbound calls and the dropped items (0 for an empty table). */
+  lastIds(): { message: number; request: number; dropped: number } {
+    const r = this.s.lastIds.get() as { message: number | null; request: number | null; dropped: number | null };
+    return { message: r.message ?? 0, request: r.request ?? 0, dropped: r.dropped ?? 0 };
   }
 
   setPurged(id: number, at: number): void {
