@@ -50,10 +50,11 @@ export const LINK_ROWS_PER_MESSAGE = 4;
 
 /**
  * Steps of about 4 ms, and never more than 16 messages: a step sized on pages in memory grew to
- * hundreds of messages and then met pages that were not (0.5 to 0.9 ms a message at 1M), holding
- * the thread 170 ms. The first step runs at once, where the request became forwarded.
+ * hundreds of messages and then met pages that were not (0.5 to 0.9 ms a message at 1M, several
+ * ms on a busy disk), holding the thread 170 ms. The first step runs at once, where the request
+ * became forwarded; the deletions room carries the size from one purge to the next.
  */
-export const PURGE_SIZING: SliceSizing = timedSlices({ first: 8, min: 1, max: 16, targetMs: 4 });
+export const PURGE_SIZING: SliceSizing = timedSlices({ first: 2, min: 1, max: 16, targetMs: 4 });
 
 export interface PurgeDeps {
   store: DeletionStore;

@@ -80,13 +80,26 @@ export function createDeletions(deps: DeletionDeps): Deletions {
   const purgeErrors = new Map<number, string>();
   /** Purges under way in the background, by request. */
   const purges = new Map<number, Purge>();
+  // One step size for every purge, carried from step to step and from one purge to the next, so
+  // a new purge starts at the size the log's pages allowed last time.
+  const sizing = deps.purgeSizing ?? PURGE_SIZING;
+  let stepSize = sizing.first;
+  const shared: SliceSizing = {
+    get first() {
+      return stepSize;
+    },
+    next: (size, ms) => {
+      stepSize = sizing.next(size, ms);
+      return stepSize;
+    },
+  };
 
   const startPurge = (requestId: number, userId: string): void => {
     const purge = createPurge(requestId, userId, {
       store,
       transaction: deps.transaction,
       clock: deps.clock,
-      sizing: deps.purgeSizing,
+      sizing: shared,
       hooks: () => hooks,
       removed: (ids) => deps.publish('deliveries', ids),
       finished: () => {
@@ -102,7 +115,10 @@ export function createDeletions(deps: DeletionDeps): Deletions {
       storageFault: (err) => deps.onPurgeFault?.(err),
     });
     try {
-      if (purge.step((deps.purgeSizing ?? PURGE_SIZING).first)) return;
+      const t = performance.now();
+      const done = purge.step(stepSize);
+      shared.next(stepSize, performance.now() - t);
+      if (done) return;
     } catch (err) {
       // The log itself failed (disk full, locked): the caller reports it, and resume() settles
       // every request again once the engine can write.
