@@ -1,5 +1,5 @@
 /**
- * A purge in steps (docs/delivery.md, "Deletion requests"; figures in docs/scale.md).
+ * A purge in steps (docs/scale.md, "A deletion's purge, in steps", with the figures).
  *
  * Removing a person's whole footprint in one transaction held the engine's thread for as long as
  * the footprint took: 40 to 180 ms for 200 messages on a log of a million, and without bound for a
