@@ -14,7 +14,7 @@ import { waitUntil } from '../testing/wait';
 import { ValidationError } from '../../../src-shared/settings';
 import type { DeletionRequest } from '../../../src-shared/personas';
 import type { InboundMessage } from '../../../src-shared/events';
-import { fixedSlices } from '../sliced-work';
+import { fixedSlices, type SliceSizing } from '../sliced-work';
 
 const T0 = Date.parse('2026-11-22T12:00:00.000Z');
 const USER = 'user-to-forget-7f3a';
@@ -508,5 +508,59 @@ test('deletion: a purge runs in short steps; a message of the user committed mid
     assert.equal(count(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'u-slices'`), 1);
   } finally {
     await h.close();
+  }
+});
+
+test('deletion: a purge stopped midway (a restart) finishes at the next start, the anonymous messages its links found included', async () => {
+  const clock = new ManualClock(T0);
+  const dataDir = mkdtempSync(join(tmpdir(), 'hookbench-deletion-steps-'));
+  const config: HookbenchConfig = { sources: [{ name: 'web', writeKey: 'wk_web' }], destinations: [] };
+  const iso = new Date(T0).toISOString();
+  const message = (m: Partial<InboundMessage> & { messageId: string }): InboundMessage =>
+    ({ type: 'track', userId: null, anonymousId: null, event: 'E', properties: {}, context: {}, integrations: {}, timestamp: iso, receivedAt: iso, ...m }) as InboundMessage;
+  // One message a step; after the 11th step the purges stop, as a stop of the engine would: the
+  // links are read four messages a step (the third step, reading the last two, also removes one)
+  // and the user's own messages but the one carrying the link are gone, the anonymous ones not yet.
+  let steps = 0;
+  let stopAfter = 11;
+  let first: Awaited<ReturnType<typeof startHarness>> | null = null;
+  const counting: SliceSizing = {
+    first: 1,
+    next: () => {
+      steps++;
+      if (steps === stopAfter) first?.engine.deletions.stop();
+      return 1;
+    },
+  };
+  try {
+    first = await startHarness(config, { clock, dataDir, purgeSizing: counting });
+    const sourceId = first.engine.stores.config.listSources()[0]!.id;
+    // Only the first of the user's messages links 'anon-linked' (the others' anonymousId is the
+    // userId itself, which links nothing); it is also the first the purge would otherwise take.
+    const own = Array.from({ length: 10 }, (_, k) => message({ messageId: `own-${k}`, userId: 'u-restart-steps', anonymousId: k === 0 ? 'anon-linked' : 'u-restart-steps' }));
+    const anonymous = Array.from({ length: 5 }, (_, k) => message({ messageId: `anon-${k}`, anonymousId: 'anon-linked' }));
+    first.engine.commitInternal({ sourceId, path: '/v1/batch', userAgent: 'test', messages: [...own, ...anonymous] });
+    const created = await createEngineApi(first.engine).requestDeletion({ userId: 'u-restart-steps', purge: true });
+    const count = (h: Harness, sql: string): number => (h.inspect.get(sql) as { n: number }).n;
+    await waitUntil(() => steps >= stopAfter, 'the purge to stop midway');
+    assert.equal(first.engine.deletions.get(created.id)?.purgedAt, null);
+    assert.deepEqual(first.inspect.all(`SELECT message_id FROM messages WHERE user_id = 'u-restart-steps'`), [{ message_id: 'own-0' }], 'the message carrying the link is kept to the end');
+    assert.equal(count(first, `SELECT COUNT(*) AS n FROM messages WHERE user_id IS NULL AND anonymous_id = 'anon-linked'`), 5);
+    await first.close();
+    first = null;
+
+    stopAfter = Number.POSITIVE_INFINITY;
+    const second = await startHarness(config, { clock, dataDir, purgeSizing: counting });
+    try {
+      await waitUntil(() => second.engine.deletions.get(created.id)?.purgedAt ?? undefined, 'the purge to finish after the restart');
+      for (const text of ['u-restart-steps', 'anon-linked']) {
+        assert.deepEqual(rowsNaming(second, text, (table) => table === 'deletion_requests'), [], `nothing names ${text}`);
+      }
+    } finally {
+      await second.close();
+    }
+  } finally {
+    await first?.close();
+    rmSync(dataDir, { recursive: true, force: true });
   }
 });
