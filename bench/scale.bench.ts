@@ -6,6 +6,7 @@
  *
  *   npm run bench scale            SCALE=10m npm run bench scale            RUNS=30 npm run bench scale
  *   SEED_ONLY=1 SCALE=10m npm run bench scale     (seed the cache and stop)
+ *   INGEST_ONLY=1 npm run bench scale              (only ingest at N against at 0, below, then stop)
  *
  * The seeded data folder is cached under bench/.cache/ (gitignored), keyed by the size and the
  * seed's version, so a rerun skips seeding; each run works on a copy of it, since a deletion
@@ -13,6 +14,9 @@
  * time is printed; a new index is built there); one from a newer schema is seeded again. Prints:
  *   - seeding time (or that the cache was used), the file's size per message, and the seeding rate
  *     of each tenth of the log (the store's write paths, so ingest's: it must stay flat);
+ *   - ingest's write path into the copied log of N messages against a fresh empty one, in
+ *     alternating blocks in the same process (bench/support/ingest-flat.ts): messages/s each and
+ *     the ratio "at N / at 0" (INGEST_SECONDS per side, 10 by default);
  *   - per call, the median and p99 of its runs (warm), and the ratio of the median to the raw
  *     baseline: a primary-key lookup of one message on the same file, on a connection of its own;
  *   - the first profiles call after start, and, for a cache seeded before commits kept profiles
@@ -24,12 +28,14 @@
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createEngine, type Engine } from '../src-main/engine';
 import { createEngineApi } from '../src-main/engine/api';
 import { MIGRATIONS } from '../src-main/engine/store/schema';
+import { MAX_MESSAGES_PER_COMMIT } from '../src-main/engine/store/group-commit';
 import { openDatabase } from '../src-main/engine/store/database';
 import { listen } from '../src-main/serve/server';
 import type { HookbenchConfig } from '../src-main/engine/config';
@@ -37,6 +43,7 @@ import type { EngineApi } from '../src-shared/api';
 import { fmt, percentile, RECEIVER_WORKER, runWorker } from './support/load';
 import { seedDeliveries, seededMessageId, usersFor } from './support/seed';
 import { costPerMessage, formatCosts } from './support/dbstat';
+import { ingestFlat } from './support/ingest-flat';
 
 const require = createRequire(import.meta.url);
 /** Bump when the seed's rows change, so a cached folder of the old shape is not reused. */
@@ -247,6 +254,14 @@ async function main(): Promise<void> {
       openDatabase(dbPath).close();
       console.log(`migrated the copy from schema ${from} to ${MIGRATIONS.length} in ${fmt((performance.now() - t) / 1000, 1)} s`);
     }
+    // Ingest into this log against ingest into an empty one, alternating: flat from 0 to N?
+    const flat = await ingestFlat({ dataDir: join(work, 'data'), count: COUNT, seconds: Number(process.env.INGEST_SECONDS ?? 10) });
+    console.log(
+      `ingest's write path (commits of ${MAX_MESSAGES_PER_COMMIT} realistic messages, then the follow-up), ${fmt(flat.blocks)} alternating blocks each side: ` +
+        `at ${fmt(COUNT)} ${fmt(flat.atN.rate)} messages/s (${fmt(flat.atN.messages)} in ${fmt(flat.atN.seconds, 1)} s), ` +
+        `at 0 ${fmt(flat.atZero.rate)} messages/s (${fmt(flat.atZero.messages)} in ${fmt(flat.atZero.seconds, 1)} s); at N / at 0: ${fmt(flat.ratio, 2)}`,
+    );
+    if (process.env.INGEST_ONLY) return;
     const { port } = await receiver.result;
     const hook = `http://127.0.0.1:${port}${HOOK_PATH}`;
 
@@ -328,11 +343,31 @@ async function main(): Promise<void> {
       api.previewComputation({ condition: { kind: 'and', all: [{ kind: 'event', event: 'Order Completed', atLeast: 2 }, { kind: 'trait', trait: 'plan', op: 'equals', value: 'pro' }] } })));
     rows.push(await timeCall('computed trait preview (last property)', () =>
       api.previewComputation({ rule: { kind: 'last_property', event: 'Product Viewed', property: 'product_id' } })));
-    const deletions = await timeCall('deletion with purge, until forwarded and purged', async (k) => {
+    // A deletion with purge: the call (what the UI waits for), then until the notice is delivered
+    // and the purge's steps are done in the background, and the longest the engine's event loop
+    // went without a turn meanwhile (libuv's timer; read a moment after, since it records a stall
+    // at its next tick).
+    const loop = monitorEventLoopDelay({ resolution: 1 });
+    loop.enable();
+    const deletion = { call: [] as number[], purged: [] as number[], stall: [] as number[] };
+    for (let k = -1; k < RUNS; k++) {
+      const t = performance.now();
       const d = await api.requestDeletion({ userId: someUser(1000 + k), purge: true });
+      const call = performance.now() - t;
+      loop.reset();
       await untilSettled(engine, d.id);
-    });
-    rows.push(deletions);
+      const purged = performance.now() - t;
+      await sleep(5);
+      if (k < 0) continue;
+      deletion.call.push(call);
+      deletion.purged.push(purged);
+      deletion.stall.push(loop.max / 1e6);
+    }
+    loop.disable();
+    const sorted = (xs: number[]): number[] => [...xs].sort((a, b) => a - b);
+    rows.push({ name: 'deletion with purge: the call', runs: sorted(deletion.call) });
+    rows.push({ name: 'deletion with purge, until forwarded and purged', runs: sorted(deletion.purged) });
+    rows.push({ name: 'deletion with purge: longest event-loop stall after the call', runs: sorted(deletion.stall) });
 
     // Ingest acknowledgement at 1,000 messages/s, quiet and under the heaviest UI calls: with the
     // read worker, then on an engine without one (every read on its thread, the wide ones in windows).

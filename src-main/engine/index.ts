@@ -34,7 +34,7 @@ import { compilePlan, type CompiledPlan } from './tracking-plan/check';
 import type { TrackingPlan } from '../../src-shared/tracking-plan';
 import { createTextIndexCatchUp } from './text-index';
 import { createCommitFollowUp } from './commit-follow-up';
-import { createSlicedWork, timedSlices } from './sliced-work';
+import { createSlicedWork, timedSlices, type SliceSizing } from './sliced-work';
 import { createOffThreadReads, type OffThreadReads } from './reads/off-thread';
 
 export interface EngineOptions {
@@ -68,6 +68,8 @@ export interface EngineOptions {
    * the sources when running them; null: no thread, attempts are sent from the engine's thread.
    */
   senderWorkerEntry?: string | URL | null;
+  /** How a purge's steps are sized (deletion/purge.ts); tests make them one message each. */
+  purgeSizing?: SliceSizing;
 }
 
 const SEALED: SecretsAtRest = { sealed: true, reason: 'Shared secrets are encrypted with the system keychain before they are stored.' };
@@ -313,6 +315,11 @@ export function createEngine(options: EngineOptions): Engine {
     destinations: () => config.listDestinations(),
     wake: () => scheduler.wake(),
     publish: publishTo,
+    purgeSizing: options.purgeSizing,
+    // A purge step that met a full disk or a held lock is tried again a moment later.
+    onPurgeFault: (err) => {
+      if (health.fault(err) === null) process.stderr.write(`hookbench: a purge step failed: ${String(err)}\n`);
+    },
   });
   const scheduler = new Scheduler({
     log,
@@ -489,6 +496,7 @@ export function createEngine(options: EngineOptions): Engine {
       started = false;
       health.stop();
       retention.stop();
+      deletions.stop();
       textIndex.stop();
       try {
         commitFollowUp.finish();

@@ -13,6 +13,8 @@ import { Receiver, status } from '../testing/receiver';
 import { waitUntil } from '../testing/wait';
 import { ValidationError } from '../../../src-shared/settings';
 import type { DeletionRequest } from '../../../src-shared/personas';
+import type { InboundMessage } from '../../../src-shared/events';
+import { fixedSlices, type SliceSizing } from '../sliced-work';
 
 const T0 = Date.parse('2026-11-22T12:00:00.000Z');
 const USER = 'user-to-forget-7f3a';
@@ -108,6 +110,7 @@ test('deletion: one notice per affected source and enabled destination, signed, 
     assert.equal(profile?.userId, USER);
     assert.deepEqual([...(profile?.aliases ?? [])].sort(), ['anon-mobile', 'anon-web']);
 
+    const afterRequest = live.length;
     const created = await api.requestDeletion({ userId: USER, purge: true });
     assert.equal(created.userId, USER);
     assert.equal(created.purge, true);
@@ -194,7 +197,9 @@ test('deletion: one notice per affected source and enabled destination, signed, 
     assert.deepEqual(await api.getDeletion(created.id), forwarded);
     assert.equal(await api.getDeletion(created.id + 1), null);
     await waitUntil(() => live.some((e) => e.type === 'deletions' && e.ids.includes(created.id)), 'a deletions live event');
-    await waitUntil(() => live.some((e) => e.type === 'deliveries' && userDeliveryIds.every((id) => e.ids.includes(id))), 'the purged deliveries reported live');
+    // The purge's steps report what each removed: every purged delivery is in one of them.
+    const reportedSince = (from: number): Set<number> => new Set(live.slice(from).flatMap((e) => (e.type === 'deliveries' ? e.ids : [])));
+    await waitUntil(() => userDeliveryIds.every((id) => reportedSince(afterRequest).has(id)), 'the purged deliveries reported live');
   } finally {
     await h.close();
     await Promise.all([a.close(), b.close(), off.close()]);
@@ -342,7 +347,7 @@ test('deletion: the purge spares near misses, runs the registered hooks in its t
     const undone = await api.requestDeletion({ userId: 'u1', purge: true });
     assert.equal(undone.status, 'forwarded');
     assert.equal(undone.purgedAt, null);
-    assert.match(undone.explanation ?? '', /the purge failed and was undone \(profile table is locked\)/);
+    assert.match(undone.explanation ?? '', /a step of the purge failed and was undone \(profile table is locked\)/);
     assert.equal((h.inspect.get(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'u1'`) as { n: number }).n, 1, 'rolled back');
 
     failing();
@@ -449,5 +454,113 @@ test('deletion: its statements over the log (notice chains, footprint, purge) se
   } finally {
     await engine.stop();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('deletion: a purge runs in short steps; a message of the user committed mid-purge, and ids it links, go too; one after it stays', async () => {
+  const clock = new ManualClock(T0);
+  const config: HookbenchConfig = {
+    sources: [{ name: 'web', writeKey: 'wk_web' }],
+    // No enabled destination: the request is forwarded at once and the purge starts in the call.
+    destinations: [],
+  };
+  // One message per step, so the purge of this footprint takes many turns of the event loop.
+  const h = await startHarness(config, { clock, purgeSizing: fixedSlices(1) });
+  const api = createEngineApi(h.engine);
+  const sourceId = h.engine.stores.config.listSources()[0]!.id;
+  const iso = new Date(T0).toISOString();
+  const message = (m: Partial<InboundMessage> & { messageId: string }): InboundMessage =>
+    ({ type: 'track', userId: null, anonymousId: null, event: 'E', properties: {}, context: {}, integrations: {}, timestamp: iso, receivedAt: iso, ...m }) as InboundMessage;
+  const commit = (messages: InboundMessage[]): void => {
+    h.engine.commitInternal({ sourceId, path: '/v1/batch', userAgent: 'test', messages });
+  };
+  try {
+    const before: InboundMessage[] = [];
+    for (let k = 0; k < 20; k++) before.push(message({ messageId: `own-${k}`, userId: 'u-slices', anonymousId: 'anon-before' }));
+    for (let k = 0; k < 10; k++) before.push(message({ messageId: `anon-${k}`, anonymousId: 'anon-before' }));
+    before.push(message({ messageId: 'other-1', userId: 'u-other', anonymousId: 'anon-other' }));
+    commit(before);
+    const count = (sql: string, ...params: unknown[]): number => (h.inspect.get(sql, ...params) as { n: number }).n;
+
+    const created = await api.requestDeletion({ userId: 'u-slices', purge: true });
+    assert.equal(created.status, 'forwarded');
+    assert.equal(created.purgedAt, null, 'one step removed one message; the rest follows between other work');
+    assert.match(created.explanation ?? '', /the purge is under way$/);
+    assert.ok(count(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'u-slices' OR anonymous_id = 'anon-before'`) >= 29);
+
+    // Mid-purge, in the same turn: the user again, an alias that links a new anonymousId, and a
+    // call of that anonymousId alone.
+    commit([
+      message({ messageId: 'mid-own', userId: 'u-slices' }),
+      message({ type: 'alias', messageId: 'mid-alias', userId: 'u-slices', previousId: 'anon-mid', event: undefined }),
+      message({ messageId: 'mid-anon', anonymousId: 'anon-mid' }),
+    ]);
+    const done = await waitUntil(() => h.engine.deletions.get(created.id)?.purgedAt ?? undefined, 'the purge to finish');
+    assert.equal(done, iso);
+    for (const text of ['u-slices', 'anon-before', 'anon-mid']) {
+      assert.deepEqual(rowsNaming(h, text, (table) => table === 'deletion_requests'), [], `nothing names ${text}`);
+    }
+    assert.equal(count(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'u-other'`), 1, "someone else's message stays");
+    assert.match(h.engine.deletions.get(created.id)?.explanation ?? '', /purged at /);
+
+    // After the purge: new data, kept.
+    commit([message({ messageId: 'after', userId: 'u-slices' })]);
+    assert.equal(count(`SELECT COUNT(*) AS n FROM messages WHERE user_id = 'u-slices'`), 1);
+  } finally {
+    await h.close();
+  }
+});
+
+test('deletion: a purge stopped midway (a restart) finishes at the next start, the anonymous messages its links found included', async () => {
+  const clock = new ManualClock(T0);
+  const dataDir = mkdtempSync(join(tmpdir(), 'hookbench-deletion-steps-'));
+  const config: HookbenchConfig = { sources: [{ name: 'web', writeKey: 'wk_web' }], destinations: [] };
+  const iso = new Date(T0).toISOString();
+  const message = (m: Partial<InboundMessage> & { messageId: string }): InboundMessage =>
+    ({ type: 'track', userId: null, anonymousId: null, event: 'E', properties: {}, context: {}, integrations: {}, timestamp: iso, receivedAt: iso, ...m }) as InboundMessage;
+  // One message a step; after the 11th step the purges stop, as a stop of the engine would: the
+  // links are read four messages a step (the third step, reading the last two, also removes one)
+  // and the user's own messages but the one carrying the link are gone, the anonymous ones not yet.
+  let steps = 0;
+  let stopAfter = 11;
+  let first: Awaited<ReturnType<typeof startHarness>> | null = null;
+  const counting: SliceSizing = {
+    first: 1,
+    next: () => {
+      steps++;
+      if (steps === stopAfter) first?.engine.deletions.stop();
+      return 1;
+    },
+  };
+  try {
+    first = await startHarness(config, { clock, dataDir, purgeSizing: counting });
+    const sourceId = first.engine.stores.config.listSources()[0]!.id;
+    // Only the first of the user's messages links 'anon-linked' (the others' anonymousId is the
+    // userId itself, which links nothing); it is also the first the purge would otherwise take.
+    const own = Array.from({ length: 10 }, (_, k) => message({ messageId: `own-${k}`, userId: 'u-restart-steps', anonymousId: k === 0 ? 'anon-linked' : 'u-restart-steps' }));
+    const anonymous = Array.from({ length: 5 }, (_, k) => message({ messageId: `anon-${k}`, anonymousId: 'anon-linked' }));
+    first.engine.commitInternal({ sourceId, path: '/v1/batch', userAgent: 'test', messages: [...own, ...anonymous] });
+    const created = await createEngineApi(first.engine).requestDeletion({ userId: 'u-restart-steps', purge: true });
+    const count = (h: Harness, sql: string): number => (h.inspect.get(sql) as { n: number }).n;
+    await waitUntil(() => steps >= stopAfter, 'the purge to stop midway');
+    assert.equal(first.engine.deletions.get(created.id)?.purgedAt, null);
+    assert.deepEqual(first.inspect.all(`SELECT message_id FROM messages WHERE user_id = 'u-restart-steps'`), [{ message_id: 'own-0' }], 'the message carrying the link is kept to the end');
+    assert.equal(count(first, `SELECT COUNT(*) AS n FROM messages WHERE user_id IS NULL AND anonymous_id = 'anon-linked'`), 5);
+    await first.close();
+    first = null;
+
+    stopAfter = Number.POSITIVE_INFINITY;
+    const second = await startHarness(config, { clock, dataDir, purgeSizing: counting });
+    try {
+      await waitUntil(() => second.engine.deletions.get(created.id)?.purgedAt ?? undefined, 'the purge to finish after the restart');
+      for (const text of ['u-restart-steps', 'anon-linked']) {
+        assert.deepEqual(rowsNaming(second, text, (table) => table === 'deletion_requests'), [], `nothing names ${text}`);
+      }
+    } finally {
+      await second.close();
+    }
+  } finally {
+    await first?.close();
+    rmSync(dataDir, { recursive: true, force: true });
   }
 });

@@ -9,7 +9,8 @@
  * The request's status follows its notices (status.ts). The engine tells this room of every
  * delivery change (deliveriesChanged) and of every replay (replayed); a set of the notices' delivery
  * ids makes that a lookup for every other delivery. When a request becomes forwarded and asked for
- * a purge, the purge runs then, in the same transaction as the status change, with nobody reading.
+ * a purge, the purge starts then (purge.ts): its first short step at once (for most people the
+ * whole of it), the rest in the background, a turn of the event loop between steps.
  */
 import type { DeletionRequest, DeletionStatus } from '../../../src-shared/personas';
 import type { Destination, Source } from '../../../src-shared/settings';
@@ -19,15 +20,17 @@ import { toIso } from '../ingest/timestamps';
 import type { Transaction } from '../store/stores';
 import type { LogStore } from '../store/log-store';
 import { storageFaultCode } from '../store/storage-fault';
-import { parseDeletionInput, type Person } from './identity';
+import { parseDeletionInput } from './identity';
 import { explainStatus, noticeOutcome, requestStatus, type ChainMember } from './status';
-import { DeletionStore, type NoticeRow, type PurgeCounts, type RequestRow } from '../store/deletions';
+import { DeletionStore, type NoticeRow, type RequestRow } from '../store/deletions';
+import { createPurge, PURGE_SIZING, type Purge, type PurgeHook } from './purge';
+import type { SliceSizing } from '../sliced-work';
 
 /**
  * Removes the rows another room keeps about a person (the personas room's profiles), inside the
- * purge's transaction: synchronous, on the engine's database, throwing aborts the whole purge.
+ * purge's last transaction: synchronous, on the engine's database; throwing undoes that step.
  */
-export type PurgeHook = (person: { userId: string; linkedIds: readonly string[] }) => void;
+export type { PurgeHook } from './purge';
 
 export interface DeletionDeps {
   store: DeletionStore;
@@ -39,6 +42,10 @@ export interface DeletionDeps {
   /** Notices were queued: the scheduler should look for due work. */
   wake(): void;
   publish(type: 'deliveries' | 'deletions', ids: number[]): void;
+  /** A storage fault in a purge step run in the background (the step is tried again later). */
+  onPurgeFault?(err: unknown): void;
+  /** How the purge's steps are sized (tests make them tiny). */
+  purgeSizing?: SliceSizing;
 }
 
 export interface Deletions {
@@ -54,6 +61,8 @@ export interface Deletions {
   /** At start-up: settles what a stop may have left half done (a notice finished, its status or purge not yet written). */
   resume(): void;
   onPurge(hook: PurgeHook): () => void;
+  /** Stops the purges under way (each starts again from where the log is at the next start). */
+  stop(): void;
 }
 
 export function createDeletions(deps: DeletionDeps): Deletions {
@@ -67,53 +76,77 @@ export function createDeletions(deps: DeletionDeps): Deletions {
     if (requestId !== undefined) for (const m of chain) watched.set(m.id, requestId);
   }
 
-  const purge = (requestId: number, userId: string, now: number): PurgeCounts => {
-    const person: Person = store.person(userId);
-    for (const hook of hooks) hook({ userId: person.userId, linkedIds: [...person.linkedIds] });
-    const counts = store.purge(person);
-    store.setPurged(requestId, now);
-    return counts;
+  /** Why the last purge step of a request failed (a hook threw); cleared when one succeeds. Tried again by the next trigger or start. */
+  const purgeErrors = new Map<number, string>();
+  /** Purges under way in the background, by request. */
+  const purges = new Map<number, Purge>();
+  // One step size for every purge, carried from step to step and from one purge to the next, so
+  // a new purge starts at the size the log's pages allowed last time.
+  const sizing = deps.purgeSizing ?? PURGE_SIZING;
+  let stepSize = sizing.first;
+  const shared: SliceSizing = {
+    get first() {
+      return stepSize;
+    },
+    next: (size, ms) => {
+      stepSize = sizing.next(size, ms);
+      return stepSize;
+    },
   };
 
-  /** Why the last purge of a request failed (a hook threw); cleared when one succeeds. Tried again by the next trigger or start. */
-  const purgeErrors = new Map<number, string>();
-
-  /** Brings a request's stored status (and purge) in line with its notices; publishes what changed. */
-  const settle = (requestId: number): void => {
+  const startPurge = (requestId: number, userId: string): void => {
+    const purge = createPurge(requestId, userId, {
+      store,
+      transaction: deps.transaction,
+      clock: deps.clock,
+      sizing: shared,
+      hooks: () => hooks,
+      removed: (ids) => deps.publish('deliveries', ids),
+      finished: () => {
+        purges.delete(requestId);
+        purgeErrors.delete(requestId);
+        deps.publish('deletions', [requestId]);
+      },
+      failed: (err) => {
+        purges.delete(requestId);
+        purgeErrors.set(requestId, err instanceof Error ? err.message : String(err));
+        deps.publish('deletions', [requestId]);
+      },
+      storageFault: (err) => deps.onPurgeFault?.(err),
+    });
     try {
-      settleOnce(requestId, true);
-      purgeErrors.delete(requestId);
+      const t = performance.now();
+      const done = purge.step(stepSize);
+      shared.next(stepSize, performance.now() - t);
+      if (done) return;
     } catch (err) {
       // The log itself failed (disk full, locked): the caller reports it, and resume() settles
       // every request again once the engine can write.
       if (storageFaultCode(err) !== null) throw err;
-      // The purge rolled back whole; the status still follows the notices, and the view says why
-      // nothing was purged. Thrown on, it would take down the scheduler that reported the change.
+      // The step rolled back whole; the view says why. Thrown on, it would take down the scheduler
+      // that reported the change.
       purgeErrors.set(requestId, (err as Error).message);
-      settleOnce(requestId, false);
       deps.publish('deletions', [requestId]);
+      return;
     }
+    purges.set(requestId, purge);
+    purge.continue();
   };
 
-  const settleOnce = (requestId: number, withPurge: boolean): void => {
-    let changed = false;
-    let purged: PurgeCounts | null = null;
-    deps.transaction(() => {
-      const row = store.request(requestId);
-      if (!row) return;
+  /** Brings a request's stored status in line with its notices, publishes a change, and starts its purge when due. */
+  const settle = (requestId: number): void => {
+    const settled = deps.transaction(() => {
+      const r = store.request(requestId);
+      if (!r) return undefined;
       const status = requestStatus([...store.chains(requestId).values()].map(noticeOutcome));
-      if (status !== row.status) {
-        store.setStatus(requestId, status);
-        changed = true;
-      }
-      if (withPurge && status === 'forwarded' && row.purge === 1 && row.purged_at === null) {
-        purged = purge(requestId, row.user_id, deps.clock.now());
-        changed = true;
-      }
+      if (status === r.status) return { row: r, changed: false };
+      store.setStatus(requestId, status);
+      return { row: { ...r, status }, changed: true };
     });
+    if (!settled) return;
+    const { row, changed } = settled;
     if (changed) deps.publish('deletions', [requestId]);
-    const gone = (purged as PurgeCounts | null)?.deliveryIds ?? [];
-    if (gone.length > 0) deps.publish('deliveries', gone);
+    if (row.status === 'forwarded' && row.purge === 1 && row.purged_at === null && !purges.has(requestId)) startPurge(requestId, row.user_id);
   };
 
   const view = (row: RequestRow, notices: NoticeRow[], chains: Map<number, ChainMember[]>): DeletionRequest => {
@@ -215,6 +248,10 @@ export function createDeletions(deps: DeletionDeps): Deletions {
     onPurge(hook) {
       hooks.add(hook);
       return () => hooks.delete(hook);
+    },
+    stop() {
+      for (const purge of purges.values()) purge.stop();
+      purges.clear();
     },
   };
 }

@@ -94,6 +94,6 @@ export function explainStatus(r: ExplainInput): string {
   if (r.purgedAt !== null) return `${text}; the user's stored messages and profile were purged at ${r.purgedAt}`;
   if (r.status === 'pending') return `${text}; the user's stored messages and profile will be purged once every notice is delivered`;
   if (r.status === 'failed') return `${text}; nothing was purged: the purge waits until every notice is delivered`;
-  if (r.purgeError) return `${text}; the purge failed and was undone (${r.purgeError}); it is tried again at the next start`;
-  return `${text}; purge pending`;
+  if (r.purgeError) return `${text}; a step of the purge failed and was undone (${r.purgeError}); the purge is tried again at the next start`;
+  return `${text}; the purge is under way`;
 }

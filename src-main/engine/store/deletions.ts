@@ -41,15 +41,31 @@ export interface ChainRow {
 /** "The user's messages" as one SQL condition over messages m: params userId, then the linked ids as a JSON list. */
 const USER_MESSAGES = `(m.user_id = ? OR (m.user_id IS NULL AND m.anonymous_id IN (SELECT value FROM json_each(?))))`;
 
-export interface PurgeCounts {
+/** What one step of a purge removed from the log. */
+export interface PurgeStep {
   messages: number;
-  deliveries: number;
-  attempts: number;
-  droppedItems: number;
-  /** Inbound calls whose kept body named the person: the body is removed, the call's line stays. */
-  requestBodies: number;
   /** The deliveries removed, so the views can drop them. */
   deliveryIds: number[];
+}
+
+/** One stretch of a table read by id (requests, dropped items): what was removed, and where it stopped. */
+export interface ScanStep {
+  /** Rows removed (dropped items) or whose body was removed (requests). */
+  changed: number;
+  /** The last id looked at (the cursor for the next stretch); the same as `after` when none was. */
+  last: number;
+  /** Whether the stretch was full, so that more rows may follow. */
+  full: boolean;
+}
+
+/** The person's linked ids, each with the first of their own messages that links it. */
+export interface Links {
+  /** Linked id → the message that carries it (its anonymousId, or an alias's previousId). */
+  carriers: Map<string, number>;
+  /** The newest of their messages read (0 when none). */
+  last: number;
+  /** How many of their messages were read. */
+  read: number;
 }
 
 export class DeletionStore {
@@ -59,8 +75,15 @@ export class DeletionStore {
   constructor(private readonly db: Db) {
     this.pruner = new RetentionStore(db);
     this.s = statements(db, {
-      linked: `SELECT anonymous_id AS a, CASE WHEN type = 'alias' THEN json_extract(json, '$.previousId') END AS p
-         FROM messages WHERE user_id = ?`,
+      // Ids above the second parameter only: a purge under way reads just the messages committed
+      // since it last looked (the rowid is part of every index entry, so no other row is read).
+      // The + keeps the planner on messages_user rather than a range of the whole table by rowid.
+      linked: `SELECT id, anonymous_id AS a, CASE WHEN type = 'alias' THEN json_extract(json, '$.previousId') END AS p
+         FROM messages WHERE user_id = ? AND +id > ?`,
+      // The same, the oldest \`limit\` only: the ids are sorted from the index alone, and only
+      // those rows are read.
+      linkedPart: `SELECT id, anonymous_id AS a, CASE WHEN type = 'alias' THEN json_extract(json, '$.previousId') END AS p
+         FROM messages WHERE id IN (SELECT id FROM messages WHERE user_id = ? AND +id > ? ORDER BY id LIMIT ?)`,
       affectedSourceIds: `SELECT DISTINCT m.source_id AS id FROM messages m WHERE ${USER_MESSAGES} ORDER BY m.source_id`,
       insertRequest: `INSERT INTO deletion_requests (user_id, purge, status, affected_sources, created_at) VALUES (?, ?, ?, ?, ?)`,
       insertNotice: 'INSERT INTO deletion_notices (delivery_id, request_id, source_name, destination_name) VALUES (?, ?, ?, ?)',
@@ -87,12 +110,17 @@ export class DeletionStore {
       setPurged: 'UPDATE deletion_requests SET purged_at = ? WHERE id = ?',
       // messages_user serves both halves of the condition (a seek per id), so neither the
       // footprint nor the purge reads the whole log.
-      userMessageIds: `SELECT m.id FROM messages m WHERE ${USER_MESSAGES}`,
-      droppedCandidates: `SELECT id, raw FROM dropped_items
-         WHERE @needles IS NULL OR instr(raw, '\\') > 0 OR EXISTS (SELECT 1 FROM json_each(@needles) j WHERE instr(raw, j.value) > 0)`,
+      userMessageIds: `SELECT m.id FROM messages m WHERE ${USER_MESSAGES} LIMIT ?`,
+      // A stretch of the table by id: every row's id (so the cursor moves past rows that cannot
+      // match), with the text only where the cheap pre-filter lets it through.
+      droppedCandidates: `SELECT id, CASE WHEN @needles IS NULL OR instr(raw, '\\') > 0
+           OR EXISTS (SELECT 1 FROM json_each(@needles) j WHERE instr(raw, j.value) > 0) THEN raw END AS raw
+         FROM dropped_items WHERE id > @after ORDER BY id LIMIT @limit`,
       deleteDropped: 'DELETE FROM dropped_items WHERE id IN (SELECT value FROM json_each(?))',
-      requestBodyCandidates: `SELECT id, body FROM requests
-         WHERE body IS NOT NULL AND (@needles IS NULL OR instr(body, '\\') > 0 OR EXISTS (SELECT 1 FROM json_each(@needles) j WHERE instr(body, j.value) > 0))`,
+      requestBodyCandidates: `SELECT id, CASE WHEN body IS NOT NULL AND (@needles IS NULL OR instr(body, '\\') > 0
+           OR EXISTS (SELECT 1 FROM json_each(@needles) j WHERE instr(body, j.value) > 0)) THEN body END AS body
+         FROM requests WHERE id > @after ORDER BY id LIMIT @limit`,
+      lastIds: 'SELECT (SELECT MAX(id) FROM messages) AS message, (SELECT MAX(id) FROM requests) AS request, (SELECT MAX(id) FROM dropped_items) AS dropped',
       // body_clipped = 2: the body was removed by a deletion (Inbound says so instead of showing it).
       removeRequestBodies: 'UPDATE requests SET body = NULL, body_clipped = 2 WHERE id IN (SELECT value FROM json_each(?))',
     });
@@ -100,11 +128,26 @@ export class DeletionStore {
 
   /** The user and the ids linked to them (identity.ts), as the log holds them now. */
   person(userId: string): Person {
-    const rows = this.s.linked.all(userId) as { a: unknown; p: unknown }[];
-    const linkedIds = new Set(
-      rows.flatMap((r) => [r.a, r.p]).filter((id): id is string => typeof id === 'string' && id !== '' && id !== userId),
-    );
-    return { userId, linkedIds };
+    return { userId, linkedIds: new Set(this.links(userId, 0).carriers.keys()) };
+  }
+
+  /**
+   * The ids linked to the user by their messages above `afterId` (the oldest `limit` of them, when
+   * given), each with the first message that carries it.
+   */
+  links(userId: string, afterId: number, limit?: number): Links {
+    const rows = (limit === undefined ? this.s.linked.all(userId, afterId) : this.s.linkedPart.all(userId, afterId, limit)) as { id: number; a: unknown; p: unknown }[];
+    const carriers = new Map<string, number>();
+    let last = 0;
+    for (const r of rows) {
+      last = Math.max(last, r.id);
+      for (const id of [r.a, r.p]) {
+        if (typeof id !== 'string' || id === '' || id === userId) continue;
+        const first = carriers.get(id);
+        if (first === undefined || r.id < first) carriers.set(id, r.id);
+      }
+    }
+    return { carriers, last, read: rows.length };
   }
 
   /** Ids of the sources holding messages of the person. */
@@ -159,14 +202,15 @@ export class DeletionStore {
    * the affected sources, the purge's message ids), by name, one line per step: for checking that
    * none of them scans the log.
    */
-  plans(): Record<'chains' | 'linked' | 'affectedSourceIds' | 'userMessageIds', string[]> {
+  plans(): Record<'chains' | 'linked' | 'linkedPart' | 'affectedSourceIds' | 'userMessageIds', string[]> {
     const plan = (sql: string, ...params: unknown[]): string[] =>
       (this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail);
     return {
       chains: plan(this.s.chains.source, { request: null }),
-      linked: plan(this.s.linked.source, 'u'),
+      linked: plan(this.s.linked.source, 'u', 0),
+      linkedPart: plan(this.s.linkedPart.source, 'u', 0, 10),
       affectedSourceIds: plan(this.s.affectedSourceIds.source, 'u', '["a"]'),
-      userMessageIds: plan(this.s.userMessageIds.source, 'u', '["a"]'),
+      userMessageIds: plan(this.s.userMessageIds.source, 'u', '["a"]', 10),
     };
   }
 
@@ -174,22 +218,47 @@ export class DeletionStore {
     this.s.setStatus.run(status, id);
   }
 
-  /**
-   * Removes the person's messages, the deliveries made from them (replays included) and their
-   * attempts, and the dropped items that name them; the caller runs it inside its transaction,
-   * with the profile hooks. Children first: foreign keys are on.
+  /*
+   * A purge runs in steps, each inside the caller's transaction (deletion/purge.ts decides their
+   * order): the person's messages a few at a time, then the Inbound bodies and the dropped items
+   * that name them, a stretch of each table at a time. Children first: foreign keys are on.
    */
-  purge(person: Person): PurgeCounts {
-    const messageIds = (this.s.userMessageIds.all(person.userId, JSON.stringify([...person.linkedIds])) as { id: number }[]).map((r) => r.id);
-    const { messages, deliveries, attempts, deliveryIds } = this.pruner.removeMessages(messageIds);
+
+  /**
+   * Removes up to `limit` of the person's messages, except those in `keep`, with the deliveries
+   * made from them (replays included) and their attempts.
+   */
+  removeMessagesOf(person: Person, limit: number, keep: readonly number[] = []): PurgeStep {
+    // The kept ones are few (one per linked id): read past them rather than ask SQLite to.
+    const kept = new Set(keep);
+    const rows = this.s.userMessageIds.all(person.userId, JSON.stringify([...person.linkedIds]), limit + kept.size) as { id: number }[];
+    const messageIds = rows.map((r) => r.id).filter((id) => !kept.has(id)).slice(0, limit);
+    const { messages, deliveryIds } = this.pruner.removeMessages(messageIds);
+    return { messages, deliveryIds };
+  }
+
+  /** Looks at up to `limit` Inbound calls after `afterId` and removes the kept body of each that names the person. */
+  removeRequestBodies(person: Person, afterId: number, limit: number): ScanStep {
     const needles = droppedItemNeedles(person);
-    const candidates = this.s.droppedCandidates.all({ needles: needles === null ? null : JSON.stringify(needles) }) as { id: number; raw: string }[];
-    const dropped = candidates.filter((c) => droppedItemNames(c.raw, person)).map((c) => c.id);
-    const droppedItems = dropped.length > 0 ? this.s.deleteDropped.run(JSON.stringify(dropped)).changes : 0;
-    const bodies = this.s.requestBodyCandidates.all({ needles: needles === null ? null : JSON.stringify(needles) }) as { id: number; body: string }[];
-    const naming = bodies.filter((b) => requestBodyNames(b.body, person)).map((b) => b.id);
-    const requestBodies = naming.length > 0 ? this.s.removeRequestBodies.run(JSON.stringify(naming)).changes : 0;
-    return { messages, deliveries, attempts, droppedItems, requestBodies, deliveryIds };
+    const rows = this.s.requestBodyCandidates.all({ needles: needles === null ? null : JSON.stringify(needles), after: afterId, limit }) as { id: number; body: string | null }[];
+    const naming = rows.filter((r) => r.body !== null && requestBodyNames(r.body, person)).map((r) => r.id);
+    const changed = naming.length > 0 ? this.s.removeRequestBodies.run(JSON.stringify(naming)).changes : 0;
+    return { changed, last: rows.at(-1)?.id ?? afterId, full: rows.length === limit };
+  }
+
+  /** Looks at up to `limit` dropped items after `afterId` and removes those about the person. */
+  removeDroppedItems(person: Person, afterId: number, limit: number): ScanStep {
+    const needles = droppedItemNeedles(person);
+    const rows = this.s.droppedCandidates.all({ needles: needles === null ? null : JSON.stringify(needles), after: afterId, limit }) as { id: number; raw: string | null }[];
+    const naming = rows.filter((r) => r.raw !== null && droppedItemNames(r.raw, person)).map((r) => r.id);
+    const changed = naming.length > 0 ? this.s.deleteDropped.run(JSON.stringify(naming)).changes : 0;
+    return { changed, last: rows.at(-1)?.id ?? afterId, full: rows.length === limit };
+  }
+
+  /** The largest id of the messages, the Inbound calls and the dropped items (0 for an empty table). */
+  lastIds(): { message: number; request: number; dropped: number } {
+    const r = this.s.lastIds.get() as { message: number | null; request: number | null; dropped: number | null };
+    return { message: r.message ?? 0, request: r.request ?? 0, dropped: r.dropped ?? 0 };
   }
 
   setPurged(id: number, at: number): void {
