@@ -261,6 +261,10 @@ async function main(): Promise<void> {
         `at ${fmt(COUNT)} ${fmt(flat.atN.rate)} messages/s (${fmt(flat.atN.messages)} in ${fmt(flat.atN.seconds, 1)} s), ` +
         `at 0 ${fmt(flat.atZero.rate)} messages/s (${fmt(flat.atZero.messages)} in ${fmt(flat.atZero.seconds, 1)} s); at N / at 0: ${fmt(flat.ratio, 2)}`,
     );
+    console.log(
+      `  of which the commits: ${fmt(flat.atN.commitSeconds, 1)} s at N, ${fmt(flat.atZero.commitSeconds, 1)} s at 0 (ratio ${fmt(flat.atZero.commitSeconds / flat.atN.commitSeconds, 2)}); ` +
+        `the follow-ups: ${fmt(flat.atN.followUpSeconds, 1)} s at N, ${fmt(flat.atZero.followUpSeconds, 1)} s at 0 (ratio ${fmt(flat.atZero.followUpSeconds / flat.atN.followUpSeconds, 2)})`,
+    );
     if (process.env.INGEST_ONLY) return;
     const { port } = await receiver.result;
     const hook = `http://127.0.0.1:${port}${HOOK_PATH}`;

@@ -25,9 +25,18 @@ export interface IngestFlatOptions {
   seconds?: number;
 }
 
+/** One side: messages, seconds in all, messages/s, and the seconds its commits and its follow-ups took. */
+export interface IngestSide {
+  messages: number;
+  seconds: number;
+  rate: number;
+  commitSeconds: number;
+  followUpSeconds: number;
+}
+
 export interface IngestFlat {
-  atN: { messages: number; seconds: number; rate: number };
-  atZero: { messages: number; seconds: number; rate: number };
+  atN: IngestSide;
+  atZero: IngestSide;
   /** messages/s into the big log over messages/s into the empty one. */
   ratio: number;
   blocks: number;
@@ -35,8 +44,8 @@ export interface IngestFlat {
 
 const DEDUPE_WINDOW_MS = 24 * 3600 * 1000;
 
-/** One block of `n` messages, from message index `from`, through the write path; its time in ms. */
-function ingestBlock(engine: Engine, ids: { source: number; destination: number }, from: number, n: number, count: number): number {
+/** One block of `n` messages, from message index `from`, through the write path; the ms its commits took and the ms of its follow-up. */
+function ingestBlock(engine: Engine, ids: { source: number; destination: number }, from: number, n: number, count: number): { commits: number; followUp: number } {
   const now = Date.now();
   const items = Array.from({ length: n }, (_, k) => {
     const message = realisticMessage(from + k, count, now);
@@ -47,10 +56,11 @@ function ingestBlock(engine: Engine, ids: { source: number; destination: number 
     const part = items.slice(at, at + MAX_MESSAGES_PER_COMMIT);
     engine.stores.log.commitRequest({ sourceId: ids.source, path: '/v1/batch', receivedAt: now, httpStatus: 200, bytes: 0, userAgent: 'bench' }, ids.source, part, [], DEDUPE_WINDOW_MS);
   }
+  const committed = performance.now();
   while (!engine.stores.takeInOwed(5_000)) {
     // the rest of the block
   }
-  return performance.now() - t;
+  return { commits: committed - t, followUp: performance.now() - committed };
 }
 
 function idsOf(engine: Engine): { source: number; destination: number } {
@@ -76,8 +86,8 @@ export async function ingestFlat(o: IngestFlatOptions): Promise<IngestFlat> {
     const emptyIds = idsOf(empty);
     // Indexes above the seed's, so no messageId repeats one already in the big log.
     let next = o.count + 1_000_000;
-    const atN = { messages: 0, ms: 0 };
-    const atZero = { messages: 0, ms: 0 };
+    const atN = { messages: 0, ms: 0, commits: 0, followUp: 0 };
+    const atZero = { messages: 0, ms: 0, commits: 0, followUp: 0 };
     let blocks = 0;
     // A first block each, not counted: statements prepared, pages of the big log's tails read in.
     ingestBlock(big, bigIds, next, block, o.count);
@@ -87,18 +97,21 @@ export async function ingestFlat(o: IngestFlatOptions): Promise<IngestFlat> {
       // Which side goes first alternates too, so neither always follows the other's checkpoint.
       const order = blocks % 2 === 0 ? (['n', 'zero'] as const) : (['zero', 'n'] as const);
       for (const side of order) {
-        const ms = side === 'n' ? ingestBlock(big, bigIds, next, block, o.count) : ingestBlock(empty, emptyIds, next, block, o.count);
+        const took = side === 'n' ? ingestBlock(big, bigIds, next, block, o.count) : ingestBlock(empty, emptyIds, next, block, o.count);
         const acc = side === 'n' ? atN : atZero;
         acc.messages += block;
-        acc.ms += ms;
+        acc.ms += took.commits + took.followUp;
+        acc.commits += took.commits;
+        acc.followUp += took.followUp;
       }
       next += block;
       blocks++;
     }
     const rate = (s: { messages: number; ms: number }): number => s.messages / (s.ms / 1000);
+    const side = (s: typeof atN): IngestSide => ({ messages: s.messages, seconds: s.ms / 1000, rate: rate(s), commitSeconds: s.commits / 1000, followUpSeconds: s.followUp / 1000 });
     return {
-      atN: { messages: atN.messages, seconds: atN.ms / 1000, rate: rate(atN) },
-      atZero: { messages: atZero.messages, seconds: atZero.ms / 1000, rate: rate(atZero) },
+      atN: side(atN),
+      atZero: side(atZero),
       ratio: rate(atN) / rate(atZero),
       blocks,
     };
