@@ -5,15 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { createEngineApi } from '../api';
-import { createDeliveryReads, parseDeliveryFilter, parseDeliveryPage } from '../api/deliveries';
+import { atOnce, createDeliveryReads, parseDeliveryFilter, parseDeliveryPage } from '../api/deliveries';
 import { ManualClock } from '../clock';
 import { createEngine, type Engine } from '../index';
-import type { DeliveryPage } from '../../../src-shared/api';
+import type { DeliveryFilter, DeliveryPage } from '../../../src-shared/api';
 import type { InboundMessage } from '../../../src-shared/events';
 import { Receiver } from '../testing/receiver';
 import { waitUntil } from '../testing/wait';
 import { LogInspector } from './inspect';
-import { PREFIX_SET_LIMIT, type DeliveryQueryFilter, type DeliveryQueryPage } from './delivery-views';
+import { hasTimeRange, PREFIX_SET_LIMIT, type DeliveryQueryFilter, type DeliveryQueryPage } from './delivery-views';
 
 const T0 = Date.parse('2026-11-22T12:00:00.000Z');
 const HOOK = 'http://127.0.0.1:9/hook';
@@ -299,6 +299,55 @@ test('a text page walks the index newest (oldest) first and merges the deliverie
       }
     }
     assert.ok(walked >= 120, `${walked} non-empty pages`);
+    // Counts: through the index (a clock that never runs out) exactly what reading the log counts,
+    // for each needle and filter; and a walk stopped after a few messages counts exactly the
+    // matching deliveries from where it stopped up, which is what searchedTo says.
+    const counts: DeliveryFilter[] = [
+      {},
+      { type: 'identify' },
+      { replayed: true },
+      { replayed: false },
+      { url: 'replay-target' },
+      { url: 'other' },
+      { status: 'pending' },
+      { violations: 'none' },
+      { from: new Date(T0 + 5 * 60_000).toISOString(), to: new Date(T0 + 12 * 60_000).toISOString() },
+      { from: new Date(T0 + 20 * 60_000).toISOString() },
+    ];
+    const unhurried = createDeliveryReads(views, atOnce, { now: () => 0 });
+    let stopped = 0;
+    for (const text of needles) {
+      for (const shape of counts) {
+        const input = { ...shape, text };
+        const f = parseDeliveryFilter(input);
+        const exact = views.count(f, false);
+        assert.deepEqual(await unhurried.count(f), exact, `count ${JSON.stringify(input)}`);
+        assert.deepEqual(views.count(f), exact, `store count ${JSON.stringify(input)}`);
+        if (!views.pageUsesTextIndex(f)) continue;
+        for (const after of [1, 3, 10]) {
+          let asked = 0;
+          const bounds = hasTimeRange(f) ? { afterId: (views.idAtOrAfter(f.fromMs ?? 0) ?? 1) - 1, beforeId: (f.toMs ?? null) === null ? high + 1 : (views.idAtOrAfter(f.toMs ?? 0) ?? high + 1) } : null;
+          const { n, fromId } = views.countByIndex(f, bounds, () => ++asked > after);
+          if (fromId === null) {
+            assert.equal(n, exact.capped ? n : exact.matching, `whole ${JSON.stringify(input)}`);
+            continue;
+          }
+          stopped++;
+          const upTo = bounds?.beforeId ?? high + 1;
+          assert.equal(n, views.countIn(f, fromId - 1, upTo), `from ${fromId}: ${JSON.stringify(input)} after ${after}`);
+          assert.ok(n <= exact.matching || exact.capped === true, 'at most the whole count');
+        }
+        // Through the API, a clock that moves a millisecond a look says how far it counted.
+        let ms = 0;
+        const hurried = await createDeliveryReads(views, atOnce, { now: () => ms++, countBudgetMs: 4 }).count(f);
+        if (hurried.searchedTo !== undefined) {
+          const from = views.idAtOrAfter(Date.parse(hurried.searchedTo));
+          assert.ok(from !== null);
+          assert.ok(hurried.matching <= exact.matching, JSON.stringify({ input, hurried, exact }));
+        } else assert.deepEqual(hurried, exact, `hurried ${JSON.stringify(input)}`);
+      }
+    }
+    assert.ok(stopped >= 40, `${stopped} stopped walks`);
     // Paging by nextBeforeId through a many-match needle lists each match once, newest first, as the log does.
     const all = views.page({ ...parseDeliveryPage({ text: 'Completed' }), limit: 1_000_000 }, false).map((r) => r.id);
     const paged: number[] = [];
@@ -341,6 +390,9 @@ test('a needle that starts more messageIds than a page takes as a set reads the 
     for (const text of ['ajs-', 'ajs-1', 'ajs-20']) {
       const page = parseDeliveryPage({ text, limit: 50 });
       assert.deepEqual((await createDeliveryReads(views).list(page)).items.map((d) => d.id), views.page(page, false).map((r) => r.id), text);
+      // The count takes the same road as the page, and counts what reading the log counts.
+      const f = parseDeliveryFilter({ text });
+      assert.deepEqual(await createDeliveryReads(views, atOnce, { now: () => 0 }).count(f), views.count(f, false), `count ${text}`);
     }
   } finally {
     await engine.stop();
