@@ -94,7 +94,7 @@ export const TEXT_SCAN_BUDGET = 15_000;
  * the count says how far it got (searchedTo) rather than make the view wait. Its probes and the
  * read of the deliveries made later come on top (a few ms), so the call stays under 50 ms.
  */
-export const COUNT_BUDGET_MS = 25;
+export const COUNT_BUDGET_MS = 20;
 
 export interface DeliveryReadOptions {
   /** TEXT_SCAN_BUDGET unless a test reads a small log in small steps. */

@@ -13,7 +13,7 @@ import type { InboundMessage } from '../../../src-shared/events';
 import { Receiver } from '../testing/receiver';
 import { waitUntil } from '../testing/wait';
 import { LogInspector } from './inspect';
-import { hasTimeRange, PREFIX_SET_LIMIT, type DeliveryQueryFilter, type DeliveryQueryPage } from './delivery-views';
+import { hasTimeRange, PREFIX_SET_LIMIT, probedTrigrams, sparseTextQuery, trigramsOf, type DeliveryQueryFilter, type DeliveryQueryPage } from './delivery-views';
 
 const T0 = Date.parse('2026-11-22T12:00:00.000Z');
 const HOOK = 'http://127.0.0.1:9/hook';
@@ -398,4 +398,30 @@ test('a needle that starts more messageIds than a page takes as a set reads the 
     await engine.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("a count's MATCH asks for the needle's rare trigrams only, as substrings of it", () => {
+  assert.deepEqual(trigramsOf('ab"cé'), [
+    { at: 0, trigram: 'ab"' },
+    { at: 1, trigram: 'b"c' },
+    { at: 2, trigram: '"cé' },
+  ]);
+  assert.deepEqual(trigramsOf('ab'), []);
+  const cols = '{user_id anonymous_id event} : ';
+  // "use", "ser", "er_" on every message, "r_1" on a tenth: the rare tail of the needle is asked for.
+  const user = new Map([['use', 8_000_000], ['ser', 8_000_000], ['er_', 8_000_000], ['r_1', 1_800_000], ['_12', 180_000], ['122', 144_000]]);
+  assert.equal(sparseTextQuery('user_122', user), `${cols}"_122"`);
+  // Two rare runs apart: each a phrase, ANDed; a quote is doubled inside its phrase.
+  const apart = new Map([['a"b', 10], ['"bc', 5_000_000], ['bcd', 5_000_000], ['cde', 12]]);
+  assert.equal(sparseTextQuery('a"bcde', apart), `${cols}("a""b" AND "cde")`);
+  // As rare as each other, but together past what one silent read may cost: the rarest alone.
+  const even = new Map([['Com', 451_000], ['omp', 451_000], ['mpl', 451_000]]);
+  assert.equal(sparseTextQuery('Compl', even), `${cols}"Com"`);
+  // Cheap enough together: the whole needle.
+  const cheap = new Map([['Com', 1_000], ['omp', 1_000], ['mpl', 1_000]]);
+  assert.equal(sparseTextQuery('Compl', cheap), `${cols}"Compl"`);
+  // A trigram no message has: asked for alone, it finds nothing at once.
+  assert.equal(sparseTextQuery('user_zz', new Map([['use', 8e6], ['ser', 8e6], ['er_', 8e6], ['r_z', 0], ['_zz', 0]])), `${cols}"r_zz"`);
+  // A long needle is judged on a spread of its trigrams.
+  assert.equal(probedTrigrams('abcdefghijklmnopqrstuvwxyz').length, 16);
 });
