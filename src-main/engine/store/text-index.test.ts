@@ -97,8 +97,8 @@ test('a needle of three characters or more is looked up in the index; a shorter 
     assert.match(plan('ali'), /SEARCH x USING COVERING INDEX deliveries_message/);
     assert.doesNotMatch(plan('ali'), /^SCAN d\b/m);
     assert.doesNotMatch(plan('al'), /message_text/);
-    // A count needs no order: the index drives it, one delivery seek per message it finds, and
-    // the delete notices by the deliveries_message index; nothing reads every delivery.
+    // A count walks the index (newest first, in FTS5's own order): one delivery seek per message it
+    // finds, and the delete notices by the deliveries_message index; nothing reads every delivery.
     const count = engine.stores.deliveryViews.countPlan(parseDeliveryFilter({ text: 'ali' })).join('\n');
     assert.match(count, /SCAN message_text VIRTUAL TABLE/);
     assert.match(count, /SEARCH d USING (COVERING )?INDEX deliveries_message \(message_id=\?\)/);
