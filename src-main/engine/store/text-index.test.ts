@@ -13,7 +13,7 @@ import type { InboundMessage } from '../../../src-shared/events';
 import { Receiver } from '../testing/receiver';
 import { waitUntil } from '../testing/wait';
 import { LogInspector } from './inspect';
-import { hasTimeRange, PREFIX_SET_LIMIT, probedTrigrams, sparseTextQuery, trigramsOf, type DeliveryQueryFilter, type DeliveryQueryPage } from './delivery-views';
+import { hasTimeRange, MIN_WALK_MESSAGES, PREFIX_SET_LIMIT, probedTrigrams, sparseTextQuery, trigramsOf, type DeliveryQueryFilter, type DeliveryQueryPage } from './delivery-views';
 
 const T0 = Date.parse('2026-11-22T12:00:00.000Z');
 const HOOK = 'http://127.0.0.1:9/hook';
@@ -315,6 +315,7 @@ test('a text page walks the index newest (oldest) first and merges the deliverie
       { from: new Date(T0 + 20 * 60_000).toISOString() },
     ];
     const unhurried = createDeliveryReads(views, atOnce, { now: () => 0 });
+    const inspect = LogInspector.of(dir, { readonly: true });
     let stopped = 0;
     for (const text of needles) {
       for (const shape of counts) {
@@ -327,7 +328,7 @@ test('a text page walks the index newest (oldest) first and merges the deliverie
         for (const after of [1, 3, 10]) {
           let asked = 0;
           const bounds = hasTimeRange(f) ? { afterId: (views.idAtOrAfter(f.fromMs ?? 0) ?? 1) - 1, beforeId: (f.toMs ?? null) === null ? high + 1 : (views.idAtOrAfter(f.toMs ?? 0) ?? high + 1) } : null;
-          const { n, fromId } = views.countByIndex(f, bounds, () => ++asked > after);
+          const { n, fromId } = views.countByIndex(f, bounds, () => ++asked > after, 0);
           if (fromId === null) {
             assert.equal(n, exact.capped ? n : exact.matching, `whole ${JSON.stringify(input)}`);
             continue;
@@ -337,6 +338,12 @@ test('a text page walks the index newest (oldest) first and merges the deliverie
           assert.equal(n, views.countIn(f, fromId - 1, upTo), `from ${fromId}: ${JSON.stringify(input)} after ${after}`);
           assert.ok(n <= exact.matching || exact.capped === true, 'at most the whole count');
         }
+        // However soon the clock runs out, the walk reads MIN_WALK_MESSAGES first: a needle with
+        // fewer candidates is counted whole, and one with more stops no sooner.
+        const candidates = inspect.get<{ n: number }>('SELECT COUNT(*) AS n FROM message_text WHERE message_text MATCH ?', views.countTextQuery(text))?.n ?? 0;
+        const soon = views.countByIndex(f, null, () => true);
+        if (candidates <= MIN_WALK_MESSAGES) assert.equal(soon.fromId, null, `whole at once ${JSON.stringify(input)}`);
+        else if (soon.fromId !== null) assert.ok(soon.fromId < views.countByIndex(f, null, () => true, 1).fromId!, 'further than a walk that may stop at once');
         // Through the API, a clock that moves a millisecond a look says how far it counted.
         let ms = 0;
         const hurried = await createDeliveryReads(views, atOnce, { now: () => ms++, countBudgetMs: 4 }).count(f);
@@ -347,6 +354,7 @@ test('a text page walks the index newest (oldest) first and merges the deliverie
         } else assert.deepEqual(hurried, exact, `hurried ${JSON.stringify(input)}`);
       }
     }
+    inspect.close();
     assert.ok(stopped >= 40, `${stopped} stopped walks`);
     // Paging by nextBeforeId through a many-match needle lists each match once, newest first, as the log does.
     const all = views.page({ ...parseDeliveryPage({ text: 'Completed' }), limit: 1_000_000 }, false).map((r) => r.id);
