@@ -508,7 +508,7 @@ export function sparseTextQuery(needle: string, entries: ReadonlyMap<string, num
 
 /**
  * Messages a text count's walk reads before it asks the clock: about 0.3 ms warm on the 10M log,
- * 20 ms with every page on disk. A call that spent its time elsewhere (compiling its statements,
+ * by our estimate some 20 ms with every page on disk. A call that spent its time elsewhere (compiling its statements,
  * a busy machine) still counts a small log whole, rather than say "3+" of three.
  */
 export const MIN_WALK_MESSAGES = 100;
@@ -525,8 +525,8 @@ export interface IndexedCount {
  * Pure: a text count's walk through the index, newest message first: one number per delivery of
  * each message the MATCH finds (and one for a found message without any), every one of a
  * message's before the next message's: twice the message id, plus 1 when the delivery is one the
- * filter lets through (one plucked number a row costs the walk less than a row of two). A message the exact check turns down still gives its rows, so the caller can stop
- * between any two messages. `low` is the lowest message the walk need read (a bound's); the
+ * filter lets through (one plucked number a row costs the walk less than a row of two). A message
+ * the exact check turns down still gives its rows, so the caller can stop between any two messages. `low` is the lowest message the walk need read (a bound's); the
  * bounds on the delivery id are checked like the filter's other terms.
  */
 export function textCountWalkSql(f: DeliveryQueryFilter, reach: UrlReach, query: string, bounds: { afterId: number; beforeId: number } | null, low: number | null): { sql: string; params: unknown[] } {
@@ -769,13 +769,13 @@ export class DeliveryViewStore {
 
   /**
    * A text filter's count through the index (usesTextIndex must hold), up to COUNT_LIMIT + 1:
-   * `outOfTime` is asked only once `atLeast` messages are read (MIN_WALK_MESSAGES; the tests stop
-   * sooner), so a small log is always counted whole, however busy the machine.
    * the walk (textCountWalkSql) newest message first, then what it does not see
    * (textCountRestSql). `bounds` limits it to delivery ids in (afterId, beforeId). `outOfTime`
-   * is asked between messages: once it says so the walk stops, and the count is then exactly that
-   * of the matching deliveries from `fromId` up (see IndexedCount): every delivery at or above
-   * the first one of the last message read was made at or after that message's commit.
+   * is asked between messages once `atLeast` of them are read (MIN_WALK_MESSAGES; the tests stop
+   * sooner), so a small log is always counted whole however busy the machine. Once it says so
+   * the walk stops, and the count is then exactly that of the matching deliveries from `fromId`
+   * up (see IndexedCount): every delivery at or above the first one of the last message read was
+   * made at or after that message's commit.
    */
   countByIndex(
     f: DeliveryQueryFilter,
