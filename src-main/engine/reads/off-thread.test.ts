@@ -15,14 +15,15 @@ import { createEngine, type Engine } from '../index';
 import { classifyStorageError } from '../store/storage-fault';
 import { errorOf, RESTART_DELAY_MS } from './off-thread';
 import { failureOf, type ReadOp, type ReadResult } from './protocol';
+import { MIN_WALK_MESSAGES } from '../store/delivery-views';
 
 const T0 = Date.parse('2026-11-22T12:00:00.000Z');
 const HOOK = 'http://127.0.0.1:9/hook';
 
-function newEngine(prefix: string, clock = new ManualClock(T0)): { engine: Engine; dir: string; clock: ManualClock } {
+function newEngine(prefix: string, clock = new ManualClock(T0), readCountBudgetMs = Number.POSITIVE_INFINITY): { engine: Engine; dir: string; clock: ManualClock } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  // No time limit on the worker's text counts: the tests compare them with the engine thread's.
-  const engine = createEngine({ dataDir: dir, clock, readCountBudgetMs: Number.POSITIVE_INFINITY });
+  // No time limit on the worker's text counts unless asked: the tests compare them with the engine thread's.
+  const engine = createEngine({ dataDir: dir, clock, readCountBudgetMs });
   engine.applyConfig({
     sources: [{ name: 'b', writeKey: 'wk_b' }],
     destinations: [{ name: 'd', enabled: true, sources: ['b'], sharedSecret: null, webhooks: [{ url: HOOK, headers: {} }] }],
@@ -242,6 +243,28 @@ test('a long count on the worker leaves the engine thread idle; the same count i
     assert.ok(on.busy > 0.7, `in windows the engine thread is busy: ${report}`);
     assert.ok(off.busy < 0.35, `on the worker the engine thread is mostly idle: ${report}`);
     assert.ok(off.maxGapMs < 100, `no event-loop turn waited long while the worker read: ${report}`);
+  } finally {
+    await engine.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a text count on the worker stops on the worker's own budget, after its first 100 messages, and says since when", async () => {
+  const { engine, dir } = newEngine('hookbench-reads-budget-', new ManualClock(T0), 0);
+  try {
+    seedDeliveries(engine.stores.log, 3_000, { sourceId: 1, destinationId: 1, url: 'https://Old-Host.example/hook', now: T0, batch: 1000 });
+    await untilWorkerAnswers(engine);
+    const views = engine.stores.deliveryViews;
+    // Every message has a userId "user_…": each is a match, one delivery each.
+    const f = parseDeliveryFilter({ text: 'user_' });
+    assert.deepEqual(views.count(f), { total: 3_000, matching: 3_000 });
+    const high = views.idRange()!.high;
+    const counted = await onWorker(engine, 'deliveries.count', f);
+    assert.deepEqual(counted, { total: 3_000, matching: MIN_WALK_MESSAGES, searchedTo: new Date(views.firstAtOrAbove(high - MIN_WALK_MESSAGES + 1)!.created_at).toISOString() });
+    // Through the API too (the worker answers a text count), and a needle with fewer candidates is counted whole.
+    const api = createEngineApi(engine);
+    assert.deepEqual(await api.countDeliveries({ text: 'user_' }), counted);
+    assert.deepEqual(await api.countDeliveries({ text: 'user_42' }), views.count(parseDeliveryFilter({ text: 'user_42' })));
   } finally {
     await engine.stop();
     rmSync(dir, { recursive: true, force: true });
