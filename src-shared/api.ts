@@ -75,10 +75,12 @@ export interface DeliveryCounts {
    */
   textIndexCatchingUp?: boolean;
   /**
-   * Set when the filter's text is one no index answers (under three characters, a messageId start
-   * shared by very many messages, or while the search index catches up) and the log is longer than
-   * one call reads: `matching` counts only the deliveries created at or after this time (ISO 8601),
-   * so the real figure is at least that.
+   * Set when a count with a text filter stopped before the oldest delivery: the text is one no
+   * index answers (under three characters, a messageId start shared by very many messages, or
+   * while the search index catches up) and the log is longer than one call reads, or the count
+   * through the index ran out of its time (a needle whose matches are spread thin through a big
+   * log). `matching` counts exactly the matching deliveries created at or after this time (ISO
+   * 8601), so the real figure is at least that. Calling again counts again from the newest.
    */
   searchedTo?: string;
 }

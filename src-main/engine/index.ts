@@ -70,6 +70,12 @@ export interface EngineOptions {
   senderWorkerEntry?: string | URL | null;
   /** How a purge's steps are sized (deletion/purge.ts); tests make them one message each. */
   purgeSizing?: SliceSizing;
+  /**
+   * How long (ms) a text count may walk the search index on the read worker: COUNT_BUDGET_MS
+   * unless set. The engine's thread reads its own budget on `clock`; tests that compare the two
+   * give the worker no limit (Infinity), so a busy machine cannot make them differ.
+   */
+  readCountBudgetMs?: number;
 }
 
 const SEALED: SecretsAtRest = { sealed: true, reason: 'Shared secrets are encrypted with the system keychain before they are stored.' };
@@ -203,7 +209,14 @@ export function createEngine(options: EngineOptions): Engine {
   const checkpointer = startCheckpointer(dbPath, { nativeBinding: options.nativeBinding, onWalCopied: () => truncateWal(db) });
   const stores = createStores(db, options.secrets);
   // Started at the first long read, not here: most engines (tests, short CLI runs) never make one.
-  const offThread = createOffThreadReads({ dbPath, nativeBinding: options.nativeBinding, entry: options.readWorkerEntry, clock, log: options.log });
+  const offThread = createOffThreadReads({
+    dbPath,
+    nativeBinding: options.nativeBinding,
+    entry: options.readWorkerEntry,
+    clock,
+    log: options.log,
+    countBudgetMs: options.readCountBudgetMs,
+  });
   // The worker reads what is committed: before a free-text read, what commits still owe the
   // search index goes in. Other reads do not need it and do not pay for it.
   const reads: typeof offThread = {

@@ -16,6 +16,7 @@ import { deliveryFilterSchema, deliveryPageSchema, idsSchema } from './params';
 import { hasTimeRange, indexableText, type DeliveryQueryFilter, type DeliveryQueryPage, type DeliveryViewStore, type SummaryRow } from '../store/delivery-views';
 import { toSummary } from './views';
 import type { OffThreadReads } from '../reads/off-thread';
+import type { Clock } from '../clock';
 
 export { MAX_NEEDLE_LENGTH } from './params';
 
@@ -87,9 +88,21 @@ function wideHere(views: DeliveryViewStore, f: ParsedFilter): boolean {
  */
 export const TEXT_SCAN_BUDGET = 15_000;
 
+/**
+ * How long a count through the text index may walk it (ms), on the read worker: a needle whose
+ * matches are rare among messages that share its trigrams can need the whole index, so past this
+ * the count says how far it got (searchedTo) rather than make the view wait. Its probes and the
+ * read of the deliveries made later come on top (a few ms), so the call stays under 50 ms.
+ */
+export const COUNT_BUDGET_MS = 20;
+
 export interface DeliveryReadOptions {
   /** TEXT_SCAN_BUDGET unless a test reads a small log in small steps. */
   textScanBudget?: number;
+  /** COUNT_BUDGET_MS unless set: the engine's thread gives a count through the index one window's time. */
+  countBudgetMs?: number;
+  /** The clock a count's budget is read on (ms); performance.now unless a test drives it. */
+  now?: () => number;
 }
 
 /** How a page reads: through the indexes, through the log, or through the log in bounded steps (a text no index answers). */
@@ -99,9 +112,14 @@ function pageRoute(views: DeliveryViewStore, p: ParsedPage): 'indexed' | 'log' |
   return p.url !== null ? 'log' : 'indexed';
 }
 
-/** Whether a count's text is one no index answers (its reads are bounded like the page's). */
-function countBounded(views: DeliveryViewStore, f: ParsedFilter): boolean {
-  return f.text !== null && !views.usesTextIndex(f);
+/**
+ * How a count with a text filter reads: through the index (a walk bounded in time), or through
+ * the log in a bounded call, as the page does for a needle no index answers (too short, the index
+ * catching up, or one that starts too many messageIds to take them as a set).
+ */
+function countRoute(views: DeliveryViewStore, f: ParsedFilter): 'index' | 'bounded' | null {
+  if (f.text === null) return null;
+  return views.pageUsesTextIndex(f) ? 'index' : 'bounded';
 }
 
 const isoOf = (ms: number): string => new Date(ms).toISOString();
@@ -183,6 +201,8 @@ export interface DeliveryReads {
 
 export function createDeliveryReads(views: DeliveryViewStore, scan: Scan = inWindows, options: DeliveryReadOptions = {}): DeliveryReads {
   const budget = options.textScanBudget ?? TEXT_SCAN_BUDGET;
+  const countBudget = options.countBudgetMs ?? COUNT_BUDGET_MS;
+  const now = options.now ?? ((): number => performance.now());
   return {
     async list(input) {
       const p = { ...input };
@@ -244,7 +264,19 @@ export function createDeliveryReads(views: DeliveryViewStore, scan: Scan = inWin
     },
     async count(f) {
       const timed = hasTimeRange(f);
-      const range = wideHere(views, f) || timed ? views.idRange() : null;
+      const route = countRoute(views, f);
+      if (route === 'index') {
+        const start = views.countStart(f);
+        if (start.none) return { total: start.total, matching: 0 };
+        const bounds = timed ? timeBounds(views, f) : null;
+        if (timed && bounds === null) return { total: start.total, matching: 0 };
+        const began = now();
+        const { n, fromId } = views.countByIndex(f, bounds, () => now() - began >= countBudget);
+        if (n > COUNT_LIMIT) return { total: start.total, matching: COUNT_LIMIT, capped: true };
+        const searched = fromId === null ? {} : { searchedTo: isoOf(views.firstAtOrAbove(fromId)?.created_at ?? 0) };
+        return { total: start.total, matching: n, ...searched };
+      }
+      const range = route === 'bounded' || wideHere(views, f) || timed ? views.idRange() : null;
       // Without a wide filter or a time range (or on an empty log) the count is from the status counts or one short read.
       if (range === null) return views.count(f);
       const start = views.countStart(f);
@@ -252,7 +284,7 @@ export function createDeliveryReads(views: DeliveryViewStore, scan: Scan = inWin
       const bounds = timed ? timeBounds(views, f) : { afterId: range.low - 1, beforeId: range.high + 1 };
       if (bounds === null) return { total: start.total, matching: 0 };
       // A text no index answers counts the newest part of the range one call reads, and says so.
-      const cut = countBounded(views, f) && bounds.beforeId - 1 - bounds.afterId > budget ? bounds.beforeId - 1 - budget : null;
+      const cut = route === 'bounded' && bounds.beforeId - 1 - bounds.afterId > budget ? bounds.beforeId - 1 - budget : null;
       if (cut !== null) bounds.afterId = cut;
       // Said so the UI can tell why a search is slower than usual for a while after an upgrade.
       const catchingUp = f.text !== null && indexableText(f.text) && !views.textIndexReady() ? { textIndexCatchingUp: true } : {};
@@ -292,8 +324,10 @@ export interface DeliveryQueries {
  * Params checked here; the reads that may take long go to the read worker when there is one
  * (`offThread`), the others, and every read while no worker is answering, run here.
  */
-export function createDeliveryQueries(views: DeliveryViewStore, offThread?: OffThreadReads): DeliveryQueries {
-  const here = createDeliveryReads(views);
+export function createDeliveryQueries(views: DeliveryViewStore, offThread?: OffThreadReads, clock?: Clock): DeliveryQueries {
+  // On the engine's thread a count through the index walks no longer than a window of a wide
+  // read, on the engine's clock.
+  const here = createDeliveryReads(views, inWindows, { countBudgetMs: WINDOW_TARGET_MS, ...(clock ? { now: () => clock.now() } : {}) });
   return {
     async list(input) {
       const p = parseDeliveryPage(input);

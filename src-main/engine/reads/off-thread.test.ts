@@ -15,13 +15,15 @@ import { createEngine, type Engine } from '../index';
 import { classifyStorageError } from '../store/storage-fault';
 import { errorOf, RESTART_DELAY_MS } from './off-thread';
 import { failureOf, type ReadOp, type ReadResult } from './protocol';
+import { MIN_WALK_MESSAGES } from '../store/delivery-views';
 
 const T0 = Date.parse('2026-11-22T12:00:00.000Z');
 const HOOK = 'http://127.0.0.1:9/hook';
 
-function newEngine(prefix: string, clock = new ManualClock(T0)): { engine: Engine; dir: string; clock: ManualClock } {
+function newEngine(prefix: string, clock = new ManualClock(T0), readCountBudgetMs = Number.POSITIVE_INFINITY): { engine: Engine; dir: string; clock: ManualClock } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  const engine = createEngine({ dataDir: dir, clock });
+  // No time limit on the worker's text counts unless asked: the tests compare them with the engine thread's.
+  const engine = createEngine({ dataDir: dir, clock, readCountBudgetMs });
   engine.applyConfig({
     sources: [{ name: 'b', writeKey: 'wk_b' }],
     destinations: [{ name: 'd', enabled: true, sources: ['b'], sharedSecret: null, webhooks: [{ url: HOOK, headers: {} }] }],
@@ -96,7 +98,7 @@ describe('the read worker answers what the engine thread would', () => {
   ];
 
   test('pages and counts, for a table of filters, equal those read on the engine thread in windows', async () => {
-    const here = createDeliveryReads(engine.stores.deliveryViews);
+    const here = createDeliveryReads(engine.stores.deliveryViews, inWindows, { now: () => 0 });
     for (const page of pages) {
       const p = parseDeliveryPage(page);
       assert.deepEqual(await onWorker(engine, 'deliveries.list', p), await here.list(p), `page ${JSON.stringify(page)}`);
@@ -110,7 +112,7 @@ describe('the read worker answers what the engine thread would', () => {
   });
 
   test('for random needles, limits and directions, the worker pages and counts exactly like the engine thread', async () => {
-    const here = createDeliveryReads(engine.stores.deliveryViews);
+    const here = createDeliveryReads(engine.stores.deliveryViews, inWindows, { now: () => 0 });
     await fc.assert(
       fc.asyncProperty(
         fc.string({ unit: fc.constantFrom('u', 's', 'e', 'r', '_', '1', '2', '4', 'd', '-', 'Z', 'O'), minLength: 1, maxLength: 6 }),
@@ -211,7 +213,7 @@ test('a long count on the worker leaves the engine thread idle; the same count i
     await untilWorkerAnswers(engine);
     // Too short for the search index: every row is read.
     const f = parseDeliveryFilter({ text: 'Zq' });
-    const here = createDeliveryReads(engine.stores.deliveryViews);
+    const here = createDeliveryReads(engine.stores.deliveryViews, inWindows, { now: () => 0 });
     const measure = async (read: () => Promise<unknown>): Promise<{ ms: number; busy: number; maxGapMs: number; value: unknown }> => {
       let last = performance.now();
       let maxGapMs = 0;
@@ -241,6 +243,28 @@ test('a long count on the worker leaves the engine thread idle; the same count i
     assert.ok(on.busy > 0.7, `in windows the engine thread is busy: ${report}`);
     assert.ok(off.busy < 0.35, `on the worker the engine thread is mostly idle: ${report}`);
     assert.ok(off.maxGapMs < 100, `no event-loop turn waited long while the worker read: ${report}`);
+  } finally {
+    await engine.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a text count on the worker stops on the worker's own budget, after its first 100 messages, and says since when", async () => {
+  const { engine, dir } = newEngine('hookbench-reads-budget-', new ManualClock(T0), 0);
+  try {
+    seedDeliveries(engine.stores.log, 3_000, { sourceId: 1, destinationId: 1, url: 'https://Old-Host.example/hook', now: T0, batch: 1000 });
+    await untilWorkerAnswers(engine);
+    const views = engine.stores.deliveryViews;
+    // Every message has a userId "user_…": each is a match, one delivery each.
+    const f = parseDeliveryFilter({ text: 'user_' });
+    assert.deepEqual(views.count(f), { total: 3_000, matching: 3_000 });
+    const high = views.idRange()!.high;
+    const counted = await onWorker(engine, 'deliveries.count', f);
+    assert.deepEqual(counted, { total: 3_000, matching: MIN_WALK_MESSAGES, searchedTo: new Date(views.firstAtOrAbove(high - MIN_WALK_MESSAGES + 1)!.created_at).toISOString() });
+    // Through the API too (the worker answers a text count), and a needle with fewer candidates is counted whole.
+    const api = createEngineApi(engine);
+    assert.deepEqual(await api.countDeliveries({ text: 'user_' }), counted);
+    assert.deepEqual(await api.countDeliveries({ text: 'user_42' }), views.count(parseDeliveryFilter({ text: 'user_42' })));
   } finally {
     await engine.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -34,6 +34,8 @@ export interface OffThreadOptions {
   clock: Clock;
   /** A worker that died is replaced at the next call at least this long after the last start. */
   restartDelayMs?: number;
+  /** The worker's budget for a text count through the index (COUNT_BUDGET_MS unless set). */
+  countBudgetMs?: number;
   log?: (line: string) => void;
 }
 
@@ -70,7 +72,7 @@ export function createOffThreadReads(options: OffThreadOptions): OffThreadReads 
     lastStart = options.clock.now();
     let w: Worker;
     try {
-      w = spawnThread(entry, { dbPath: options.dbPath, nativeBinding: options.nativeBinding } satisfies ReadWorkerData);
+      w = spawnThread(entry, { dbPath: options.dbPath, nativeBinding: options.nativeBinding, countBudgetMs: options.countBudgetMs } satisfies ReadWorkerData);
     } catch (err) {
       log(`hookbench: the read worker could not start, reads run on the engine's thread: ${err instanceof Error ? err.message : String(err)}`);
       return;

@@ -39,6 +39,8 @@ export interface ReadReady {
 export interface ReadWorkerData {
   dbPath: string;
   nativeBinding?: string;
+  /** How long a text count walks the index (ms); COUNT_BUDGET_MS when absent. */
+  countBudgetMs?: number;
 }
 
 /** Pure: an error as plain data. */

@@ -15,7 +15,7 @@ const port = parentPort;
 if (port === null) throw new Error('the read worker runs on a worker thread');
 const data = workerData as ReadWorkerData;
 const db = openReadOnly(data.dbPath, { nativeBinding: data.nativeBinding });
-const deliveries = createDeliveryReads(new DeliveryViewStore(db), atOnce);
+const deliveries = createDeliveryReads(new DeliveryViewStore(db), atOnce, data.countBudgetMs === undefined ? {} : { countBudgetMs: data.countBudgetMs });
 const requests = new RequestStore(db);
 
 const handlers: { [K in ReadOp]: (args: ReadArgs<K>) => Promise<ReadResult<K>> } = {

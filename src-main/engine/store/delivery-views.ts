@@ -177,11 +177,11 @@ export function textMatchQuery(needle: string): string {
 }
 
 /**
- * Pure: the WHERE terms (over deliveries d LEFT JOIN messages m) and their params, in order.
- * With `textIndexed`, the text filter first narrows to the deliveries of the messages the trigram
- * index finds (and the delete notices, which have no message), then checks them exactly as without.
+ * Pure: the WHERE terms (over deliveries d LEFT JOIN messages m) and their params, in order: each
+ * delivery checked as reading the log does. The text index only ever narrows the rows these
+ * terms are applied to (textPageIdsSql, textCountWalkSql).
  */
-export function filterSql(f: DeliveryQueryFilter, reach: UrlReach = EVERYWHERE, textIndexed = false): { terms: string[]; params: unknown[]; needsMessages: boolean } {
+export function filterSql(f: DeliveryQueryFilter, reach: UrlReach = EVERYWHERE): { terms: string[]; params: unknown[]; needsMessages: boolean } {
   const terms: string[] = [];
   const params: unknown[] = [];
   if (f.statuses !== null) {
@@ -210,18 +210,6 @@ export function filterSql(f: DeliveryQueryFilter, reach: UrlReach = EVERYWHERE, 
       params.push(f.url);
     }
     terms.push(places.length > 0 ? `(${places.join(' OR ')})` : '0');
-  }
-  if (f.text !== null && textIndexed) {
-    // The messageId range goes through messages_dedupe (source_id, dedupe_key): one seek per
-    // source, the sources found by skipping through the index's first column.
-    terms.push(`d.id IN (
-      SELECT x.id FROM deliveries x WHERE x.message_id IN (SELECT rowid FROM message_text WHERE message_text MATCH ?)
-      UNION ALL SELECT x.id FROM deliveries x WHERE x.message_id IN (
-        WITH RECURSIVE ${SOURCES_CTE}
-        SELECT k.id FROM src CROSS JOIN messages k ON k.source_id = src.id AND k.dedupe_key >= ? AND k.dedupe_key < ?)
-      UNION ALL SELECT x.id FROM deliveries x WHERE x.message_id IS NULL
-    )`);
-    params.push(textMatchQuery(f.text), f.text, prefixEnd(f.text));
   }
   if (f.text !== null) {
     // A delivery without a message (a delete notice) is found by the userId in its body.
@@ -278,7 +266,7 @@ export function pageSql(p: DeliveryQueryPage, reach: UrlReach = EVERYWHERE, text
 
 /** The filter's terms with the page's keyset bounds. */
 function boundedTerms(p: DeliveryQueryPage, reach: UrlReach): { terms: string[]; params: unknown[]; needsMessages: boolean } {
-  const { terms, params, needsMessages } = filterSql(p, reach, false);
+  const { terms, params, needsMessages } = filterSql(p, reach);
   if (p.beforeId !== null) {
     terms.push('d.id < ?');
     params.push(p.beforeId);
@@ -418,49 +406,12 @@ export function inStatuses(counts: ReadonlyMap<DeliveryStatus, number>, statuses
 }
 
 /**
- * Pure: a filtered count that stops one past COUNT_LIMIT (so "more than the limit" is known without reading further).
- *
- * With the text index and no window, a count needs no order, so the index drives it: the messages
- * it finds, in its own order, each joined to its deliveries, then the delete notices (which have
- * no message), up to the limit. The index is read only as far as the limit needs, rather than in
- * full to build the set of matching ids before the first row is counted.
+ * Pure: a filtered count that stops one past COUNT_LIMIT (so "more than the limit" is known
+ * without reading further), read from the log itself: each delivery (in the window, when given)
+ * checked by the filter. A text filter the index answers is counted by countByIndex instead.
  */
-export function countSql(
-  f: DeliveryQueryFilter,
-  reach: UrlReach = EVERYWHERE,
-  window: { afterId: number; beforeId: number } | null = null,
-  textIndexed = false,
-): { sql: string; params: unknown[] } {
-  if (textIndexed && window === null && f.text !== null) {
-    // Three disjoint parts, so UNION ALL counts each delivery once and can stop at the limit: a
-    // message with the needle in its userId, anonymousId or event (from the index); one without,
-    // found by the start of its messageId (messages_dedupe); and the delete notices.
-    const { terms, params } = filterSql({ ...f, text: null }, reach, false);
-    const rest = terms.map((t) => ` AND ${t}`).join('');
-    const needle = [f.text, f.text, f.text];
-    const sql = `WITH RECURSIVE ${SOURCES_CTE} SELECT COUNT(*) AS n FROM (
-        SELECT 1 FROM message_text CROSS JOIN deliveries d ON d.message_id = message_text.rowid LEFT JOIN messages m ON m.id = d.message_id
-        WHERE message_text MATCH ? AND ${MESSAGE_CONTAINS}${rest}
-      UNION ALL
-        SELECT 1 FROM src CROSS JOIN messages k ON k.source_id = src.id AND k.dedupe_key >= ? AND k.dedupe_key < ?
-          CROSS JOIN deliveries d ON d.message_id = k.id LEFT JOIN messages m ON m.id = d.message_id
-        WHERE m.message_id >= ? AND m.message_id < ? AND NOT ${MESSAGE_CONTAINS}${rest}
-      UNION ALL
-        SELECT 1 FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id
-        WHERE d.message_id IS NULL AND instr(lower(${fromBody('userId')}), lower(?)) > 0${rest}
-      LIMIT ?)`;
-    const end = prefixEnd(f.text);
-    return {
-      sql,
-      params: [
-        textMatchQuery(f.text), ...needle, ...params,
-        f.text, end, f.text, end, ...needle, ...params,
-        f.text, ...params,
-        COUNT_LIMIT + 1,
-      ],
-    };
-  }
-  const { terms, params, needsMessages } = filterSql(f, reach, textIndexed);
+export function countSql(f: DeliveryQueryFilter, reach: UrlReach = EVERYWHERE, window: { afterId: number; beforeId: number } | null = null): { sql: string; params: unknown[] } {
+  const { terms, params, needsMessages } = filterSql(f, reach);
   if (window !== null) {
     terms.push('d.id > ?', 'd.id < ?');
     params.push(window.afterId, window.beforeId);
@@ -468,6 +419,175 @@ export function countSql(
   const sql = `SELECT COUNT(*) AS n FROM (SELECT 1 FROM deliveries d ${needsMessages ? 'LEFT JOIN messages m ON m.id = d.message_id' : ''}
     ${terms.length > 0 ? `WHERE ${terms.join(' AND ')}` : ''} LIMIT ?)`;
   return { sql, params: [...params, COUNT_LIMIT + 1] };
+}
+
+/** The columns of the search index a text filter looks in (the fourth holds old messageIds only). */
+const TEXT_COLUMNS = '{user_id anonymous_id event}';
+
+/**
+ * Pure: the needle's trigrams, as the index's tokenizer cuts them: every three consecutive
+ * characters (code points), with where each starts. Case is left as is: the probe's MATCH folds it.
+ */
+export function trigramsOf(needle: string): { at: number; trigram: string }[] {
+  const chars = [...needle];
+  return Array.from({ length: Math.max(0, chars.length - 2) }, (_, at) => ({ at, trigram: chars.slice(at, at + 3).join('') }));
+}
+
+/** How many of a needle's distinct trigrams are probed at most: a long needle is judged on a spread of them. */
+export const MAX_PROBES = 16;
+/** Entries a probe reads from a trigram's newest end to judge how common it is. */
+export const PROBE_ROWS = 64;
+/** A trigram goes into a count's MATCH with the rarest when it has at most this many times its entries. */
+export const RARE_FACTOR = 10;
+/**
+ * What a count's MATCH may cost FTS5 in index entries read before it gives back a row: about 40 ns
+ * an entry on the 10M log, so 400,000 is about 16 ms. A trigram's doclist is read in full up to
+ * where the rarest one's ends, but a long one only where the rarest points (FTS5 skips through it
+ * by its doclist index: each skip, a page, costs about as much as SKIP_ENTRIES entries read).
+ */
+export const MAX_SILENT_ENTRIES = 400_000;
+export const SKIP_ENTRIES = 5;
+
+/** Pure: an FTS5 query for one trigram (or any part of the needle) as a quoted phrase in the searched columns. */
+export function phraseQuery(part: string): string {
+  return `${TEXT_COLUMNS} : "${part.replaceAll('"', '""')}"`;
+}
+
+/**
+ * Pure: which trigrams a probe is run for: every distinct one, or MAX_PROBES spread along a longer
+ * needle (the others are left out of the MATCH, which stays a superset of the needle's matches).
+ */
+export function probedTrigrams(needle: string): string[] {
+  const distinct = [...new Set(trigramsOf(needle).map((t) => t.trigram))];
+  if (distinct.length <= MAX_PROBES) return distinct;
+  return Array.from({ length: MAX_PROBES }, (_, k) => distinct[Math.floor((k * distinct.length) / MAX_PROBES)] as string);
+}
+
+/**
+ * Pure: the MATCH a count walks for a needle, given about how many index entries each probed
+ * trigram has (0 for none). FTS5 answers a phrase by reading the doclist of every trigram in it
+ * and gives back nothing until all of them meet: a needle with a trigram on every message ("use"
+ * in "user_122") costs a read through ten million entries at 10M however rare the needle is, and
+ * no row comes back meanwhile for the walk to stop at. So the count asks for the needle's rarest
+ * trigram, and with it the next rarest, while each has at most RARE_FACTOR times its entries and
+ * together they cost at most MAX_SILENT_ENTRIES: the runs of consecutive chosen trigrams, each a
+ * quoted substring of the needle, ANDed. A message that holds the needle holds every one of its
+ * substrings, so this finds a superset, and each delivery is then checked exactly as reading the
+ * log does. A needle whose rarest trigram is common is asked for by that trigram alone: every
+ * message that has it comes back as a row, so the walk can stop on time.
+ */
+export function sparseTextQuery(needle: string, entries: ReadonlyMap<string, number>): string {
+  const ranked = [...entries].sort((x, y) => x[1] - y[1]);
+  const first = ranked[0];
+  if (first === undefined) return textMatchQuery(needle);
+  const rarest = first[1];
+  const chosen = new Set<string>([first[0]]);
+  let cost = rarest;
+  for (const [trigram, n] of ranked.slice(1)) {
+    const more = Math.min(n, SKIP_ENTRIES * rarest);
+    if (n > RARE_FACTOR * rarest || cost + more > MAX_SILENT_ENTRIES) break;
+    chosen.add(trigram);
+    cost += more;
+  }
+  const chars = [...needle];
+  const parts: string[] = [];
+  let run: number | null = null;
+  const grams = trigramsOf(needle);
+  grams.forEach(({ at, trigram }, k) => {
+    if (chosen.has(trigram)) run ??= at;
+    const next = grams[k + 1];
+    if (run !== null && (next === undefined || !chosen.has(next.trigram))) {
+      parts.push(chars.slice(run, at + 3).join(''));
+      run = null;
+    }
+  });
+  const unique = [...new Set(parts)];
+  if (unique.length === 1) return phraseQuery(unique[0] as string);
+  return `${TEXT_COLUMNS} : (${unique.map((p) => `"${p.replaceAll('"', '""')}"`).join(' AND ')})`;
+}
+
+/**
+ * Messages a text count's walk reads before it asks the clock: about 0.3 ms warm on the 10M log,
+ * by our estimate some 20 ms with every page on disk. A call that spent its time elsewhere (compiling its statements,
+ * a busy machine) still counts a small log whole, rather than say "3+" of three.
+ */
+export const MIN_WALK_MESSAGES = 100;
+
+/** A text count read through the index: how many it found, and where it stopped when it ran out of time. */
+export interface IndexedCount {
+  /** Up to COUNT_LIMIT + 1. */
+  n: number;
+  /** Set when the walk stopped early: the count is of the matching deliveries with an id at or above this one, exactly. */
+  fromId: number | null;
+}
+
+/**
+ * Pure: a text count's walk through the index, newest message first: one number per delivery of
+ * each message the MATCH finds (and one for a found message without any), every one of a
+ * message's before the next message's: twice the message id, plus 1 when the delivery is one the
+ * filter lets through (one plucked number a row costs the walk less than a row of two). A message
+ * the exact check turns down still gives its rows, so the caller can stop between any two messages. `low` is the lowest message the walk need read (a bound's); the
+ * bounds on the delivery id are checked like the filter's other terms.
+ */
+export function textCountWalkSql(f: DeliveryQueryFilter, reach: UrlReach, query: string, bounds: { afterId: number; beforeId: number } | null, low: number | null): { sql: string; params: unknown[] } {
+  const { terms, params } = filterSql({ ...f, text: null }, reach);
+  if (bounds !== null) {
+    terms.push('d.id > ?', 'd.id < ?');
+    params.push(bounds.afterId, bounds.beforeId);
+  }
+  const text = f.text ?? '';
+  const sql = `SELECT t.message_id * 2 + CASE WHEN d.id IS NOT NULL AND ${[MESSAGE_CONTAINS, ...terms].join(' AND ')} THEN 1 ELSE 0 END AS row FROM (
+        SELECT rowid AS message_id FROM message_text WHERE message_text MATCH ?${low === null ? '' : ' AND rowid >= ?'} ORDER BY rowid DESC LIMIT -1
+      ) t LEFT JOIN deliveries d ON d.message_id = t.message_id LEFT JOIN messages m ON m.id = t.message_id`;
+  return { sql, params: [text, text, text, ...params, query, ...(low === null ? [] : [low])] };
+}
+
+/**
+ * Pure: the matching deliveries a text count's walk does not see, with ids in (afterId, beforeId),
+ * up to `limit`: those of the messages whose messageId starts with the needle and whose three
+ * fields do not hold it; the deliveries without a message (delete notices, test events); and,
+ * when the walk read only the messages from `below` up (a bound, or it ran out of time), the
+ * replays of older messages. Each disjoint from the walk and from the others.
+ */
+export function textCountRestSql(
+  f: DeliveryQueryFilter,
+  reach: UrlReach,
+  ids: { afterId: number; beforeId: number },
+  below: number | null,
+  limit: number,
+): { sql: string; params: unknown[] } {
+  const { terms, params } = filterSql({ ...f, text: null }, reach);
+  // The unary plus keeps the id range from driving the plan: each part has its own, narrower index.
+  terms.push('+d.id > ?', '+d.id < ?');
+  params.push(ids.afterId, ids.beforeId);
+  const rest = terms.map((t) => ` AND ${t}`).join('');
+  const text = f.text ?? '';
+  const needle = [text, text, text];
+  const end = prefixEnd(text);
+  const replays =
+    below === null
+      ? ''
+      : `UNION ALL
+        SELECT 1 FROM deliveries d INDEXED BY deliveries_replay_of JOIN messages m ON m.id = d.message_id
+        WHERE d.replay_of IS NOT NULL AND d.message_id < ? AND ${MESSAGE_CONTAINS}${rest}`;
+  const sql = `WITH RECURSIVE ${SOURCES_CTE} SELECT COUNT(*) AS n FROM (
+        SELECT 1 FROM src CROSS JOIN messages k ON k.source_id = src.id AND k.dedupe_key >= ? AND k.dedupe_key < ?
+          CROSS JOIN deliveries d ON d.message_id = k.id LEFT JOIN messages m ON m.id = d.message_id
+        WHERE m.message_id >= ? AND m.message_id < ? AND NOT ${MESSAGE_CONTAINS}${rest}
+      UNION ALL
+        SELECT 1 FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id
+        WHERE d.message_id IS NULL AND instr(lower(${fromBody('userId')}), lower(?)) > 0${rest}
+      ${replays}
+      LIMIT ?)`;
+  return {
+    sql,
+    params: [
+      text, end, text, end, ...needle, ...params,
+      text, ...params,
+      ...(below === null ? [] : [below, ...needle, ...params]),
+      limit,
+    ],
+  };
 }
 
 export class DeliveryViewStore {
@@ -505,6 +625,13 @@ export class DeliveryViewStore {
       urlInEntries: 'SELECT EXISTS (SELECT 1 FROM webhook_entries WHERE instr(lower(url), lower(?)) > 0) AS found',
       urlInTargets: 'SELECT EXISTS (SELECT 1 FROM deliveries WHERE target_url IS NOT NULL AND instr(lower(target_url), lower(?)) > 0) AS found',
       urlInAttempts: 'SELECT EXISTS (SELECT 1 FROM attempt_urls WHERE instr(lower(url), lower(?)) > 0) AS found',
+      // A text count's probes: the newest entries of one trigram, and the span of message ids.
+      trigramProbe: 'SELECT rowid FROM message_text WHERE message_text MATCH ? ORDER BY rowid DESC LIMIT ?',
+      messageSpan: 'SELECT (SELECT id FROM messages ORDER BY id DESC LIMIT 1) - (SELECT id FROM messages ORDER BY id LIMIT 1) + 1 AS span',
+      // The message of the first delivery made at its message's commit above an id (a bound's walk starts there).
+      commitMessageAbove: `${COMMIT_DELIVERY_NEAR('>', 'ASC')}`,
+      // The first delivery made at the commit of a message at or above this one (deliveries_message, in (message, id) order).
+      commitDeliveryFrom: 'SELECT id FROM deliveries WHERE message_id >= ? AND replay_of IS NULL ORDER BY message_id, id LIMIT 1',
       textBackfillBelow: 'SELECT below FROM message_text_backfill',
       textBackfillSlice: `INSERT INTO message_text (rowid, user_id, anonymous_id, event)
         SELECT id, user_id, anonymous_id, event FROM messages WHERE id < ? ORDER BY id DESC LIMIT ?`,
@@ -603,10 +730,92 @@ export class DeliveryViewStore {
     return (statement(this.db, `EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail);
   }
 
-  /** How SQLite runs a filtered count (one line per step): for the plan tests. */
+  /**
+   * How SQLite runs a filtered count (one line per step): for the plan tests. A text the index
+   * answers shows the walk's statement, then the rest's.
+   */
   countPlan(f: DeliveryQueryFilter): string[] {
-    const { sql, params } = countSql(f, this.urlReach(f), null, this.usesTextIndex(f));
-    return (statement(this.db, `EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail);
+    const reach = this.urlReach(f);
+    const explain = ({ sql, params }: { sql: string; params: unknown[] }): string[] =>
+      (statement(this.db, `EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail);
+    if (f.text === null || !this.usesTextIndex(f)) return explain(countSql(f, reach));
+    const ids = { afterId: 0, beforeId: Number.MAX_SAFE_INTEGER };
+    return [...explain(textCountWalkSql(f, reach, this.countTextQuery(f.text), null, null)), ...explain(textCountRestSql(f, reach, ids, 1, COUNT_LIMIT + 1))];
+  }
+
+  /**
+   * About how many index entries each of the needle's probed trigrams has: its share of the
+   * messages between its newest PROBE_ROWS entries (read from the newest end, the part of the
+   * index a count walks first) times the log's span of message ids, or the entries themselves
+   * when it has fewer. A guess to choose the MATCH with, never a figure anything counts.
+   */
+  trigramEntries(needle: string): Map<string, number> {
+    const span = Math.max(1, (this.s.messageSpan.get() as { span: number | null }).span ?? 1);
+    const entries = new Map<string, number>();
+    for (const trigram of probedTrigrams(needle)) {
+      const rowids = (this.s.trigramProbe.all(phraseQuery(trigram), PROBE_ROWS) as { rowid: number }[]).map((r) => r.rowid);
+      const newest = rowids[0];
+      const oldest = rowids[rowids.length - 1];
+      const all = newest === undefined || oldest === undefined || rowids.length < PROBE_ROWS;
+      entries.set(trigram, all ? rowids.length : Math.round((span * rowids.length) / (newest - oldest + 1)));
+    }
+    return entries;
+  }
+
+  /** The MATCH a text count walks (sparseTextQuery, on this log's probes). */
+  countTextQuery(needle: string): string {
+    return sparseTextQuery(needle, this.trigramEntries(needle));
+  }
+
+  /**
+   * A text filter's count through the index (usesTextIndex must hold), up to COUNT_LIMIT + 1:
+   * the walk (textCountWalkSql) newest message first, then what it does not see
+   * (textCountRestSql). `bounds` limits it to delivery ids in (afterId, beforeId). `outOfTime`
+   * is asked between messages once `atLeast` of them are read (MIN_WALK_MESSAGES; the tests stop
+   * sooner), so a small log is always counted whole however busy the machine. Once it says so
+   * the walk stops, and the count is then exactly that of the matching deliveries from `fromId`
+   * up (see IndexedCount): every delivery at or above the first one of the last message read was
+   * made at or after that message's commit.
+   */
+  countByIndex(
+    f: DeliveryQueryFilter,
+    bounds: { afterId: number; beforeId: number } | null = null,
+    outOfTime: () => boolean = () => false,
+    atLeast = MIN_WALK_MESSAGES,
+  ): IndexedCount {
+    const reach = this.urlReach(f);
+    if (f.text === null || urlMatchesNothing(f, reach)) return { n: 0, fromId: null };
+    // With bounds, the walk starts at the message of the first delivery its commit made inside them.
+    const low = bounds === null ? null : ((this.s.commitMessageAbove.get(bounds.afterId) as { message_id: number } | undefined)?.message_id ?? null);
+    let n = 0;
+    let last: number | null = null;
+    let stoppedAt: number | null = null;
+    let messages = 0;
+    if (bounds === null || low !== null) {
+      const walk = textCountWalkSql(f, reach, this.countTextQuery(f.text), bounds, low);
+      const rows = statement(this.db, walk.sql).pluck(true).iterate(...walk.params) as IterableIterator<number>;
+      for (const row of rows) {
+        const message = Math.floor(row / 2);
+        const ok = row % 2;
+        if (message !== last) {
+          if (last !== null && (n > COUNT_LIMIT || (messages >= atLeast && outOfTime()))) {
+            stoppedAt = last;
+            break;
+          }
+          last = message;
+          messages++;
+        }
+        n += ok;
+      }
+    }
+    if (n > COUNT_LIMIT) return { n, fromId: null };
+    const after = bounds?.afterId ?? 0;
+    const fromId = stoppedAt === null ? null : Math.max(after + 1, (this.s.commitDeliveryFrom.get(stoppedAt) as { id: number }).id);
+    const ids = { afterId: fromId === null ? after : fromId - 1, beforeId: bounds?.beforeId ?? Number.MAX_SAFE_INTEGER };
+    const below = stoppedAt ?? (bounds === null ? null : (low ?? Number.MAX_SAFE_INTEGER));
+    const rest = textCountRestSql(f, reach, ids, below, COUNT_LIMIT + 1 - n);
+    n += (statement(this.db, rest.sql).get(...rest.params) as { n: number }).n;
+    return { n, fromId };
   }
 
   /** Newest first; ids that are not in the log are left out. */
@@ -679,7 +888,7 @@ export class DeliveryViewStore {
   countIn(f: DeliveryQueryFilter, afterId: number, beforeId: number): number {
     const reach = this.urlReach(f);
     if (urlMatchesNothing(f, reach)) return 0;
-    const { sql, params } = countSql({ ...f }, reach, { afterId, beforeId }, this.usesTextIndex(f));
+    const { sql, params } = countSql(f, reach, { afterId, beforeId });
     return (statement(this.db, sql).get(...params) as { n: number }).n;
   }
 
@@ -695,8 +904,12 @@ export class DeliveryViewStore {
     if (f.type === null && f.url === null && f.text === null && f.replayed === null && f.violations === null && !hasTimeRange(f)) return { total, matching: byStatus };
     const reach = this.urlReach(f);
     if (urlMatchesNothing(f, reach)) return { total, matching: 0 };
-    const { sql, params } = countSql(f, reach, null, textIndex && this.usesTextIndex(f));
-    const n = (statement(this.db, sql).get(...params) as { n: number }).n;
+    let n: number;
+    if (textIndex && f.text !== null && this.usesTextIndex(f)) n = this.countByIndex(f).n;
+    else {
+      const { sql, params } = countSql(f, reach);
+      n = (statement(this.db, sql).get(...params) as { n: number }).n;
+    }
     return n > COUNT_LIMIT ? { total, matching: COUNT_LIMIT, capped: true } : { total, matching: n };
   }
 

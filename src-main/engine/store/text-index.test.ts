@@ -5,15 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { createEngineApi } from '../api';
-import { createDeliveryReads, parseDeliveryFilter, parseDeliveryPage } from '../api/deliveries';
+import { atOnce, createDeliveryReads, parseDeliveryFilter, parseDeliveryPage } from '../api/deliveries';
 import { ManualClock } from '../clock';
 import { createEngine, type Engine } from '../index';
-import type { DeliveryPage } from '../../../src-shared/api';
+import type { DeliveryFilter, DeliveryPage } from '../../../src-shared/api';
 import type { InboundMessage } from '../../../src-shared/events';
 import { Receiver } from '../testing/receiver';
 import { waitUntil } from '../testing/wait';
 import { LogInspector } from './inspect';
-import { PREFIX_SET_LIMIT, type DeliveryQueryFilter, type DeliveryQueryPage } from './delivery-views';
+import { hasTimeRange, MIN_WALK_MESSAGES, PREFIX_SET_LIMIT, probedTrigrams, sparseTextQuery, trigramsOf, type DeliveryQueryFilter, type DeliveryQueryPage } from './delivery-views';
 
 const T0 = Date.parse('2026-11-22T12:00:00.000Z');
 const HOOK = 'http://127.0.0.1:9/hook';
@@ -97,8 +97,8 @@ test('a needle of three characters or more is looked up in the index; a shorter 
     assert.match(plan('ali'), /SEARCH x USING COVERING INDEX deliveries_message/);
     assert.doesNotMatch(plan('ali'), /^SCAN d\b/m);
     assert.doesNotMatch(plan('al'), /message_text/);
-    // A count needs no order: the index drives it, one delivery seek per message it finds, and
-    // the delete notices by the deliveries_message index; nothing reads every delivery.
+    // A count walks the index (newest first, in FTS5's own order): one delivery seek per message it
+    // finds, and the delete notices by the deliveries_message index; nothing reads every delivery.
     const count = engine.stores.deliveryViews.countPlan(parseDeliveryFilter({ text: 'ali' })).join('\n');
     assert.match(count, /SCAN message_text VIRTUAL TABLE/);
     assert.match(count, /SEARCH d USING (COVERING )?INDEX deliveries_message \(message_id=\?\)/);
@@ -299,6 +299,63 @@ test('a text page walks the index newest (oldest) first and merges the deliverie
       }
     }
     assert.ok(walked >= 120, `${walked} non-empty pages`);
+    // Counts: through the index (a clock that never runs out) exactly what reading the log counts,
+    // for each needle and filter; and a walk stopped after a few messages counts exactly the
+    // matching deliveries from where it stopped up, which is what searchedTo says.
+    const counts: DeliveryFilter[] = [
+      {},
+      { type: 'identify' },
+      { replayed: true },
+      { replayed: false },
+      { url: 'replay-target' },
+      { url: 'other' },
+      { status: 'pending' },
+      { violations: 'none' },
+      { from: new Date(T0 + 5 * 60_000).toISOString(), to: new Date(T0 + 12 * 60_000).toISOString() },
+      { from: new Date(T0 + 20 * 60_000).toISOString() },
+    ];
+    const unhurried = createDeliveryReads(views, atOnce, { now: () => 0 });
+    const inspect = LogInspector.of(dir, { readonly: true });
+    let stopped = 0;
+    for (const text of needles) {
+      for (const shape of counts) {
+        const input = { ...shape, text };
+        const f = parseDeliveryFilter(input);
+        const exact = views.count(f, false);
+        assert.deepEqual(await unhurried.count(f), exact, `count ${JSON.stringify(input)}`);
+        assert.deepEqual(views.count(f), exact, `store count ${JSON.stringify(input)}`);
+        if (!views.pageUsesTextIndex(f)) continue;
+        for (const after of [1, 3, 10]) {
+          let asked = 0;
+          const bounds = hasTimeRange(f) ? { afterId: (views.idAtOrAfter(f.fromMs ?? 0) ?? 1) - 1, beforeId: (f.toMs ?? null) === null ? high + 1 : (views.idAtOrAfter(f.toMs ?? 0) ?? high + 1) } : null;
+          const { n, fromId } = views.countByIndex(f, bounds, () => ++asked > after, 0);
+          if (fromId === null) {
+            assert.equal(n, exact.capped ? n : exact.matching, `whole ${JSON.stringify(input)}`);
+            continue;
+          }
+          stopped++;
+          const upTo = bounds?.beforeId ?? high + 1;
+          assert.equal(n, views.countIn(f, fromId - 1, upTo), `from ${fromId}: ${JSON.stringify(input)} after ${after}`);
+          assert.ok(n <= exact.matching || exact.capped === true, 'at most the whole count');
+        }
+        // However soon the clock runs out, the walk reads MIN_WALK_MESSAGES first: a needle with
+        // fewer candidates is counted whole, and one with more stops no sooner.
+        const candidates = inspect.get<{ n: number }>('SELECT COUNT(*) AS n FROM message_text WHERE message_text MATCH ?', views.countTextQuery(text))?.n ?? 0;
+        const soon = views.countByIndex(f, null, () => true);
+        if (candidates <= MIN_WALK_MESSAGES) assert.equal(soon.fromId, null, `whole at once ${JSON.stringify(input)}`);
+        else if (soon.fromId !== null) assert.ok(soon.fromId < views.countByIndex(f, null, () => true, 1).fromId!, 'further than a walk that may stop at once');
+        // Through the API, a clock that moves a millisecond a look says how far it counted.
+        let ms = 0;
+        const hurried = await createDeliveryReads(views, atOnce, { now: () => ms++, countBudgetMs: 4 }).count(f);
+        if (hurried.searchedTo !== undefined) {
+          const from = views.idAtOrAfter(Date.parse(hurried.searchedTo));
+          assert.ok(from !== null);
+          assert.ok(hurried.matching <= exact.matching, JSON.stringify({ input, hurried, exact }));
+        } else assert.deepEqual(hurried, exact, `hurried ${JSON.stringify(input)}`);
+      }
+    }
+    inspect.close();
+    assert.ok(stopped >= 40, `${stopped} stopped walks`);
     // Paging by nextBeforeId through a many-match needle lists each match once, newest first, as the log does.
     const all = views.page({ ...parseDeliveryPage({ text: 'Completed' }), limit: 1_000_000 }, false).map((r) => r.id);
     const paged: number[] = [];
@@ -341,9 +398,38 @@ test('a needle that starts more messageIds than a page takes as a set reads the 
     for (const text of ['ajs-', 'ajs-1', 'ajs-20']) {
       const page = parseDeliveryPage({ text, limit: 50 });
       assert.deepEqual((await createDeliveryReads(views).list(page)).items.map((d) => d.id), views.page(page, false).map((r) => r.id), text);
+      // The count takes the same road as the page, and counts what reading the log counts.
+      const f = parseDeliveryFilter({ text });
+      assert.deepEqual(await createDeliveryReads(views, atOnce, { now: () => 0 }).count(f), views.count(f, false), `count ${text}`);
     }
   } finally {
     await engine.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("a count's MATCH asks for the needle's rare trigrams only, as substrings of it", () => {
+  assert.deepEqual(trigramsOf('ab"cé'), [
+    { at: 0, trigram: 'ab"' },
+    { at: 1, trigram: 'b"c' },
+    { at: 2, trigram: '"cé' },
+  ]);
+  assert.deepEqual(trigramsOf('ab'), []);
+  const cols = '{user_id anonymous_id event} : ';
+  // "use", "ser", "er_" on every message, "r_1" on a tenth: the rare tail of the needle is asked for.
+  const user = new Map([['use', 8_000_000], ['ser', 8_000_000], ['er_', 8_000_000], ['r_1', 1_800_000], ['_12', 180_000], ['122', 144_000]]);
+  assert.equal(sparseTextQuery('user_122', user), `${cols}"_122"`);
+  // Two rare runs apart: each a phrase, ANDed; a quote is doubled inside its phrase.
+  const apart = new Map([['a"b', 10], ['"bc', 5_000_000], ['bcd', 5_000_000], ['cde', 12]]);
+  assert.equal(sparseTextQuery('a"bcde', apart), `${cols}("a""b" AND "cde")`);
+  // As rare as each other, but together past what one silent read may cost: the rarest alone.
+  const even = new Map([['Com', 451_000], ['omp', 451_000], ['mpl', 451_000]]);
+  assert.equal(sparseTextQuery('Compl', even), `${cols}"Com"`);
+  // Cheap enough together: the whole needle.
+  const cheap = new Map([['Com', 1_000], ['omp', 1_000], ['mpl', 1_000]]);
+  assert.equal(sparseTextQuery('Compl', cheap), `${cols}"Compl"`);
+  // A trigram no message has: asked for alone, it finds nothing at once.
+  assert.equal(sparseTextQuery('user_zz', new Map([['use', 8e6], ['ser', 8e6], ['er_', 8e6], ['r_z', 0], ['_zz', 0]])), `${cols}"r_zz"`);
+  // A long needle is judged on a spread of its trigrams.
+  assert.equal(probedTrigrams('abcdefghijklmnopqrstuvwxyz').length, 16);
 });

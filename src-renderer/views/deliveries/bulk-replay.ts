@@ -43,7 +43,7 @@ export function bulkFilter(filter: DeliveryFilter, includeReplayed: boolean): De
 export async function bulkCounts(call: Call, filter: DeliveryFilter): Promise<{ fresh: number; alreadyReplayed: number; atLeast?: true }> {
   const fresh = await call('countDeliveries', bulkFilter(filter, false));
   const replayed = await call('countDeliveries', { ...bulkFilter(filter, true), replayed: true });
-  // A capped count, or one over the newest stretch of the log only (a short search): the replay goes through the whole filter, so more may be replayed.
+  // A capped count, or one over the newest stretch of the log only (searchedTo: a short search, or a text count out of time): the replay goes through the whole filter, so more may be replayed.
   const atLeast = [fresh, replayed].some((c) => c.capped === true || c.searchedTo !== undefined);
   return { fresh: fresh.matching, alreadyReplayed: replayed.matching, ...(atLeast ? { atLeast: true as const } : {}) };
 }

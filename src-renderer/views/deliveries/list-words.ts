@@ -11,7 +11,7 @@ export function countWords(counts: DeliveryCounts | null, filtered: boolean, now
   if (!filtered) return plural(counts.total, 'delivery', 'deliveries');
   // A capped count stopped at its limit: more match, and counting them all would read the whole log.
   const at = `${n(counts.matching)}${counts.capped || counts.searchedTo ? '+' : ''} of ${plural(counts.total, 'delivery', 'deliveries')}`;
-  // A search no index answers counts only the newest stretch of the log it reads in one call.
+  // A count that stopped short (a search no index answers, or one through the index that ran out of time) counts only the newest stretch of the log.
   const words = counts.searchedTo && !counts.capped ? `${at} (counted since ${whenOf(counts.searchedTo, now)})` : at;
   // Right after an upgrade the search index is still taking in the old log: searches are slower until it is done.
   return counts.textIndexCatchingUp ? `${words} (search index catching up)` : words;
