@@ -9,7 +9,7 @@ import diagnosticsChannel from 'node:diagnostics_channel';
 import { STATUS_CODES } from 'node:http';
 import { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, buildConnector } from 'undici';
 import type { Clock } from '../clock';
 import { failureText, type AttemptFailure } from '../../../src-shared/delivery-outcomes';
@@ -47,8 +47,10 @@ export function createSender(opts: SenderOptions): Sender {
   const attemptsByBody = new WeakMap<object, AttemptTrace>();
 
   const connector = buildConnector(
-    // Passing `ca` replaces Node's trust store, so the system roots are passed along with the extra CA.
-    opts.ca !== undefined ? { ca: [...rootCertificates, opts.ca.toString()] } : {},
+    // Passing `ca` replaces Node's trust store, so the system roots are passed along with the extra
+    // CA. Made into one secure context here: given as `ca`, every new connection would parse the
+    // hundred-odd roots again (about 25 ms of CPU a connection on this machine).
+    opts.ca !== undefined ? { secureContext: createSecureContext({ ca: [...rootCertificates, opts.ca.toString()] }) } : {},
   );
   // buildConnector's function returns the socket it opens (its type says void); the socket is needed
   // to time its phases before undici sees it.
