@@ -14,6 +14,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import selfsigned from 'selfsigned';
 import { createEngine } from '../src-main/engine';
 import { listen } from '../src-main/serve/server';
 import { fmt, percentile, RECEIVER_WORKER, runWorker } from './support/load';
@@ -31,8 +32,8 @@ const WARM = 'warm-';
 const CLIENT = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { Pool } = require(workerData.undici);
-const { url, path, ticks, warmTicks, perTick, auth, raw } = workerData;
-const pool = new Pool(url, { connections: 4 });
+const { url, path, ticks, warmTicks, perTick, auth, raw, ca } = workerData;
+const pool = new Pool(url, { connections: 4, ...(ca ? { connect: { ca } } : {}) });
 const sent = [];
 let seq = 0, inflight = 0, failures = 0;
 const start = performance.now();
@@ -79,16 +80,44 @@ function endToEnd(sent: [string, number][], arrivals: Map<string, number>, prefi
 const sorted = (xs: number[]): number[] => [...xs].sort((a, b) => a - b);
 const p50p99 = (xs: number[]): string => `p50 ${fmt(percentile(xs, 50))} ms, p99 ${fmt(percentile(xs, 99))} ms, max ${fmt(xs.at(-1) ?? NaN)} ms`;
 
+/** A CA and a certificate for 127.0.0.1 it signed: the receiver serves the certificate, its users trust the CA. */
+async function certificate(): Promise<{ key: string; cert: string; ca: string }> {
+  const ca = await selfsigned.generate([{ name: 'commonName', value: 'Hookbench bench CA' }], {
+    keyType: 'ec',
+    algorithm: 'sha256',
+    extensions: [
+      { name: 'basicConstraints', cA: true, critical: true },
+      { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
+    ],
+  });
+  const leaf = await selfsigned.generate([{ name: 'commonName', value: '127.0.0.1' }], {
+    keyType: 'ec',
+    algorithm: 'sha256',
+    ca: { key: ca.private, cert: ca.cert },
+    extensions: [
+      { name: 'basicConstraints', cA: false },
+      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] },
+    ],
+  });
+  return { key: leaf.private, cert: leaf.cert, ca: ca.cert };
+}
+
 const ticks = (RATE / PER_TICK) * SECONDS;
 const warmTicks = (RATE / PER_TICK) * WARM_SECONDS;
 const auth = `Basic ${Buffer.from('wk_lat:').toString('base64')}`;
 const dir = mkdtempSync(join(tmpdir(), 'hookbench-bench-latency-'));
-const baselineReceiver = runWorker<{ port: number }>(RECEIVER_WORKER, { record: true });
-const receiver = runWorker<{ port: number }>(RECEIVER_WORKER, { record: true });
+// RECEIVER_TLS=1: the receiver (and the baseline's) answers over TLS with a certificate the
+// engine and the baseline client trust as their CA, as a receiver behind https would.
+const tls = process.env.RECEIVER_TLS === '1' ? await certificate() : null;
+const scheme = tls ? 'https' : 'http';
+const baselineReceiver = runWorker<{ port: number }>(RECEIVER_WORKER, { record: true, tls: tls && { key: tls.key, cert: tls.cert } });
+const receiver = runWorker<{ port: number }>(RECEIVER_WORKER, { record: true, tls: tls && { key: tls.key, cert: tls.cert } });
 try {
   // Baseline: the same client, each message posted straight to a receiver.
   const { port: basePort } = await baselineReceiver.result;
-  const base = runWorker<{ sent: [string, number][] }>(CLIENT, { url: `http://127.0.0.1:${basePort}`, path: '/hook', ticks, warmTicks, perTick: PER_TICK, auth, raw: true, undici: require.resolve('undici') });
+  const base = runWorker<{ sent: [string, number][] }>(CLIENT, { url: `${scheme}://127.0.0.1:${basePort}`, path: '/hook', ticks, warmTicks, perTick: PER_TICK, auth, raw: true, undici: require.resolve('undici'), ca: tls?.ca });
   const baseSent = (await base.result).sent;
   const baseArrivals = await arrivalsOf(baselineReceiver.worker);
   const baseLat = endToEnd(baseSent, baseArrivals, 'lat-');
@@ -96,10 +125,10 @@ try {
 
   const { port } = await receiver.result;
   // SENDER_THREAD=0: attempts sent from the engine's thread, as before the sending thread, for comparison.
-  const engine = createEngine({ dataDir: dir, ...(process.env.SENDER_THREAD === '0' ? { senderWorkerEntry: null } : {}) });
+  const engine = createEngine({ dataDir: dir, ...(tls ? { ca: tls.ca } : {}), ...(process.env.SENDER_THREAD === '0' ? { senderWorkerEntry: null } : {}) });
   engine.applyConfig({
     sources: [{ name: 'lat', writeKey: 'wk_lat' }],
-    destinations: [{ name: 'sink', enabled: true, sources: ['lat'], sharedSecret: 's', webhooks: [{ url: `http://127.0.0.1:${port}/hook`, headers: {} }] }],
+    destinations: [{ name: 'sink', enabled: true, sources: ['lat'], sharedSecret: 's', webhooks: [{ url: `${scheme}://127.0.0.1:${port}/hook`, headers: {} }] }],
   });
   engine.start();
   const server = await listen(engine, '127.0.0.1', 0);
@@ -150,7 +179,7 @@ try {
   const toCommit = sorted(steady.map((r) => r.committed - (sentAt.get(r.id) ?? NaN)));
   const toArrival = sorted(steady.map((r) => (arrivals.get(r.id) ?? NaN) - r.started));
   const ratio = percentile(baseLat, 99) / percentile(e2e, 99);
-  console.log(`latency  ${fmt(RATE)} messages/s for ${SECONDS} s after ${WARM_SECONDS} s of warm-up (${fmt(e2e.length)} messages, ${failures} failed requests), attempts sent ${process.env.SENDER_THREAD === '0' ? "from the engine's thread" : 'from the sending thread'}`);
+  console.log(`latency  ${fmt(RATE)} messages/s for ${SECONDS} s after ${WARM_SECONDS} s of warm-up (${fmt(e2e.length)} messages, ${failures} failed requests), attempts sent ${process.env.SENDER_THREAD === '0' ? "from the engine's thread" : 'from the sending thread'}, receiver over ${scheme}`);
   console.log(`  ingest → first attempt (log rows)     : ${p50p99(firstAttempt)}   (goal p99 < 10 ms)`);
   console.log(`  client → receiver through Hookbench   : ${p50p99(e2e)}`);
   console.log(`    of which client → committed        : ${p50p99(toCommit)}`);

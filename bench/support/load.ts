@@ -20,12 +20,14 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
-/** A receiver in a worker: answers 200 to every POST, reports arrival times when asked. */
+/** A receiver in a worker: answers 200 to every POST, reports arrival times when asked; over TLS when given `tls: { key, cert }`. */
 export const RECEIVER_WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const http = require('node:http');
+const https = require('node:https');
 const arrivals = [];
-const server = http.createServer((req, res) => {
+const tls = workerData && workerData.tls;
+const server = (tls ? (h) => https.createServer(tls, h) : (h) => http.createServer(h))((req, res) => {
   let body = '';
   req.setEncoding('utf8');
   req.on('data', (c) => (body += c));
