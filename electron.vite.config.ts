@@ -24,15 +24,8 @@ export default defineConfig({
   main: {
     plugins: [analyticsNextBundles()],
     build: {
-      // The read worker and the sending thread are threads of their own (engine/reads/worker.ts,
-      // engine/delivery/sender-worker.ts): their own entries, out/main/read-worker.js and sender-worker.js.
-      lib: {
-        entry: {
-          main: resolve(__dirname, 'src-main/electron/main.ts'),
-          'read-worker': resolve(__dirname, 'src-main/engine/reads/worker.ts'),
-          'sender-worker': resolve(__dirname, 'src-main/engine/delivery/sender-worker.ts'),
-        },
-      },
+      // The read worker is a thread of its own (engine/reads/worker.ts): its own entry, out/main/read-worker.js.
+      lib: { entry: { main: resolve(__dirname, 'src-main/electron/main.ts'), 'read-worker': resolve(__dirname, 'src-main/engine/reads/worker.ts') } },
       rollupOptions: { external: ['better-sqlite3', 'electron'] },
     },
   },

@@ -124,8 +124,13 @@ try {
   const baseCold = endToEnd(baseSent, baseArrivals, WARM);
 
   const { port } = await receiver.result;
-  // SENDER_THREAD=0: attempts sent from the engine's thread, as before the sending thread, for comparison.
-  const engine = createEngine({ dataDir: dir, ...(tls ? { ca: tls.ca } : {}), ...(process.env.SENDER_THREAD === '0' ? { senderWorkerEntry: null } : {}) });
+  // SENDER_THREAD=1: attempts sent from a thread of their own (delivery/sender-thread.ts), for comparison.
+  const onThread = process.env.SENDER_THREAD === '1';
+  const engine = createEngine({
+    dataDir: dir,
+    ...(tls ? { ca: tls.ca } : {}),
+    ...(onThread ? { senderWorkerEntry: new URL('../src-main/engine/delivery/sender-worker.ts', import.meta.url) } : {}),
+  });
   engine.applyConfig({
     sources: [{ name: 'lat', writeKey: 'wk_lat' }],
     destinations: [{ name: 'sink', enabled: true, sources: ['lat'], sharedSecret: 's', webhooks: [{ url: `${scheme}://127.0.0.1:${port}/hook`, headers: {} }] }],
@@ -179,7 +184,7 @@ try {
   const toCommit = sorted(steady.map((r) => r.committed - (sentAt.get(r.id) ?? NaN)));
   const toArrival = sorted(steady.map((r) => (arrivals.get(r.id) ?? NaN) - r.started));
   const ratio = percentile(baseLat, 99) / percentile(e2e, 99);
-  console.log(`latency  ${fmt(RATE)} messages/s for ${SECONDS} s after ${WARM_SECONDS} s of warm-up (${fmt(e2e.length)} messages, ${failures} failed requests), attempts sent ${process.env.SENDER_THREAD === '0' ? "from the engine's thread" : 'from the sending thread'}, receiver over ${scheme}`);
+  console.log(`latency  ${fmt(RATE)} messages/s for ${SECONDS} s after ${WARM_SECONDS} s of warm-up (${fmt(e2e.length)} messages, ${failures} failed requests), attempts sent ${onThread ? 'from the sending thread' : "from the engine's thread"}, receiver over ${scheme}`);
   console.log(`  ingest → first attempt (log rows)     : ${p50p99(firstAttempt)}   (goal p99 < 10 ms)`);
   console.log(`  client → receiver through Hookbench   : ${p50p99(e2e)}`);
   console.log(`    of which client → committed        : ${p50p99(toCommit)}`);

@@ -62,7 +62,6 @@ async function startEngine(renderer: RendererLocation): Promise<{ running: Runni
     secretsAtRest: secrets.atRest,
     // Built beside this file from engine/reads/worker.ts (electron.vite.config.ts).
     readWorkerEntry: join(here, 'read-worker.js'),
-    senderWorkerEntry: join(here, 'sender-worker.js'),
   });
   try {
     engine.start();

@@ -64,8 +64,9 @@ export interface EngineOptions {
    */
   readWorkerEntry?: string | URL | null;
   /**
-   * The sending thread's entry file (delivery/sender-worker.ts, or its build). Absent: found beside
-   * the sources when running them; null: no thread, attempts are sent from the engine's thread.
+   * A sending thread's entry file (delivery/sender-worker.ts, or its build). Absent or null:
+   * attempts are sent from the engine's thread, which measured better on two cores
+   * (docs/latency.md, change 6).
    */
   senderWorkerEntry?: string | URL | null;
   /** How a purge's steps are sized (deletion/purge.ts); tests make them one message each. */
@@ -317,7 +318,7 @@ export function createEngine(options: EngineOptions): Engine {
     if (health.fault(err) === null) throw err;
   };
 
-  const sender: Sender = createThreadSender({ clock, ca: options.ca, entry: options.senderWorkerEntry, log: options.log });
+  const sender: Sender = createThreadSender({ clock, ca: options.ca, entry: options.senderWorkerEntry ?? null, log: options.log });
   // Built before the scheduler, which reports to it; it wakes the scheduler only once running.
   const deletions = createDeletions({
     store: stores.deletions,
