@@ -15,7 +15,7 @@ const MOST = 10_000;
 
 export interface FreshBodies {
   /** The body the commit stored for delivery `id`. */
-  keep(id: number, body: Buffer): void;
+  keep(id: number, body: Uint8Array): void;
   /** The body kept for delivery `id`, once; undefined when none is kept. */
   take(id: number): Buffer | undefined;
 }
@@ -41,7 +41,8 @@ export function freshBodiesOf(db: Db): FreshBodies {
   const fresh: FreshBodies = {
     keep(id, body) {
       if (bodies.size >= MOST) bodies.clear();
-      bodies.set(id, body);
+      // Readers get a Buffer, as a row read from the file gives one; a view, not a copy.
+      bodies.set(id, Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength));
     },
     take(id) {
       const body = bodies.get(id);
