@@ -14,10 +14,10 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import selfsigned from 'selfsigned';
 import { createEngine } from '../src-main/engine';
 import { listen } from '../src-main/serve/server';
 import { fmt, percentile, RECEIVER_WORKER, runWorker } from './support/load';
+import { localCertificate } from './support/tls';
 import { LogInspector } from '../src-main/engine/store/inspect';
 
 const require = createRequire(import.meta.url);
@@ -80,37 +80,13 @@ function endToEnd(sent: [string, number][], arrivals: Map<string, number>, prefi
 const sorted = (xs: number[]): number[] => [...xs].sort((a, b) => a - b);
 const p50p99 = (xs: number[]): string => `p50 ${fmt(percentile(xs, 50))} ms, p99 ${fmt(percentile(xs, 99))} ms, max ${fmt(xs.at(-1) ?? NaN)} ms`;
 
-/** A CA and a certificate for 127.0.0.1 it signed: the receiver serves the certificate, its users trust the CA. */
-async function certificate(): Promise<{ key: string; cert: string; ca: string }> {
-  const ca = await selfsigned.generate([{ name: 'commonName', value: 'Hookbench bench CA' }], {
-    keyType: 'ec',
-    algorithm: 'sha256',
-    extensions: [
-      { name: 'basicConstraints', cA: true, critical: true },
-      { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
-    ],
-  });
-  const leaf = await selfsigned.generate([{ name: 'commonName', value: '127.0.0.1' }], {
-    keyType: 'ec',
-    algorithm: 'sha256',
-    ca: { key: ca.private, cert: ca.cert },
-    extensions: [
-      { name: 'basicConstraints', cA: false },
-      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
-      { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] },
-    ],
-  });
-  return { key: leaf.private, cert: leaf.cert, ca: ca.cert };
-}
-
 const ticks = (RATE / PER_TICK) * SECONDS;
 const warmTicks = (RATE / PER_TICK) * WARM_SECONDS;
 const auth = `Basic ${Buffer.from('wk_lat:').toString('base64')}`;
 const dir = mkdtempSync(join(tmpdir(), 'hookbench-bench-latency-'));
 // RECEIVER_TLS=1: the receiver (and the baseline's) answers over TLS with a certificate the
 // engine and the baseline client trust as their CA, as a receiver behind https would.
-const tls = process.env.RECEIVER_TLS === '1' ? await certificate() : null;
+const tls = process.env.RECEIVER_TLS === '1' ? await localCertificate() : null;
 const scheme = tls ? 'https' : 'http';
 const baselineReceiver = runWorker<{ port: number }>(RECEIVER_WORKER, { record: true, tls: tls && { key: tls.key, cert: tls.cert } });
 const receiver = runWorker<{ port: number }>(RECEIVER_WORKER, { record: true, tls: tls && { key: tls.key, cert: tls.cert } });

@@ -7,43 +7,25 @@
  *   node --import tsx bench/tls-connections.measure.ts        CONCURRENCY=10 node --import tsx bench/tls-connections.measure.ts
  */
 import { createServer } from 'node:https';
-import selfsigned from 'selfsigned';
 import { systemClock } from '../src-main/engine/clock';
 import { createThreadSender } from '../src-main/engine/delivery/sender-thread';
+import { localCertificate } from './support/tls';
 
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 128);
 const ATTEMPTS = 1_000;
 
-const ca = await selfsigned.generate([{ name: 'commonName', value: 'Hookbench measure CA' }], {
-  keyType: 'ec',
-  algorithm: 'sha256',
-  extensions: [
-    { name: 'basicConstraints', cA: true, critical: true },
-    { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
-  ],
-});
-const leaf = await selfsigned.generate([{ name: 'commonName', value: '127.0.0.1' }], {
-  keyType: 'ec',
-  algorithm: 'sha256',
-  ca: { key: ca.private, cert: ca.cert },
-  extensions: [
-    { name: 'basicConstraints', cA: false },
-    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
-    { name: 'extKeyUsage', serverAuth: true },
-    { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] },
-  ],
-});
+const tls = await localCertificate();
 
 for (const where of ['the sending thread', 'this thread'] as const) {
   let connections = 0;
-  const server = createServer({ key: leaf.private, cert: leaf.cert }, (req, res) => {
+  const server = createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
     req.resume();
     req.on('end', () => res.end('ok'));
   });
   server.on('secureConnection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `https://127.0.0.1:${(server.address() as { port: number }).port}/hook`;
-  const sender = createThreadSender({ clock: systemClock, ca: ca.cert, ...(where === 'this thread' ? { entry: null } : {}) });
+  const sender = createThreadSender({ clock: systemClock, ca: tls.ca, ...(where === 'this thread' ? { entry: null } : {}) });
   if (where === 'the sending thread' && !(await sender.ready())) throw new Error('the sending thread did not start');
   let failed = 0;
   const t = performance.now();

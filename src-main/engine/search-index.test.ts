@@ -1,11 +1,10 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { stoppedEngine } from './testing/stopped-engine';
 import { ManualClock } from './clock';
-import { createEngine, type Engine } from './index';
+import type { Engine } from './index';
 import { LogInspector } from './store/inspect';
 import type { DeliveryQueryFilter } from './store/delivery-views';
 import type { InboundMessage } from '../../src-shared/events';
@@ -26,19 +25,7 @@ test('messages owed by many commits are found exactly as reading the log finds t
 });
 
 /** An engine on a fresh data folder with one source and one destination, stopped and removed after the test. */
-function openEngine(t: TestContext): { engine: Engine; dir: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'hookbench-search-owed-'));
-  const engine = createEngine({ dataDir: dir, clock: new ManualClock(T0) });
-  t.after(async () => {
-    await engine.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  engine.applyConfig({
-    sources: [{ name: 'b', writeKey: 'wk_b' }],
-    destinations: [{ name: 'd', enabled: true, sources: ['b'], sharedSecret: null, webhooks: [{ url: 'http://127.0.0.1:9/hook', headers: {} }] }],
-  });
-  return { engine, dir };
-}
+const openEngine = (t: TestContext): { engine: Engine; dir: string } => stoppedEngine(t, new ManualClock(T0), 'hookbench-search-owed-');
 
 function commitOne(engine: Engine, id: string, userId: string, at: number, event = 'Signed Up'): void {
   const message = {

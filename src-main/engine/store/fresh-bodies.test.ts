@@ -3,31 +3,17 @@
  * the engine's own stores, a claim reads exactly the bytes stored, and never the body of a row that
  * is gone when another row takes its id.
  */
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createEngine, type Engine } from '../index';
+import type { Engine } from '../index';
+import { stoppedEngine } from '../testing/stopped-engine';
 import { ManualClock } from '../clock';
 import { webhookBodyOf } from '../delivery/payloads';
 import type { InboundMessage } from '../../../src-shared/events';
 
 const T0 = Date.parse('2026-11-23T12:00:00.000Z');
 
-function engineWithDestination(t: { after: (fn: () => unknown) => void }): Engine {
-  const dir = mkdtempSync(join(tmpdir(), 'hookbench-fresh-bodies-'));
-  const engine = createEngine({ dataDir: dir, clock: new ManualClock(T0), senderWorkerEntry: null, readWorkerEntry: null });
-  t.after(async () => {
-    await engine.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  engine.applyConfig({
-    sources: [{ name: 'b', writeKey: 'wk_b' }],
-    destinations: [{ name: 'd', enabled: true, sources: ['b'], sharedSecret: null, webhooks: [{ url: 'http://127.0.0.1:9/hook', headers: {} }] }],
-  });
-  return engine;
-}
+const engineWithDestination = (t: TestContext): Engine => stoppedEngine(t, new ManualClock(T0), 'hookbench-fresh-bodies-').engine;
 
 function commit(engine: Engine, ids: string[]): void {
   const items = ids.map((id) => {
