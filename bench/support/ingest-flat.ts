@@ -4,10 +4,12 @@
  * realistic messages (realisticMessage, each with its mapped webhook body and one delivery)
  * committed through LogStore.commitRequest in transactions of the group commit's size, each block
  * followed by the commit follow-up (takeInOwed: the search index and the profiles), into the big
- * log, then into a fresh one, and so on until each side has had its share of time.
+ * log, then into a fresh one, and so on until each side has had its share of time. The messageIds
+ * are random, as real SDKs send them: each lands on its own page of the dedupe index.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { createEngine, type Engine } from '../../src-main/engine';
 import { webhookBodyOf } from '../../src-main/engine/delivery/payloads';
@@ -49,6 +51,8 @@ function ingestBlock(engine: Engine, ids: { source: number; destination: number 
   const now = Date.now();
   const items = Array.from({ length: n }, (_, k) => {
     const message = realisticMessage(from + k, count, now);
+    // Random, as SDKs make them (the seed's are ordered, so its own dedupe entries stay on few pages).
+    message.messageId = `ajs-next-${randomUUID()}`;
     return { message, json: JSON.stringify(message), body: webhookBodyOf(message) ?? undefined, destinationIds: [ids.destination] };
   });
   const t = performance.now();
@@ -82,6 +86,10 @@ export async function ingestFlat(o: IngestFlatOptions): Promise<IngestFlat> {
       sources: [{ name: 'scale', writeKey: 'wk_scale' }],
       destinations: [{ name: 'sink', enabled: true, sources: ['scale'], sharedSecret: 'scale-secret', webhooks: [{ url: 'http://127.0.0.1:9/hook', headers: {} }] }],
     });
+    // What the empty engine's start does first: a new log keeps a user's messages by era only.
+    while (!empty.stores.messagePeople.backfill(65_536)) {
+      // at once: nothing to copy
+    }
     const bigIds = idsOf(big);
     const emptyIds = idsOf(empty);
     // Indexes above the seed's, so no messageId repeats one already in the big log.
