@@ -38,7 +38,6 @@ import { createEngineApi } from '../src-main/engine/api';
 import { MIGRATIONS } from '../src-main/engine/store/schema';
 import { MAX_MESSAGES_PER_COMMIT } from '../src-main/engine/store/group-commit';
 import { openDatabase } from '../src-main/engine/store/database';
-import { createStores } from '../src-main/engine/store/stores';
 import { listen } from '../src-main/serve/server';
 import type { HookbenchConfig } from '../src-main/engine/config';
 import type { EngineApi } from '../src-shared/api';
@@ -256,7 +255,6 @@ async function main(): Promise<void> {
       openDatabase(dbPath).close();
       console.log(`migrated the copy from schema ${from} to ${MIGRATIONS.length} in ${fmt((performance.now() - t) / 1000, 1)} s`);
     }
-    upgradeInFull(dbPath);
     if (process.env.INGEST_ONLY) {
       await ingestAtNAgainst0(work);
       return;
@@ -410,35 +408,6 @@ async function main(): Promise<void> {
 }
 
 /** Ingest into the copied log against ingest into an empty one, alternating: flat from 0 to N? */
-/**
- * What an engine does in slices after its first start on a log from before schema 21, done here at
- * once and timed: the messages' entries by era copied in, then messages_user dropped. Ingest into
- * the log is only what it will stay once that is done.
- */
-function upgradeInFull(dbPath: string): void {
-  const db = openDatabase(dbPath);
-  try {
-    const people = createStores(db).messagePeople;
-    if (people.ready() && db.prepare(`SELECT 1 FROM sqlite_schema WHERE name = 'messages_user'`).get() === undefined) return;
-    const t = performance.now();
-    let slices = 0;
-    let lastMs = 0;
-    for (;;) {
-      const s = performance.now();
-      const done = people.backfill(65_536);
-      lastMs = performance.now() - s;
-      if (done) break;
-      slices++;
-    }
-    console.log(
-      `copied the log's messages into the index by era in ${fmt((performance.now() - t - lastMs) / 1000, 1)} s (${fmt(slices)} slices of up to 65,536; ` +
-        `an engine does it in slices of about 4 ms after start), then dropped messages_user in ${fmt(lastMs)} ms (one transaction)`,
-    );
-  } finally {
-    db.close();
-  }
-}
-
 async function ingestAtNAgainst0(work: string): Promise<void> {
   const flat = await ingestFlat({ dataDir: join(work, 'data'), count: COUNT, seconds: Number(process.env.INGEST_SECONDS ?? 10) });
   console.log(

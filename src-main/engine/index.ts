@@ -440,17 +440,6 @@ export function createEngine(options: EngineOptions): Engine {
     },
   });
 
-  // A log from before schema 21: its messages' entries by era, copied in newest first (store/message-people.ts).
-  const peopleBackfill = createSlicedWork({
-    slice: (max) => stores.messagePeople.backfill(max),
-    clock,
-    sizing: timedSlices({ first: 1_024, min: 256, max: 65_536, targetMs: 4 }),
-    stoppedMessage: 'the copy of messages into the index by era stopped',
-    onError: (err) => {
-      if (health.fault(err) === null) process.stderr.write(`hookbench: messages could not be copied into the index by era: ${String(err)}\n`);
-    },
-  });
-
   const receivers = createReceivers({
     store: stores.receivers,
     clock,
@@ -512,7 +501,6 @@ export function createEngine(options: EngineOptions): Engine {
         textIndex.start();
         commitFollowUp.start();
         bodyPacking.start();
-        peopleBackfill.start();
       } catch (err) {
         reportOrThrow(err);
       }
@@ -531,7 +519,6 @@ export function createEngine(options: EngineOptions): Engine {
         if (health.fault(err) === null) process.stderr.write(`hookbench: the newest messages could not be indexed or read into the profiles before stopping: ${String(err)}\n`);
       }
       bodyPacking.stop();
-      peopleBackfill.stop();
       personas.stop();
       receivers.stop();
       const finished = await scheduler.stop({ waitMs: stopOptions.roundsWaitMs });

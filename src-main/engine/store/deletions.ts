@@ -10,7 +10,6 @@ import type { Db } from './database';
 import { BODY_OF } from './body-pack';
 import { statements } from './statements';
 import { RetentionStore } from './retention';
-import { ERAS, MessagePeopleStore, PERSON_KEYS } from './message-people';
 import type { ChainMember } from '../deletion/status';
 import { droppedItemNames, droppedItemNeedles, requestBodyNames, type Person } from '../deletion/identity';
 
@@ -39,14 +38,8 @@ export interface ChainRow {
   last_error: string | null;
 }
 
-/** "The user's messages" as one SQL condition over messages m: @user, and @anonymous the linked ids as a JSON list. */
-const USER_MESSAGES = `(m.user_id = @user OR (m.user_id IS NULL AND m.anonymous_id IN (SELECT value FROM json_each(@anonymous))))`;
-
-/** The person's message ids by era (message_people), from `@after` on: x.id, in id order within each era. */
-const PEOPLE_IDS = `era CROSS JOIN person CROSS JOIN message_people x ON x.era = era.n AND x.person = person.key AND x.id > @after`;
-
-/** The statements that find a user's messages, by era (message_people) or, until that is filled, by messages_user. */
-type FootprintName = 'linked' | 'linkedPart' | 'affectedSourceIds' | 'userMessageIds';
+/** "The user's messages" as one SQL condition over messages m: params userId, then the linked ids as a JSON list. */
+const USER_MESSAGES = `(m.user_id = ? OR (m.user_id IS NULL AND m.anonymous_id IN (SELECT value FROM json_each(?))))`;
 
 /** What one step of a purge removed from the log. */
 export interface PurgeStep {
@@ -75,47 +68,23 @@ export interface Links {
   read: number;
 }
 
-/** The person as the footprint statements take them (from the oldest message on). */
-function personParams(person: Person): { user: string; anonymous: string; after: number } {
-  return { user: person.userId, anonymous: JSON.stringify([...person.linkedIds]), after: 0 };
-}
-
 export class DeletionStore {
   private readonly s;
   private readonly pruner: RetentionStore;
-  private readonly people: MessagePeopleStore;
-  /** Each footprint statement as it reads message_people (byEra) and as it reads messages_user (byIndex). */
-  private readonly byEra;
-  private readonly byIndex;
 
   constructor(private readonly db: Db) {
     this.pruner = new RetentionStore(db);
-    this.people = new MessagePeopleStore(db);
-    const linkedColumns = `m.id, m.anonymous_id AS a, CASE WHEN m.type = 'alias' THEN json_extract(m.json, '$.previousId') END AS p`;
-    // Every statement takes @user, @after (ids above it only: a purge under way reads just the
-    // messages committed since it last looked), @anonymous and @limit where it uses them.
-    this.byEra = statements<FootprintName>(db, {
-      linked: `WITH RECURSIVE ${ERAS}, person(key) AS (SELECT 'u:' || @user)
-         SELECT ${linkedColumns} FROM ${PEOPLE_IDS} CROSS JOIN messages m ON m.id = x.id`,
-      // The oldest \`limit\` only: the ids are sorted from message_people alone, and only those rows are read.
-      linkedPart: `SELECT ${linkedColumns} FROM messages m WHERE m.id IN (
-           WITH RECURSIVE ${ERAS}, person(key) AS (SELECT 'u:' || @user)
-           SELECT x.id FROM ${PEOPLE_IDS} ORDER BY x.id LIMIT @limit)`,
-      affectedSourceIds: `WITH RECURSIVE ${ERAS}, ${PERSON_KEYS}
-         SELECT DISTINCT m.source_id AS id FROM ${PEOPLE_IDS} CROSS JOIN messages m ON m.id = x.id ORDER BY m.source_id`,
-      userMessageIds: `WITH RECURSIVE ${ERAS}, ${PERSON_KEYS} SELECT x.id FROM ${PEOPLE_IDS} LIMIT @limit`,
-    });
-    this.byIndex = statements<FootprintName>(db, {
-      // The + keeps the planner on messages_user rather than a range of the whole table by rowid.
-      linked: `SELECT ${linkedColumns} FROM messages m WHERE m.user_id = @user AND +m.id > @after`,
-      linkedPart: `SELECT ${linkedColumns} FROM messages m
-         WHERE m.id IN (SELECT id FROM messages WHERE user_id = @user AND +id > @after ORDER BY id LIMIT @limit)`,
-      affectedSourceIds: `SELECT DISTINCT m.source_id AS id FROM messages m WHERE ${USER_MESSAGES} AND +m.id > @after ORDER BY m.source_id`,
-      // messages_user serves both halves of the condition (a seek per id), so neither the
-      // footprint nor the purge reads the whole log.
-      userMessageIds: `SELECT m.id FROM messages m WHERE ${USER_MESSAGES} AND +m.id > @after LIMIT @limit`,
-    });
     this.s = statements(db, {
+      // Ids above the second parameter only: a purge under way reads just the messages committed
+      // since it last looked (the rowid is part of every index entry, so no other row is read).
+      // The + keeps the planner on messages_user rather than a range of the whole table by rowid.
+      linked: `SELECT id, anonymous_id AS a, CASE WHEN type = 'alias' THEN json_extract(json, '$.previousId') END AS p
+         FROM messages WHERE user_id = ? AND +id > ?`,
+      // The same, the oldest \`limit\` only: the ids are sorted from the index alone, and only
+      // those rows are read.
+      linkedPart: `SELECT id, anonymous_id AS a, CASE WHEN type = 'alias' THEN json_extract(json, '$.previousId') END AS p
+         FROM messages WHERE id IN (SELECT id FROM messages WHERE user_id = ? AND +id > ? ORDER BY id LIMIT ?)`,
+      affectedSourceIds: `SELECT DISTINCT m.source_id AS id FROM messages m WHERE ${USER_MESSAGES} ORDER BY m.source_id`,
       insertRequest: `INSERT INTO deletion_requests (user_id, purge, status, affected_sources, created_at) VALUES (?, ?, ?, ?, ?)`,
       insertNotice: 'INSERT INTO deletion_notices (delivery_id, request_id, source_name, destination_name) VALUES (?, ?, ?, ?)',
       request: 'SELECT * FROM deletion_requests WHERE id = ?',
@@ -139,6 +108,9 @@ export class DeletionStore {
          ORDER BY chain.root, d.id`,
       setStatus: 'UPDATE deletion_requests SET status = ? WHERE id = ?',
       setPurged: 'UPDATE deletion_requests SET purged_at = ? WHERE id = ?',
+      // messages_user serves both halves of the condition (a seek per id), so neither the
+      // footprint nor the purge reads the whole log.
+      userMessageIds: `SELECT m.id FROM messages m WHERE ${USER_MESSAGES} LIMIT ?`,
       // A stretch of the table by id: every row's id (so the cursor moves past rows that cannot
       // match), with the text only where the cheap pre-filter lets it through.
       droppedCandidates: `SELECT id, CASE WHEN @needles IS NULL OR instr(raw, '\\') > 0
@@ -164,8 +136,7 @@ export class DeletionStore {
    * given), each with the first message that carries it.
    */
   links(userId: string, afterId: number, limit?: number): Links {
-    const s = this.footprint();
-    const rows = (limit === undefined ? s.linked.all({ user: userId, after: afterId }) : s.linkedPart.all({ user: userId, after: afterId, limit })) as { id: number; a: unknown; p: unknown }[];
+    const rows = (limit === undefined ? this.s.linked.all(userId, afterId) : this.s.linkedPart.all(userId, afterId, limit)) as { id: number; a: unknown; p: unknown }[];
     const carriers = new Map<string, number>();
     let last = 0;
     for (const r of rows) {
@@ -181,7 +152,7 @@ export class DeletionStore {
 
   /** Ids of the sources holding messages of the person. */
   affectedSourceIds(person: Person): number[] {
-    return (this.footprint().affectedSourceIds.all(personParams(person)) as { id: number }[]).map((r) => r.id);
+    return (this.s.affectedSourceIds.all(person.userId, JSON.stringify([...person.linkedIds])) as { id: number }[]).map((r) => r.id);
   }
 
   insertRequest(r: { userId: string; purge: boolean; status: DeletionStatus; affectedSources: string[]; now: number }): number {
@@ -231,23 +202,16 @@ export class DeletionStore {
    * the affected sources, the purge's message ids), by name, one line per step: for checking that
    * none of them scans the log.
    */
-  plans(): Record<'chains' | FootprintName, string[]> {
-    const plan = (sql: string, params: Record<string, unknown>): string[] =>
-      (this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params) as { detail: string }[]).map((r) => r.detail);
-    const s = this.footprint();
-    const person = { user: 'u', anonymous: '["a"]', after: 0 };
+  plans(): Record<'chains' | 'linked' | 'linkedPart' | 'affectedSourceIds' | 'userMessageIds', string[]> {
+    const plan = (sql: string, ...params: unknown[]): string[] =>
+      (this.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail);
     return {
       chains: plan(this.s.chains.source, { request: null }),
-      linked: plan(s.linked.source, { user: 'u', after: 0 }),
-      linkedPart: plan(s.linkedPart.source, { user: 'u', after: 0, limit: 10 }),
-      affectedSourceIds: plan(s.affectedSourceIds.source, person),
-      userMessageIds: plan(s.userMessageIds.source, { ...person, limit: 10 }),
+      linked: plan(this.s.linked.source, 'u', 0),
+      linkedPart: plan(this.s.linkedPart.source, 'u', 0, 10),
+      affectedSourceIds: plan(this.s.affectedSourceIds.source, 'u', '["a"]'),
+      userMessageIds: plan(this.s.userMessageIds.source, 'u', '["a"]', 10),
     };
-  }
-
-  /** The footprint statements that hold every message: by era once message_people is filled. */
-  private footprint(): typeof this.byEra {
-    return this.people.ready() ? this.byEra : this.byIndex;
   }
 
   setStatus(id: number, status: DeletionStatus): void {
@@ -267,7 +231,7 @@ export class DeletionStore {
   removeMessagesOf(person: Person, limit: number, keep: readonly number[] = []): PurgeStep {
     // The kept ones are few (one per linked id): read past them rather than ask SQLite to.
     const kept = new Set(keep);
-    const rows = this.footprint().userMessageIds.all({ ...personParams(person), limit: limit + kept.size }) as { id: number }[];
+    const rows = this.s.userMessageIds.all(person.userId, JSON.stringify([...person.linkedIds]), limit + kept.size) as { id: number }[];
     const messageIds = rows.map((r) => r.id).filter((id) => !kept.has(id)).slice(0, limit);
     const { messages, deliveryIds } = this.pruner.removeMessages(messageIds);
     return { messages, deliveryIds };

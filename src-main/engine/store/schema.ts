@@ -430,32 +430,4 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TABLE message_text_top (through INTEGER NOT NULL);
   INSERT INTO message_text_top (through) SELECT COALESCE(MAX(id), 0) FROM messages;
   `,
-  /* 21: a user's messages by era. messages_user put each message's entry on the leaf of its user,
-     a random page of a tree as large as the log: past a million messages that page is rarely in
-     memory and every commit wrote dozens of them. message_people keys the same entries by era
-     first (the message id's top bits: 65,536 messages each), so a commit writes only into the
-     newest era's few pages, and a lookup seeks each era once. A person is 'u:' and the userId, or
-     'a:' and the anonymousId when there is no userId: the two halves of "the user's messages".
-     Kept by triggers; the messages already in the log are copied in slices, newest first, under
-     message_people_backfill.below (0 when done); messages_user answers until then and is dropped
-     when the copy is done (store/message-people.ts). */ `
-  CREATE TABLE message_people (
-    era INTEGER NOT NULL,
-    person TEXT NOT NULL,
-    id INTEGER NOT NULL,
-    PRIMARY KEY (era, person, id)
-  ) WITHOUT ROWID;
-  CREATE TRIGGER message_people_insert AFTER INSERT ON messages
-    WHEN NEW.user_id IS NOT NULL OR NEW.anonymous_id IS NOT NULL BEGIN
-    INSERT INTO message_people (era, person, id)
-      VALUES (NEW.id >> 16, iif(NEW.user_id IS NOT NULL, 'u:' || NEW.user_id, 'a:' || NEW.anonymous_id), NEW.id);
-  END;
-  CREATE TRIGGER message_people_delete AFTER DELETE ON messages
-    WHEN OLD.user_id IS NOT NULL OR OLD.anonymous_id IS NOT NULL BEGIN
-    DELETE FROM message_people WHERE era = OLD.id >> 16
-      AND person = iif(OLD.user_id IS NOT NULL, 'u:' || OLD.user_id, 'a:' || OLD.anonymous_id) AND id = OLD.id;
-  END;
-  CREATE TABLE message_people_backfill (below INTEGER NOT NULL);
-  INSERT INTO message_people_backfill (below) SELECT COALESCE(MAX(id) + 1, 0) FROM messages;
-  `,
 ];

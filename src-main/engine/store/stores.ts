@@ -10,7 +10,6 @@ import { RequestStore } from './requests';
 import { ReceiverStore } from './receivers';
 import { AssertionStore } from './assertions';
 import { SearchIndexStore } from './search-index';
-import { MessagePeopleStore } from './message-people';
 
 /** Runs fn in one transaction; inside another one it becomes a savepoint of it. */
 export type Transaction = <T>(fn: () => T) => T;
@@ -33,8 +32,6 @@ export interface Stores {
   readonly profiles: ProfileStore;
   readonly computations: ComputationStore;
   readonly deletions: DeletionStore;
-  /** A person's messages by era, and the copy of a log's older messages into it. */
-  readonly messagePeople: MessagePeopleStore;
   readonly retention: RetentionStore;
   /** Test receivers and the requests they got. */
   readonly receivers: ReceiverStore;
@@ -75,7 +72,6 @@ export function createStores(db: Db, secrets?: SecretSealer): Stores {
     profiles,
     computations: new ComputationStore(db),
     deletions: new DeletionStore(db),
-    messagePeople: new MessagePeopleStore(db),
     retention: new RetentionStore(db),
     receivers: new ReceiverStore(db),
     assertions: new AssertionStore(db),
