@@ -218,12 +218,14 @@ export function createEngine(options: EngineOptions): Engine {
     log: options.log,
     countBudgetMs: options.readCountBudgetMs,
   });
-  // The worker reads what is committed: before a free-text read, what commits still owe the
-  // search index goes in. Other reads do not need it and do not pay for it.
+  // The worker reads what is committed: before a free-text read of deliveries, what commits still
+  // owe the search index goes in; before a page of profiles, what they owe the profiles. Other
+  // reads do not need it and do not pay for it.
   const reads: typeof offThread = {
     ...offThread,
     run: (op, args, fallback) => {
-      if ('text' in args && args.text !== null) stores.searchIndex.settle();
+      if (op === 'profiles.page') stores.profiles.settle();
+      else if ('text' in args && args.text !== null) stores.searchIndex.settle();
       return offThread.run(op, args, fallback);
     },
   };

@@ -345,3 +345,39 @@ test('which reads go to the worker: those that may scan the log; status and time
     assert.equal(countReadsOffThread(parseDeliveryFilter(filter as DeliveryFilter)), count, `count ${JSON.stringify(filter)}`);
   }
 });
+
+test('a page of profiles is read on the worker, after the engine thread takes in what the last commit owes them', async (t) => {
+  const { engine, dir } = newEngine('hookbench-reads-profiles-');
+  t.after(async () => {
+    await engine.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const iso = new Date(T0).toISOString();
+  const commit = (userId: string, traits: Record<string, string>): void => {
+    engine.commitInternal({
+      sourceId: 1,
+      path: '/v1/batch',
+      userAgent: 'test',
+      messages: [
+        { type: 'identify', messageId: `id-${userId}`, userId, anonymousId: `anon-${userId}`, traits, context: {}, integrations: {}, timestamp: iso, receivedAt: iso },
+        { type: 'track', messageId: `tr-${userId}`, userId, anonymousId: `anon-${userId}`, event: 'Signed Up', properties: { plan: traits.plan }, context: {}, integrations: {}, timestamp: iso, receivedAt: iso },
+      ],
+    });
+  };
+  for (let k = 0; k < 30; k++) commit(`user-${String(k).padStart(2, '0')}`, { plan: k % 2 === 0 ? 'pro' : 'free', email: `u${k}@example.com` });
+  await untilWorkerAnswers(engine);
+  // Committed just now: owed to the profiles, not yet taken in by the follow-up.
+  commit('user-99', { plan: 'team', email: 'late@example.com' });
+  const api = createEngineApi(engine);
+  const before = engine.reads.stats().offThread;
+  const first = await api.listProfiles({ limit: 20 });
+  assert.equal(engine.reads.stats().offThread, before + 1, 'the page was read on the worker');
+  assert.deepEqual(first, engine.stores.profiles.page({ text: null, after: '', limit: 20 }));
+  const rest = await api.listProfiles({ after: first.next ?? undefined, limit: 20 });
+  assert.deepEqual(rest.items.map((p) => p.profileId).at(-1), 'user-99', 'the newest commit is in the page');
+  assert.deepEqual(rest.items.at(-1)?.traits, { plan: 'team', email: 'late@example.com' });
+  assert.deepEqual(rest.items.at(-1)?.events.map((e) => [e.event, e.count]), [['Signed Up', 1]]);
+  // A search by trait value reads the same on the worker as here.
+  const found = await onWorker(engine, 'profiles.page', { text: 'late@', after: '', limit: 20 });
+  assert.deepEqual(found.items.map((p) => p.profileId), ['user-99']);
+});

@@ -5,11 +5,14 @@
 import type { DeliveryCounts, DeliverySummary, PageResult } from '../../../src-shared/api';
 import type { DeliveryQueryFilter, DeliveryQueryPage } from '../store/delivery-views';
 import type { RequestQueryFilter, RequestRow } from '../store/requests';
+import type { ProfilePageArgs } from '../store/profiles';
+import type { ProfileView } from '../../../src-shared/personas';
 
 export interface ReadOps {
   'deliveries.list': { args: DeliveryQueryPage; result: PageResult<DeliverySummary> };
   'deliveries.count': { args: DeliveryQueryFilter; result: DeliveryCounts };
   'requests.filteredPage': { args: { filter: RequestQueryFilter; beforeId: number; limit: number; oldest: boolean }; result: RequestRow[] };
+  'profiles.page': { args: ProfilePageArgs; result: { items: ProfileView[]; next: string | null } };
 }
 
 export type ReadOp = keyof ReadOps;

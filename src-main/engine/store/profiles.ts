@@ -50,6 +50,13 @@ function rowsOf<T extends unknown[]>(statement: Statement, ...params: unknown[])
   }
 }
 
+/** A page of profiles: those whose id, a linked id or a trait value contains `text`, after `after`. */
+export interface ProfilePageArgs {
+  text: string | null;
+  after: string;
+  limit: number;
+}
+
 export class ProfileStore {
   private readonly q;
   /**
@@ -208,7 +215,8 @@ export class ProfileStore {
   }
 
   /** Before a read: what commits left owed is read first, so every read sees every committed message. */
-  private settle(): void {
+  /** Takes in everything commits still owe the profiles, so a read sees every committed message. */
+  settle(): void {
     while (!this.followOwed(FOLLOW_LIMIT)) {
       // A tail larger than one transaction's share: the next one.
     }
@@ -342,8 +350,16 @@ export class ProfileStore {
   }
 
   /** Profiles by id after `after`, optionally those whose id, any linked id or any trait value contains `text`. */
-  page(page: { text: string | null; after: string; limit: number }): { items: ProfileView[]; next: string | null } {
+  page(page: ProfilePageArgs): { items: ProfileView[]; next: string | null } {
     this.settle();
+    return this.readPage(page);
+  }
+
+  /**
+   * The page as the profiles stand, without taking in what commits still owe: for the read
+   * worker's read-only connection, once the engine's thread has settled (`settle`).
+   */
+  readPage(page: ProfilePageArgs): { items: ProfileView[]; next: string | null } {
     const like = page.text === null ? null : `%${page.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     const rows = this.q.page.all({ like, after: page.after, limit: page.limit + 1 }) as ProfileRow[];
     const more = rows.length > page.limit;
