@@ -360,7 +360,7 @@ test('a page of profiles is read on the worker, after the engine thread takes in
       userAgent: 'test',
       messages: [
         { type: 'identify', messageId: `id-${userId}`, userId, anonymousId: `anon-${userId}`, traits, context: {}, integrations: {}, timestamp: iso, receivedAt: iso },
-        { type: 'track', messageId: `tr-${userId}`, userId, anonymousId: `anon-${userId}`, event: 'Signed Up', properties: { plan: traits.plan }, context: {}, integrations: {}, timestamp: iso, receivedAt: iso },
+        { type: 'track', messageId: `tr-${userId}`, userId, anonymousId: `anon-${userId}`, event: 'Signed Up', properties: { plan: traits.plan ?? null }, context: {}, integrations: {}, timestamp: iso, receivedAt: iso },
       ],
     });
   };
