@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { nextTimedSize, type TimedSlices } from './sliced-work';
+import { createSlicedWork, fixedSlices, nextTimedSize, type TimedSlices } from './sliced-work';
+import { ManualClock } from './clock';
 
 test('a time-sized slice grows toward its target, at most four times at once, within its bounds', () => {
   const s: TimedSlices = { first: 64, min: 16, max: 4_096, targetMs: 4 };
@@ -13,4 +14,44 @@ test('a time-sized slice grows toward its target, at most four times at once, wi
     [2_048, 0.5, 4_096], // up to the ceiling
   ];
   for (const [size, took, next] of cases) assert.equal(nextTimedSize(s, size, took), next, `${size} rows in ${took} ms`);
+});
+
+test('a prepared slice runs after its preparation settles, even when it fails; a stop while preparing runs no slice', async () => {
+  const events: string[] = [];
+  let releases: (() => void)[] = [];
+  let failNext = false;
+  let left = 3;
+  const work = createSlicedWork({
+    slice: (max) => {
+      events.push(`slice ${max}`);
+      left--;
+      return left === 0;
+    },
+    sizing: fixedSlices(5),
+    clock: new ManualClock(0),
+    onError: (err) => events.push(`error ${String(err)}`),
+    prepare: (max) => {
+      events.push(`prepare ${max}`);
+      if (failNext) {
+        failNext = false;
+        return Promise.reject(new Error('the worker is gone'));
+      }
+      return new Promise((resolve) => releases.push(resolve));
+    },
+  });
+  const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
+  work.start();
+  await turn();
+  assert.deepEqual(events, ['prepare 5'], 'the slice waits for its preparation');
+  failNext = true;
+  releases.shift()?.();
+  for (let k = 0; k < 10 && events.length < 5; k++) await turn();
+  assert.deepEqual(events, ['prepare 5', 'slice 5', 'prepare 5', 'slice 5', 'prepare 5'], 'a failed preparation still lets its slice run');
+  // Stopped while preparing: the slice never runs.
+  work.stop();
+  releases.shift()?.();
+  for (let k = 0; k < 5; k++) await turn();
+  assert.deepEqual(events.slice(5), []);
+  assert.equal(left, 1);
+  releases = [];
 });

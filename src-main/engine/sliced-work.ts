@@ -55,6 +55,11 @@ export function createSlicedWork(deps: {
   elapsed?: () => number;
   /** Runs `fn` after the event loop has had a turn; setImmediate by default. */
   yieldTurn?: (fn: () => void) => () => void;
+  /**
+   * Awaited before each slice (its failure is ignored): work done elsewhere that makes the slice
+   * cheaper, such as reading its rows on the read worker so their pages are in memory.
+   */
+  prepare?: (max: number) => Promise<void>;
 }): SlicedWork {
   const timeNow = deps.elapsed ?? (() => performance.now());
   const yieldTurn =
@@ -75,10 +80,22 @@ export function createSlicedWork(deps: {
     for (const w of list) if (err === null) w.resolve();
     else w.reject(err);
   };
+  /** Bumped by stop(): a slice whose preparation ends after it does not run. */
+  let generation = 0;
   const step = (): void => {
     cancelNext = null;
     retry = null;
     if (!running) return;
+    if (deps.prepare === undefined) return runSlice();
+    const mine = generation;
+    void deps
+      .prepare(size)
+      .catch(() => undefined)
+      .then(() => {
+        if (running && mine === generation) runSlice();
+      });
+  };
+  const runSlice = (): void => {
     try {
       const t = timeNow();
       const finished = deps.slice(size);
@@ -102,6 +119,7 @@ export function createSlicedWork(deps: {
     },
     stop() {
       running = false;
+      generation++;
       cancelNext?.();
       retry?.cancel();
       cancelNext = null;

@@ -70,6 +70,21 @@ export interface PurgeDeps {
   /** A storage fault in a step run in the background: it is tried again a moment later. */
   storageFault(err: unknown): void;
   sizing?: SliceSizing;
+  /**
+   * Reads, elsewhere, what the next step of `limit` messages will read and remove (the read
+   * worker), so the step finds its pages in memory instead of waiting for the disk on the engine's
+   * thread; awaited before each step run in the background.
+   */
+  prefetch?: (next: PurgePrefetch) => Promise<void>;
+}
+
+/** What the next step will read: `links` of the person's messages after `linksAfter` for their links, then up to `limit` of their messages. */
+export interface PurgePrefetch {
+  userId: string;
+  linkedIds: string[];
+  linksAfter: number;
+  links: number;
+  limit: number;
 }
 
 export interface Purge {
@@ -157,6 +172,14 @@ export function createPurge(requestId: number, userId: string, deps: PurgeDeps):
         clock: deps.clock,
         onError: (err) => deps.storageFault(err),
         stoppedMessage: 'the purge stopped',
+        ...(deps.prefetch === undefined
+          ? {}
+          : {
+              prepare: (max: number) => {
+                const limit = Math.max(1, Math.floor(max));
+                return (deps.prefetch as NonNullable<PurgeDeps['prefetch']>)({ userId, linkedIds: [...at.carriers.keys()], linksAfter: at.linksThrough, links: limit * LINK_ROWS_PER_MESSAGE, limit: limit + at.carriers.size });
+              },
+            }),
       });
       work.start();
     },

@@ -23,7 +23,7 @@ import { storageFaultCode } from '../store/storage-fault';
 import { parseDeletionInput } from './identity';
 import { explainStatus, noticeOutcome, requestStatus, type ChainMember } from './status';
 import { DeletionStore, type NoticeRow, type RequestRow } from '../store/deletions';
-import { createPurge, PURGE_SIZING, type Purge, type PurgeHook } from './purge';
+import { createPurge, PURGE_SIZING, type Purge, type PurgeHook, type PurgePrefetch } from './purge';
 import type { SliceSizing } from '../sliced-work';
 
 /**
@@ -46,6 +46,8 @@ export interface DeletionDeps {
   onPurgeFault?(err: unknown): void;
   /** How the purge's steps are sized (tests make them tiny). */
   purgeSizing?: SliceSizing;
+  /** Reads a purge step's rows ahead of it off the engine's thread (purge.ts, PurgeDeps.prefetch). */
+  prefetch?: (next: PurgePrefetch) => Promise<void>;
 }
 
 export interface Deletions {
@@ -100,6 +102,7 @@ export function createDeletions(deps: DeletionDeps): Deletions {
       transaction: deps.transaction,
       clock: deps.clock,
       sizing: shared,
+      ...(deps.prefetch === undefined ? {} : { prefetch: deps.prefetch }),
       hooks: () => hooks,
       removed: (ids) => deps.publish('deliveries', ids),
       finished: () => {

@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import Database from 'better-sqlite3';
 import { seedDeliveries } from '../../../bench/support/seed';
 import type { DeliveryFilter, DeliveryPage } from '../../../src-shared/api';
+import type { InboundMessage } from '../../../src-shared/events';
 import { createEngineApi } from '../api';
 import { atOnce, countReadsOffThread, createDeliveryReads, inWindows, pageReadsOffThread, parseDeliveryFilter, parseDeliveryPage, TEXT_SCAN_BUDGET } from '../api/deliveries';
 import { ManualClock } from '../clock';
@@ -380,4 +381,29 @@ test('a page of profiles is read on the worker, after the engine thread takes in
   // A search by trait value reads the same on the worker as here.
   const found = await onWorker(engine, 'profiles.page', { text: 'late@', after: '', limit: 20 });
   assert.deepEqual(found.items.map((p) => p.profileId), ['user-99']);
+});
+
+test("a deletion's rows are read ahead on the worker: the user's links, messages, deliveries and attempts, and no one else's", async (t) => {
+  const { engine, dir } = newEngine('hookbench-reads-warm-');
+  t.after(async () => {
+    await engine.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const iso = new Date(T0).toISOString();
+  const messages = [
+    ...Array.from({ length: 6 }, (_, k) => ({ type: 'track', messageId: `own-${k}`, userId: 'u-warm', anonymousId: 'anon-warm', event: 'E', properties: {}, context: {}, integrations: {}, timestamp: iso, receivedAt: iso })),
+    { type: 'track', messageId: 'anon-only', userId: null, anonymousId: 'anon-warm', event: 'E', properties: {}, context: {}, integrations: {}, timestamp: iso, receivedAt: iso },
+    { type: 'track', messageId: 'someone-else', userId: 'u-other', anonymousId: 'anon-other', event: 'E', properties: {}, context: {}, integrations: {}, timestamp: iso, receivedAt: iso },
+  ];
+  engine.commitInternal({ sourceId: 1, path: '/v1/batch', userAgent: 'test', messages: messages as InboundMessage[] });
+  await untilWorkerAnswers(engine);
+  // Links of all six own messages, then the seven messages of the person (the anonymous one through
+  // its link), their seven deliveries; no attempt yet.
+  const next = { userId: 'u-warm', linkedIds: [], linksAfter: 0, links: 40, limit: 10 };
+  assert.equal(await onWorker(engine, 'deletion.warm', next), 6 + 7 + 7);
+  assert.equal(engine.stores.deletions.warm(next), 6 + 7 + 7);
+  assert.equal(await onWorker(engine, 'deletion.warm', { ...next, limit: 3 }), 6 + 3 + 3);
+  assert.equal(await onWorker(engine, 'deletion.warm', { ...next, userId: 'nobody' }), 0);
+  // Ahead of the call: the links only.
+  assert.equal(await onWorker(engine, 'deletion.warm', { ...next, limit: 0 }), 6);
 });

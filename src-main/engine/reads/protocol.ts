@@ -6,6 +6,7 @@ import type { DeliveryCounts, DeliverySummary, PageResult } from '../../../src-s
 import type { DeliveryQueryFilter, DeliveryQueryPage } from '../store/delivery-views';
 import type { RequestQueryFilter, RequestRow } from '../store/requests';
 import type { ProfilePageArgs } from '../store/profiles';
+import type { PurgePrefetch } from '../deletion/purge';
 import type { ProfileView } from '../../../src-shared/personas';
 
 export interface ReadOps {
@@ -13,6 +14,7 @@ export interface ReadOps {
   'deliveries.count': { args: DeliveryQueryFilter; result: DeliveryCounts };
   'requests.filteredPage': { args: { filter: RequestQueryFilter; beforeId: number; limit: number; oldest: boolean }; result: RequestRow[] };
   'profiles.page': { args: ProfilePageArgs; result: { items: ProfileView[]; next: string | null } };
+  'deletion.warm': { args: PurgePrefetch; result: number };
 }
 
 export type ReadOp = keyof ReadOps;

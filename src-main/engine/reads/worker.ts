@@ -1,7 +1,7 @@
 /**
  * The read worker's entry: a thread with its own read-only connection to the engine's log, for
  * the reads that may take long (wide filters, their counts, Inbound's filtered pages, pages of
- * profiles). It runs the same store reads and the same query code as the engine's thread, each
+ * profiles), and the reads ahead of a deletion that bring its rows' pages into memory. It runs the same store reads and the same query code as the engine's thread, each
  * call in one read transaction, one call at a time; a scan reads its whole range in one
  * statement, since nothing else waits for this thread.
  */
@@ -10,6 +10,7 @@ import { inReadSnapshot, openReadOnly } from '../store/database';
 import { DeliveryViewStore } from '../store/delivery-views';
 import { RequestStore } from '../store/requests';
 import { ProfileStore } from '../store/profiles';
+import { DeletionStore } from '../store/deletions';
 import { atOnce, createDeliveryReads } from '../api/deliveries';
 import { failureOf, type ReadAnswer, type ReadArgs, type ReadOp, type ReadReady, type ReadRequest, type ReadResult, type ReadWorkerData } from './protocol';
 
@@ -20,12 +21,14 @@ const db = openReadOnly(data.dbPath, { nativeBinding: data.nativeBinding });
 const deliveries = createDeliveryReads(new DeliveryViewStore(db), atOnce, data.countBudgetMs === undefined ? {} : { countBudgetMs: data.countBudgetMs });
 const requests = new RequestStore(db);
 const profiles = new ProfileStore(db);
+const deletions = new DeletionStore(db);
 
 const handlers: { [K in ReadOp]: (args: ReadArgs<K>) => Promise<ReadResult<K>> } = {
   'deliveries.list': (p) => deliveries.list(p),
   'deliveries.count': (f) => deliveries.count(f),
   'requests.filteredPage': async ({ filter, beforeId, limit, oldest }) => requests.filteredPage(filter, beforeId, limit, oldest),
   'profiles.page': async (page) => profiles.readPage(page),
+  'deletion.warm': async (next) => deletions.warm(next),
 };
 
 async function answer(request: ReadRequest): Promise<ReadAnswer> {

@@ -106,6 +106,13 @@ export class DeletionStore {
            (d.id = chain.root OR (d.target_url IS NULL AND ${BODY_OF('d')} = ${BODY_OF('root')})) AS counts
          FROM chain CROSS JOIN deliveries d ON d.id = chain.id CROSS JOIN deliveries root ON root.id = chain.root
          ORDER BY chain.root, d.id`,
+      // What removing these messages reads: their rows, their deliveries and attempts, and the
+      // index entries of each (by the indexes the removal walks).
+      warmMessages: `SELECT m.*, (SELECT id FROM messages WHERE source_id = m.source_id AND dedupe_key = m.dedupe_key) AS d,
+           (SELECT COUNT(*) FROM messages WHERE request_id = m.request_id AND id = m.id) AS r
+         FROM messages m WHERE m.id IN (SELECT value FROM json_each(?))`,
+      warmDeliveries: `SELECT d.* FROM deliveries d WHERE d.message_id IN (SELECT value FROM json_each(?))`,
+      warmAttempts: `SELECT a.* FROM attempts a WHERE a.delivery_id IN (SELECT d.id FROM deliveries d WHERE d.message_id IN (SELECT value FROM json_each(?)))`,
       setStatus: 'UPDATE deletion_requests SET status = ? WHERE id = ?',
       setPurged: 'UPDATE deletion_requests SET purged_at = ? WHERE id = ?',
       // messages_user serves both halves of the condition (a seek per id), so neither the
@@ -212,6 +219,20 @@ export class DeletionStore {
       affectedSourceIds: plan(this.s.affectedSourceIds.source, 'u', '["a"]'),
       userMessageIds: plan(this.s.userMessageIds.source, 'u', '["a"]', 10),
     };
+  }
+
+  /**
+   * Reads what a purge step would read and remove (`links` of the person's messages for their
+   * links, then `limit` messages with their deliveries and attempts), and nothing else: on the
+   * read worker's connection, ahead of the step, so the engine's thread finds those pages in the
+   * operating system's cache rather than waiting for the disk. The number of rows read.
+   */
+  warm(next: { userId: string; linkedIds: readonly string[]; linksAfter: number; links: number; limit: number }): number {
+    const links = this.links(next.userId, next.linksAfter, next.links);
+    if (next.limit === 0) return links.read;
+    const person: Person = { userId: next.userId, linkedIds: new Set([...next.linkedIds, ...links.carriers.keys()]) };
+    const ids = JSON.stringify((this.s.userMessageIds.all(person.userId, JSON.stringify([...person.linkedIds]), next.limit) as { id: number }[]).map((r) => r.id));
+    return links.read + this.s.warmMessages.all(ids).length + this.s.warmDeliveries.all(ids).length + this.s.warmAttempts.all(ids).length;
   }
 
   setStatus(id: number, status: DeletionStatus): void {
