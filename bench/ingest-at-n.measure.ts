@@ -12,7 +12,6 @@
  * The write path alone (no HTTP, no delivery) is `INGEST_ONLY=1 npm run bench scale`.
  */
 import { randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,10 +19,9 @@ import { createEngine, type Engine } from '../src-main/engine';
 import { listen } from '../src-main/serve/server';
 import { createEngineApi } from '../src-main/engine/api';
 import type { HookbenchConfig } from '../src-main/engine/config';
-import { fmt, RECEIVER_WORKER, runWorker } from './support/load';
+import { fmt, postBatches, RECEIVER_WORKER, runWorker } from './support/load';
 import { realisticMessage } from './support/seed';
 
-const require = createRequire(import.meta.url);
 const dataDir = process.argv[2];
 const count = Number(process.argv[3]);
 const rounds = Number(process.argv[4] ?? 3);
@@ -32,27 +30,6 @@ const BATCH = 20;
 const CONNECTIONS = 8;
 if (!dataDir || !Number.isFinite(count)) throw new Error('usage: ingest-at-n.measure.ts <data folder> <messages in it> [rounds] [messages a round]');
 
-const CLIENT = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { Pool } = require(workerData.undici);
-const { url, bodies, connections, auth } = workerData;
-const pool = new Pool(url, { connections, pipelining: 1 });
-let next = 0, failures = 0;
-async function lane() {
-  while (next < bodies.length) {
-    const body = bodies[next++];
-    const res = await pool.request({ path: '/v1/batch', method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body });
-    const text = await res.body.text();
-    if (res.statusCode !== 200) failures++;
-  }
-}
-const t0 = performance.now();
-Promise.all(Array.from({ length: connections }, lane)).then(async () => {
-  const ms = performance.now() - t0;
-  await pool.close();
-  parentPort.postMessage({ ms, failures });
-});
-`;
 
 const config = (hook: string): HookbenchConfig => ({
   sources: [{ name: 'scale', writeKey: 'wk_scale' }],
@@ -71,14 +48,7 @@ function bodiesFrom(first: number): string[] {
 }
 
 async function post(url: string, bodies: string[]): Promise<number> {
-  const { result } = runWorker<{ ms: number; failures: number }>(CLIENT, {
-    url,
-    bodies,
-    connections: CONNECTIONS,
-    auth: `Basic ${Buffer.from('wk_scale:').toString('base64')}`,
-    undici: require.resolve('undici'),
-  });
-  const { ms, failures } = await result;
+  const { ms, failures } = await postBatches(url, bodies, { writeKey: 'wk_scale', connections: CONNECTIONS });
   if (failures > 0) throw new Error(`${failures} batches were refused`);
   return (bodies.length * BATCH) / (ms / 1000);
 }

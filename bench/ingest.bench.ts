@@ -3,17 +3,15 @@
  * after commit), against the raw rate of inserting the same rows into SQLite alone, in one run.
  * The scheduler is not started, so this measures the ingest path on its own.
  */
-import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEngine } from '../src-main/engine';
 import { openDatabase } from '../src-main/engine/store/database';
 import { listen } from '../src-main/serve/server';
-import { fmt, runWorker } from './support/load';
+import { fmt, postBatches } from './support/load';
 import { LogInspector } from '../src-main/engine/store/inspect';
 
-const require = createRequire(import.meta.url);
 const BATCH = 100;
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 200_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
@@ -59,27 +57,6 @@ function rawBaseline(dir: string): number {
   return MESSAGES / seconds;
 }
 
-const CLIENT = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { Pool } = require(workerData.undici);
-const { url, bodies, connections, auth } = workerData;
-const pool = new Pool(url, { connections, pipelining: 1 });
-let next = 0, failures = 0;
-async function lane() {
-  while (next < bodies.length) {
-    const body = bodies[next++];
-    const res = await pool.request({ path: '/v1/batch', method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body });
-    const text = await res.body.text();
-    if (res.statusCode !== 200 || text !== '{"success":true}') failures++;
-  }
-}
-const t0 = performance.now();
-Promise.all(Array.from({ length: connections * 2 }, lane)).then(async () => {
-  const ms = performance.now() - t0;
-  await pool.close();
-  parentPort.postMessage({ ms, failures });
-});
-`;
 
 async function hookbench(dir: string): Promise<number> {
   const engine = createEngine({ dataDir: join(dir, 'engine') });
@@ -92,14 +69,7 @@ async function hookbench(dir: string): Promise<number> {
   for (let i = 0; i < MESSAGES; i += BATCH) {
     bodies.push(JSON.stringify({ batch: Array.from({ length: BATCH }, (_, k) => message(i + k)), sentAt: '2026-11-22T12:00:00.000Z' }));
   }
-  const { result } = runWorker<{ ms: number; failures: number }>(CLIENT, {
-    url: server.url,
-    bodies,
-    connections: CONNECTIONS,
-    auth: `Basic ${Buffer.from('wk_bench:').toString('base64')}`,
-    undici: require.resolve('undici'),
-  });
-  const { ms, failures } = await result;
+  const { ms, failures } = await postBatches(server.url, bodies, { writeKey: 'wk_bench', connections: CONNECTIONS, lanes: CONNECTIONS * 2 });
   await server.close();
   await engine.stop();
   const inspect = LogInspector.of(join(dir, 'engine'), { readonly: true });

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
 /**
@@ -41,3 +42,42 @@ server.keepAliveTimeout = 60000;
 server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }));
 parentPort.on('message', (m) => { if (m === 'arrivals') parentPort.postMessage({ arrivals }); });
 `;
+
+/**
+ * A client in a worker: posts each of `bodies` to /v1/batch over a pool of `connections`, `lanes`
+ * requests in flight, and reports how long it took and how many calls were not answered 200
+ * `{"success":true}`.
+ */
+const BATCH_POSTER_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { Pool } = require(workerData.undici);
+const { url, bodies, connections, lanes, auth } = workerData;
+const pool = new Pool(url, { connections, pipelining: 1 });
+let next = 0, failures = 0;
+async function lane() {
+  while (next < bodies.length) {
+    const body = bodies[next++];
+    const res = await pool.request({ path: '/v1/batch', method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body });
+    const text = await res.body.text();
+    if (res.statusCode !== 200 || text !== '{"success":true}') failures++;
+  }
+}
+const t0 = performance.now();
+Promise.all(Array.from({ length: lanes }, lane)).then(async () => {
+  const ms = performance.now() - t0;
+  await pool.close();
+  parentPort.postMessage({ ms, failures });
+});
+`;
+
+/** Posts `bodies` (batch JSON) to the engine at `url` with a write key, from a worker; the ms it took and the failed calls. */
+export function postBatches(url: string, bodies: string[], o: { writeKey: string; connections: number; lanes?: number }): Promise<{ ms: number; failures: number }> {
+  return runWorker<{ ms: number; failures: number }>(BATCH_POSTER_WORKER, {
+    url,
+    bodies,
+    connections: o.connections,
+    lanes: o.lanes ?? o.connections,
+    auth: `Basic ${Buffer.from(`${o.writeKey}:`).toString('base64')}`,
+    undici: createRequire(import.meta.url).resolve('undici'),
+  }).result;
+}
