@@ -58,10 +58,11 @@ export function createPersonasApi(engine: Engine): Pick<EngineApi, PersonasCalls
     async listProfiles(page) {
       // Fifty profiles with their ids, traits and events take a few milliseconds to read at a
       // million messages: on the read worker, so the Audiences room polling them never holds ingest.
+      // engine.reads settles the profiles first, on either side.
       const p = profilePageOf(page);
-      const read = await engine.reads.run('profiles.page', p, async () => personas.listProfiles(p));
+      const read = await engine.reads.run('profiles.page', p, async () => engine.stores.profiles.readPage(p));
       const progress = personas.catchingUp();
-      return progress === undefined ? { items: read.items, next: read.next } : { items: read.items, next: read.next, catchingUp: progress };
+      return progress === undefined ? read : { ...read, catchingUp: progress };
     },
     async getProfile(profileId) {
       return personas.getProfile(profileId);

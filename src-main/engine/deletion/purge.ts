@@ -154,6 +154,15 @@ export function createPurge(requestId: number, userId: string, deps: PurgeDeps):
     return done;
   };
 
+  const prefetch = deps.prefetch;
+  /** Before a background step of up to `max` messages: what it will read, read elsewhere first. */
+  const prepare =
+    prefetch &&
+    ((max: number): Promise<void> => {
+      const limit = Math.max(1, Math.floor(max));
+      return prefetch({ userId, linkedIds: [...at.carriers.keys()], linksAfter: at.linksThrough, links: limit * LINK_ROWS_PER_MESSAGE, limit: limit + at.carriers.size });
+    });
+
   let work: SlicedWork | null = null;
   return {
     step,
@@ -172,14 +181,7 @@ export function createPurge(requestId: number, userId: string, deps: PurgeDeps):
         clock: deps.clock,
         onError: (err) => deps.storageFault(err),
         stoppedMessage: 'the purge stopped',
-        ...(deps.prefetch === undefined
-          ? {}
-          : {
-              prepare: (max: number) => {
-                const limit = Math.max(1, Math.floor(max));
-                return (deps.prefetch as NonNullable<PurgeDeps['prefetch']>)({ userId, linkedIds: [...at.carriers.keys()], linksAfter: at.linksThrough, links: limit * LINK_ROWS_PER_MESSAGE, limit: limit + at.carriers.size });
-              },
-            }),
+        prepare,
       });
       work.start();
     },

@@ -102,7 +102,7 @@ export function createDeletions(deps: DeletionDeps): Deletions {
       transaction: deps.transaction,
       clock: deps.clock,
       sizing: shared,
-      ...(deps.prefetch === undefined ? {} : { prefetch: deps.prefetch }),
+      prefetch: deps.prefetch,
       hooks: () => hooks,
       removed: (ids) => deps.publish('deliveries', ids),
       finished: () => {

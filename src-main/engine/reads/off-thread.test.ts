@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,6 +30,16 @@ function newEngine(prefix: string, clock = new ManualClock(T0), readCountBudgetM
     destinations: [{ name: 'd', enabled: true, sources: ['b'], sharedSecret: null, webhooks: [{ url: HOOK, headers: {} }] }],
   });
   return { engine, dir, clock };
+}
+
+/** newEngine for one test: stopped and its folder removed after it. */
+function engineFor(t: TestContext, prefix: string): Engine {
+  const { engine, dir } = newEngine(prefix);
+  t.after(async () => {
+    await engine.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return engine;
 }
 
 /** A read that only the worker may answer: its fallback fails the test. */
@@ -348,11 +358,7 @@ test('which reads go to the worker: those that may scan the log; status and time
 });
 
 test('a page of profiles is read on the worker, after the engine thread takes in what the last commit owes them', async (t) => {
-  const { engine, dir } = newEngine('hookbench-reads-profiles-');
-  t.after(async () => {
-    await engine.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const engine = engineFor(t, 'hookbench-reads-profiles-');
   const iso = new Date(T0).toISOString();
   const commit = (userId: string, traits: Record<string, string>): void => {
     engine.commitInternal({
@@ -384,11 +390,7 @@ test('a page of profiles is read on the worker, after the engine thread takes in
 });
 
 test("a deletion's rows are read ahead on the worker: the user's links, messages, deliveries and attempts, and no one else's", async (t) => {
-  const { engine, dir } = newEngine('hookbench-reads-warm-');
-  t.after(async () => {
-    await engine.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const engine = engineFor(t, 'hookbench-reads-warm-');
   const iso = new Date(T0).toISOString();
   const messages = [
     ...Array.from({ length: 6 }, (_, k) => ({ type: 'track', messageId: `own-${k}`, userId: 'u-warm', anonymousId: 'anon-warm', event: 'E', properties: {}, context: {}, integrations: {}, timestamp: iso, receivedAt: iso })),
