@@ -15,7 +15,7 @@ import { createEngine } from '../src-main/engine';
 import { createEngineApi } from '../src-main/engine/api';
 import { listen } from '../src-main/serve/server';
 import { RECEIVER_WORKER, runWorker } from './support/load';
-import { usersFor } from './support/seed';
+import { scaleConfig, usersFor } from './support/seed';
 
 const dir = process.argv[2];
 const count = Number(process.argv[3]);
@@ -25,11 +25,7 @@ if (!dir || !Number.isFinite(count)) throw new Error('usage: deletion-stalls.mea
 const receiver = runWorker<{ port: number }>(RECEIVER_WORKER, { record: false });
 const hook = `http://127.0.0.1:${(await receiver.result).port}/hook`;
 const engine = createEngine({ dataDir: dir });
-engine.applyConfig({
-  sources: [{ name: 'scale', writeKey: 'wk_scale' }],
-  destinations: [{ name: 'sink', enabled: true, sources: ['scale'], sharedSecret: 'scale-secret', webhooks: [{ url: hook, headers: {} }] }],
-  retention: { days: 3650, megabytes: 1024 * 1024 },
-});
+engine.applyConfig(scaleConfig(hook));
 engine.start();
 const server = await listen(engine, '127.0.0.1', 0);
 const api = createEngineApi(engine);

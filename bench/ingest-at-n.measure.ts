@@ -18,9 +18,8 @@ import { join } from 'node:path';
 import { createEngine, type Engine } from '../src-main/engine';
 import { listen } from '../src-main/serve/server';
 import { createEngineApi } from '../src-main/engine/api';
-import type { HookbenchConfig } from '../src-main/engine/config';
 import { fmt, postBatches, RECEIVER_WORKER, runWorker } from './support/load';
-import { realisticMessage } from './support/seed';
+import { realisticMessage, scaleConfig } from './support/seed';
 
 const dataDir = process.argv[2];
 const count = Number(process.argv[3]);
@@ -31,11 +30,6 @@ const CONNECTIONS = 8;
 if (!dataDir || !Number.isFinite(count)) throw new Error('usage: ingest-at-n.measure.ts <data folder> <messages in it> [rounds] [messages a round]');
 
 
-const config = (hook: string): HookbenchConfig => ({
-  sources: [{ name: 'scale', writeKey: 'wk_scale' }],
-  destinations: [{ name: 'sink', enabled: true, sources: ['scale'], sharedSecret: 'scale-secret', webhooks: [{ url: hook, headers: {} }] }],
-  retention: { days: 3650, megabytes: 1024 * 1024 },
-});
 
 function bodiesFrom(first: number): string[] {
   const now = Date.now();
@@ -73,7 +67,7 @@ try {
   const start = async (dir: string): Promise<string> => {
     const engine = createEngine({ dataDir: dir });
     engines.push(engine);
-    engine.applyConfig(config(hook));
+    engine.applyConfig(scaleConfig(hook));
     engine.start();
     const server = await listen(engine, '127.0.0.1', 0);
     servers.push(server);

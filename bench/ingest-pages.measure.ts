@@ -21,7 +21,7 @@ import { openDatabase } from '../src-main/engine/store/database';
 import { createStores, type Stores } from '../src-main/engine/store/stores';
 import { webhookBodyOf } from '../src-main/engine/delivery/payloads';
 import { MAX_MESSAGES_PER_COMMIT } from '../src-main/engine/store/group-commit';
-import { realisticMessage } from './support/seed';
+import { realisticMessage, scaleConfig } from './support/seed';
 
 const from = process.argv[2] ?? 'bench/.cache/scale-1000000-seed2/data';
 const count = Number(process.argv[3] ?? 1_000_000);
@@ -107,10 +107,7 @@ try {
     rmSync(join(work, 'n'), { recursive: true });
   }
   const empty = createEngine({ dataDir: join(work, 'zero') });
-  empty.applyConfig({
-    sources: [{ name: 'scale', writeKey: 'wk_scale' }],
-    destinations: [{ name: 'sink', enabled: true, sources: ['scale'], sharedSecret: 'scale-secret', webhooks: [{ url: 'http://127.0.0.1:9/hook', headers: {} }] }],
-  });
+  empty.applyConfig(scaleConfig('http://127.0.0.1:9/hook'));
   await empty.stop();
   side(join(work, 'zero'), 'into an empty log');
 } finally {

@@ -20,7 +20,7 @@ import { createEngine } from '../src-main/engine';
 import { createEngineApi } from '../src-main/engine/api';
 import { listen } from '../src-main/serve/server';
 import { fmt, percentile, RECEIVER_WORKER, runWorker } from './support/load';
-import { usersFor } from './support/seed';
+import { scaleConfig, usersFor } from './support/seed';
 import * as purgeModule from '../src-main/engine/deletion/purge';
 
 const PURGE_SIZING_OF_ENGINE = (purgeModule as { PURGE_SIZING?: { first: number; next(size: number, ms: number): number } }).PURGE_SIZING;
@@ -59,11 +59,7 @@ async function main(): Promise<void> {
   const steps: number[] = [];
   const sizing = PURGE_SIZING_OF_ENGINE;
   const engine = createEngine({ dataDir, ...(sizing ? { purgeSizing: { first: sizing.first, next: (size: number, ms: number) => (steps.push(ms), sizing.next(size, ms)) } } : {}) });
-  engine.applyConfig({
-    sources: [{ name: 'scale', writeKey: 'wk_scale' }],
-    destinations: [{ name: 'sink', enabled: true, sources: ['scale'], sharedSecret: 'scale-secret', webhooks: [{ url: `http://127.0.0.1:${port}/hook`, headers: {} }] }],
-    retention: { days: 3650, megabytes: 1024 * 1024 },
-  });
+  engine.applyConfig(scaleConfig(`http://127.0.0.1:${port}/hook`));
   engine.start();
   const server = await listen(engine, '127.0.0.1', 0);
   const api = createEngineApi(engine);

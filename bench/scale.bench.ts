@@ -39,10 +39,9 @@ import { MIGRATIONS } from '../src-main/engine/store/schema';
 import { MAX_MESSAGES_PER_COMMIT } from '../src-main/engine/store/group-commit';
 import { openDatabase } from '../src-main/engine/store/database';
 import { listen } from '../src-main/serve/server';
-import type { HookbenchConfig } from '../src-main/engine/config';
 import type { EngineApi } from '../src-shared/api';
 import { fmt, percentile, RECEIVER_WORKER, runWorker } from './support/load';
-import { seedDeliveries, seededMessageId, usersFor } from './support/seed';
+import { scaleConfig, seedDeliveries, seededMessageId, usersFor } from './support/seed';
 import { costPerMessage, formatCosts } from './support/dbstat';
 import { ingestFlat } from './support/ingest-flat';
 
@@ -63,12 +62,6 @@ if (!Number.isFinite(COUNT) || COUNT < 1000) throw new Error(`SCALE must be a co
 
 const root = new URL('..', import.meta.url).pathname;
 const cacheDir = join(root, 'bench', '.cache', `scale-${COUNT}-seed${SEED_VERSION}`);
-const config = (url: string): HookbenchConfig => ({
-  sources: [{ name: 'scale', writeKey: WRITE_KEY }],
-  destinations: [{ name: 'sink', enabled: true, sources: ['scale'], sharedSecret: 'scale-secret', webhooks: [{ url, headers: {} }] }],
-  // The seeded log must not be pruned under the benchmark's feet.
-  retention: { days: 3650, megabytes: 1024 * 1024 },
-});
 const folderBytes = (dir: string): number => readdirSync(dir).reduce((n, f) => n + statSync(join(dir, f)).size, 0);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -91,7 +84,7 @@ async function seed(): Promise<void> {
   const data = join(cacheDir, 'data');
   const t0 = performance.now();
   const engine = createEngine({ dataDir: data });
-  engine.applyConfig(config('http://127.0.0.1:9/hook'));
+  engine.applyConfig(scaleConfig('http://127.0.0.1:9/hook'));
   const source = engine.stores.config.listSources()[0]!;
   const destination = engine.stores.config.listDestinations()[0]!;
   // Ingest's write path must stay flat as the log grows: the seeding rate of each tenth of the log.
@@ -267,7 +260,7 @@ async function main(): Promise<void> {
     for (let k = 0; k < 3; k++) {
       const t = performance.now();
       const e = createEngine({ dataDir: join(work, 'data') });
-      if (k === 0) e.applyConfig(config(hook));
+      if (k === 0) e.applyConfig(scaleConfig(hook));
       e.start();
       const s = await listen(e, '127.0.0.1', 0);
       startups.push(performance.now() - t);

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { createEngine, type Engine } from '../../src-main/engine';
 import { webhookBodyOf } from '../../src-main/engine/delivery/payloads';
 import { MAX_MESSAGES_PER_COMMIT } from '../../src-main/engine/store/group-commit';
-import { realisticMessage } from './seed';
+import { realisticMessage, scaleConfig } from './seed';
 
 export interface IngestFlatOptions {
   /** The big log's data folder (a copy: this adds messages to it). */
@@ -82,10 +82,7 @@ export async function ingestFlat(o: IngestFlatOptions): Promise<IngestFlat> {
   const empty = createEngine({ dataDir: emptyDir });
   try {
     // The same source and destination on the empty side as the seeded log has.
-    empty.applyConfig({
-      sources: [{ name: 'scale', writeKey: 'wk_scale' }],
-      destinations: [{ name: 'sink', enabled: true, sources: ['scale'], sharedSecret: 'scale-secret', webhooks: [{ url: 'http://127.0.0.1:9/hook', headers: {} }] }],
-    });
+    empty.applyConfig(scaleConfig('http://127.0.0.1:9/hook'));
     const bigIds = idsOf(big);
     const emptyIds = idsOf(empty);
     // Indexes above the seed's, so no messageId repeats one already in the big log.

@@ -4,6 +4,7 @@
  * only faster than real traffic. Used by the UI benchmark and by the query-plan tests.
  */
 import type { InboundMessage } from '../../src-shared/events';
+import type { HookbenchConfig } from '../../src-main/engine/config';
 import type { LogStore } from '../../src-main/engine/store/log-store';
 import { webhookBodyOf } from '../../src-main/engine/delivery/payloads';
 
@@ -51,6 +52,16 @@ const AGENTS = [
 export const usersFor = (count: number): number => Math.max(10, Math.floor(count / 200));
 
 /** The messageId of the i-th realistic message, as analytics.js makes them (random-looking, unique). */
+/**
+ * The seeded log's source and destination (with its shared secret), delivering to `url`; and a
+ * retention far beyond the seed, so nothing seeded is pruned under a benchmark's feet.
+ */
+export const scaleConfig = (url: string): HookbenchConfig => ({
+  sources: [{ name: 'scale', writeKey: 'wk_scale' }],
+  destinations: [{ name: 'sink', enabled: true, sources: ['scale'], sharedSecret: 'scale-secret', webhooks: [{ url, headers: {} }] }],
+  retention: { days: 3650, megabytes: 1024 * 1024 },
+});
+
 export const seededMessageId = (i: number): string => `ajs-next-${i.toString(36)}-${((i * 2654435761) >>> 0).toString(16)}`;
 
 /**
