@@ -7,6 +7,7 @@
  *   npm run bench scale            SCALE=10m npm run bench scale            RUNS=30 npm run bench scale
  *   SEED_ONLY=1 SCALE=10m npm run bench scale     (seed the cache and stop)
  *   INGEST_ONLY=1 npm run bench scale              (only ingest at N against at 0, below, then stop)
+ *   UNDER_LOAD_ONLY=3 npm run bench scale          (only the ingest acknowledgement quiet and under the UI calls, 3 rounds)
  *
  * The seeded data folder is cached under bench/.cache/ (gitignored), keyed by the size and the
  * seed's version, so a rerun skips seeding; each run works on a copy of it, since a deletion
@@ -25,11 +26,14 @@
  *   - start-up to listening on the seeded folder;
  *   - ingest acknowledgement latency at 1,000 messages/s, quiet and while the heaviest UI calls run
  *     in a loop (as the control API would run them), after a first run that is not counted: with
- *     the read worker, then on an engine without it (every read on the engine's thread).
+ *     the read worker in UNDER_LOAD_ROUNDS rounds (3 by default), each printed and then pooled,
+ *     then once on an engine without it (every read on the engine's thread). Each phase also
+ *     says the engine thread's longest stall, its longest GC pause and the WAL's largest size.
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -55,6 +59,8 @@ const RUNS = Number(process.env.RUNS ?? 20);
 const CALL_BUDGET_MS = Number(process.env.CALL_BUDGET_MS ?? 8000);
 const MIN_RUNS = 5;
 const LOAD_SECONDS = Number(process.env.LOAD_SECONDS ?? 6);
+/** Rounds of quiet-then-under-the-UI ingest with the read worker, pooled for the p99s. */
+const UNDER_LOAD_ROUNDS = Number(process.env.UNDER_LOAD_ROUNDS ?? 3);
 const WRITE_KEY = 'wk_scale';
 const HOOK_PATH = '/hook';
 
@@ -193,10 +199,43 @@ async function untilSettled(engine: Engine, deletionId: number): Promise<void> {
   }
 }
 
+interface Phase {
+  acks: number[];
+  failures: number;
+  /** The engine thread's longest event-loop stall, and the WAL file's largest size seen (every 20 ms). */
+  stallMs: number;
+  /** The longest garbage collection pause on the engine's thread. */
+  gcMs: number;
+  walMaxBytes: number;
+}
+
 interface UnderLoad {
-  quiet: { acks: number[]; failures: number };
-  loaded: { acks: number[]; failures: number };
+  quiet: Phase;
+  loaded: Phase;
   uiCalls: number;
+}
+
+/** Ingest acknowledgements for LOAD_SECONDS, with what the engine's thread and the WAL did meanwhile. */
+async function phase(url: string, tag: string, walPath: string): Promise<Phase> {
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
+  let gcMs = 0;
+  const gc = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcMs = Math.max(gcMs, e.duration);
+  });
+  gc.observe({ entryTypes: ['gc'] });
+  let walMaxBytes = 0;
+  const sampler = setInterval(() => {
+    walMaxBytes = Math.max(walMaxBytes, existsSync(walPath) ? statSync(walPath).size : 0);
+  }, 20);
+  try {
+    const r = await ingestAcks(url, tag);
+    return { ...r, stallMs: loop.max / 1e6, gcMs, walMaxBytes };
+  } finally {
+    gc.disconnect();
+    clearInterval(sampler);
+    loop.disable();
+  }
 }
 
 /**
@@ -204,7 +243,7 @@ interface UnderLoad {
  * counted, lets what came before settle (the checkpoint of the profiles' and purges' writes) and
  * warms the client's connections (and starts the read worker, when there is one).
  */
-async function ingestUnderLoad(url: string, api: EngineApi, someUser: (k: number) => string): Promise<UnderLoad> {
+async function ingestUnderLoad(url: string, api: EngineApi, someUser: (k: number) => string, walPath: string): Promise<UnderLoad> {
   let uiCalls = 0;
   const heavy = [
     () => api.countDeliveries({ text: someUser(uiCalls) }),
@@ -215,7 +254,7 @@ async function ingestUnderLoad(url: string, api: EngineApi, someUser: (k: number
   ];
   for (const call of heavy) await call();
   await ingestAcks(url, `warm-${Date.now()}`);
-  const quiet = await ingestAcks(url, `quiet-${Date.now()}`);
+  const quiet = await phase(url, `quiet-${Date.now()}`, walPath);
   let loading = true;
   const ui = (async () => {
     while (loading) {
@@ -225,7 +264,7 @@ async function ingestUnderLoad(url: string, api: EngineApi, someUser: (k: number
       await new Promise((r) => setImmediate(r));
     }
   })();
-  const loaded = await ingestAcks(url, `loaded-${Date.now()}`);
+  const loaded = await phase(url, `loaded-${Date.now()}`, walPath);
   loading = false;
   await ui;
   return { quiet, loaded, uiCalls };
@@ -254,6 +293,10 @@ async function main(): Promise<void> {
     }
     const { port } = await receiver.result;
     const hook = `http://127.0.0.1:${port}${HOOK_PATH}`;
+    if (process.env.UNDER_LOAD_ONLY) {
+      await underLoadOnly(work, hook, Number(process.env.UNDER_LOAD_ONLY) || 1);
+      return;
+    }
 
     // Start-up to listening, on the seeded folder (the first start also applies the config).
     const startups: number[] = [];
@@ -361,13 +404,16 @@ async function main(): Promise<void> {
 
     // Ingest acknowledgement at 1,000 messages/s, quiet and under the heaviest UI calls: with the
     // read worker, then on an engine without one (every read on its thread, the wide ones in windows).
-    const withWorker = await ingestUnderLoad(server.url, api, someUser);
+    spawnSync('sync');
+    const withWorker = await underLoadRounds('with the read worker', UNDER_LOAD_ROUNDS, () => ingestUnderLoad(server.url, api, someUser, `${dbPath}-wal`));
     await server.close();
     await engine.stop();
     const bare = createEngine({ dataDir: join(work, 'data'), readWorkerEntry: null });
     bare.start();
     const bareServer = await listen(bare, '127.0.0.1', 0);
-    const withoutWorker = await ingestUnderLoad(bareServer.url, createEngineApi(bare), someUser);
+    const withoutWorker = await underLoadRounds('without it (every read on the engine thread, wide ones in windows)', 1, () =>
+      ingestUnderLoad(bareServer.url, createEngineApi(bare), someUser, `${dbPath}-wal`),
+    );
     await bareServer.close();
     await bare.stop();
 
@@ -382,21 +428,79 @@ async function main(): Promise<void> {
     if (owed !== undefined) console.log(`${"profiles' catch-up of a log from before (slices)".padEnd(w)}     1  ${fmt(catchUp, 0).padStart(8)} ms`);
     const su = startups.sort((a, b) => a - b);
     console.log(`${'start-up to listening'.padEnd(w)}     3  ${fmt(percentile(su, 50), 0).padStart(8)} ms ${fmt(su.at(-1) ?? NaN, 0).padStart(8)} ms`);
-    const line = (label: string, r: { acks: number[]; failures: number }): string =>
-      `    ${label}: ${fmt(r.acks.length)} requests, p50 ${fmt(percentile(r.acks, 50), 1)} ms, p99 ${fmt(percentile(r.acks, 99), 1)} ms, max ${fmt(r.acks.at(-1) ?? NaN, 1)} ms, ${r.failures} failed`;
     console.log(`ingest acknowledgement, 1,000 messages/s in batches of 10 for ${LOAD_SECONDS} s:`);
-    for (const [label, m] of [['with the read worker', withWorker], ['without it (every read on the engine thread, wide ones in windows)', withoutWorker]] as const) {
-      console.log(`  ${label}:`);
-      console.log(line('quiet                        ', m.quiet));
-      console.log(line(`heaviest UI calls in a loop  `, m.loaded) + ` (${fmt(m.uiCalls)} UI calls)`);
-      console.log(`    ratio of p99s (quiet / under UI load): ${fmt(percentile(m.quiet.acks, 99) / percentile(m.loaded.acks, 99), 2)}`);
-    }
+    for (const l of [...withWorker, ...withoutWorker]) console.log(l);
     // Last: it adds messages to the copy, which the calls above must not read (a started engine
     // would also be sending their deliveries while the calls run).
     await ingestAtNAgainst0(work);
   } finally {
     await receiver.worker.terminate();
     rmSync(work, { recursive: true, force: true });
+  }
+}
+
+function underLoadLines(label: string, m: UnderLoad): string[] {
+  const line = (what: string, r: Phase): string =>
+    `    ${what}: ${fmt(r.acks.length)} requests, p50 ${fmt(percentile(r.acks, 50), 1)} ms, p99 ${fmt(percentile(r.acks, 99), 1)} ms, max ${fmt(r.acks.at(-1) ?? NaN, 1)} ms, ${r.failures} failed; ` +
+    `longest stall ${fmt(r.stallMs, 1)} ms (GC ${fmt(r.gcMs, 1)} ms), WAL up to ${fmt(r.walMaxBytes / 2 ** 20, 1)} MiB`;
+  return [
+    `  ${label}:`,
+    line('quiet                        ', m.quiet),
+    line(`heaviest UI calls in a loop  `, m.loaded) + ` (${fmt(m.uiCalls)} UI calls)`,
+    `    ratio of p99s (quiet / under UI load): ${fmt(percentile(m.quiet.acks, 99) / percentile(m.loaded.acks, 99), 2)}`,
+  ];
+}
+
+/**
+ * `rounds` rounds of ingestUnderLoad, each printed, then every round's requests together: one
+ * round's p99 is its sixth slowest request, and the rounds together say more than any one.
+ */
+async function underLoadRounds(label: string, rounds: number, round: () => Promise<UnderLoad>, print = false): Promise<string[]> {
+  const lines: string[] = [];
+  const say = (more: string[]): void => {
+    lines.push(...more);
+    if (print) for (const l of more) console.log(l);
+  };
+  const quiet: number[] = [];
+  const loaded: number[] = [];
+  for (let k = 1; k <= rounds; k++) {
+    const r = await round();
+    say(underLoadLines(`${label}, round ${k} of ${rounds}`, r));
+    quiet.push(...r.quiet.acks);
+    loaded.push(...r.loaded.acks);
+  }
+  const [q, l] = [quiet.sort((a, b) => a - b), loaded.sort((a, b) => a - b)];
+  say([
+    `  ${label}, all ${rounds} rounds: quiet p50 ${fmt(percentile(q, 50), 1)} ms, p99 ${fmt(percentile(q, 99), 1)} ms; under the UI calls p50 ${fmt(percentile(l, 50), 1)} ms, ` +
+      `p99 ${fmt(percentile(l, 99), 1)} ms; ratio of p99s (quiet / under UI load) ${fmt(percentile(q, 99) / percentile(l, 99), 2)}`,
+  ]);
+  return lines;
+}
+
+/**
+ * Only the ingest acknowledgement quiet and under the UI's heaviest calls, `rounds` times on one
+ * engine (the read worker's), for comparing a change to it without the whole table.
+ */
+async function underLoadOnly(work: string, hook: string, rounds: number): Promise<void> {
+  const engine = createEngine({ dataDir: join(work, 'data') });
+  engine.applyConfig(scaleConfig(hook));
+  engine.start();
+  const server = await listen(engine, '127.0.0.1', 0);
+  const t0 = performance.now();
+  try {
+    await engine.personas.current();
+    while (!engine.stores.deliveryViews.textIndexReady()) await sleep(20);
+    while (!engine.stores.log.bodiesPacked()) await sleep(20);
+    console.log(`caught up after start in ${fmt((performance.now() - t0) / 1000, 1)} s (profiles, search index, packed bodies)`);
+    // What the copy and the catch-ups wrote is flushed before measuring, so that the disk's
+    // write-back of them does not land in one phase or the other.
+    spawnSync('sync');
+    const someUser = (k: number): string => `user_${(k * 37 + 11) % usersFor(COUNT)}`;
+    console.log(`ingest acknowledgement, 1,000 messages/s in batches of 10 for ${LOAD_SECONDS} s:`);
+    await underLoadRounds('with the read worker', rounds, () => ingestUnderLoad(server.url, createEngineApi(engine), someUser, join(work, 'data', 'hookbench.sqlite-wal')), true);
+  } finally {
+    await server.close();
+    await engine.stop();
   }
 }
 
