@@ -1,8 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkpointStep, CHECKPOINT_CADENCE, type CheckpointObservation } from './checkpoint-cadence';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { endianness, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkpointDue, checkpointStep, walIndexFrames, CHECKPOINT_CADENCE, type CheckpointObservation } from './checkpoint-cadence';
+import { openDatabase } from './database';
 
-const options = { busyIntervalMs: 10, idleIntervalMs: 500, activeForMs: 1000 };
+const options = { busyIntervalMs: 10, copyAtFrames: 512, idleIntervalMs: 500, activeForMs: 1000 };
 const at = (o: Partial<CheckpointObservation>): CheckpointObservation => ({ now: 10_000, lastChangeAt: null, copiedAll: true, walBytes: 4096, ...o });
 
 test('checkpoint cadence: fast while commits arrive, slow once quiet, the WAL cut only after a quiet spell with every frame copied', () => {
@@ -29,4 +33,38 @@ test('checkpoint cadence: its source runs on its own, as the worker embeds it', 
   const step = new Function(`return (${checkpointStep.toString()})`)() as typeof checkpointStep;
   assert.deepEqual(step(at({ lastChangeAt: 10_000 }), options), { delayMs: 10, truncate: false });
   assert.deepEqual(step(at({ lastChangeAt: 0 }), options), { delayMs: 500, truncate: true });
+});
+
+test('checkpoint cadence: while commits arrive a round copies only once the WAL holds copyAtFrames frames; quiet, always', () => {
+  const cases: [string, { now: number; lastChangeAt: number | null; walFrames: number | null }, boolean][] = [
+    ['a commit just now, 10 frames', { now: 10_000, lastChangeAt: 10_000, walFrames: 10 }, false],
+    ['a commit just now, 511 frames', { now: 10_000, lastChangeAt: 10_000, walFrames: 511 }, false],
+    ['a commit just now, 512 frames', { now: 10_000, lastChangeAt: 10_000, walFrames: 512 }, true],
+    ['a commit just now, frames not known', { now: 10_000, lastChangeAt: 10_000, walFrames: null }, true],
+    ['quiet for a second, 10 frames', { now: 10_000, lastChangeAt: 9_000, walFrames: 10 }, true],
+    ['never changed', { now: 10_000, lastChangeAt: null, walFrames: 0 }, true],
+  ];
+  for (const [name, observation, expected] of cases) assert.equal(checkpointDue(observation, options), expected, name);
+  const due = new Function(`return (${checkpointDue.toString()})`)() as typeof checkpointDue;
+  assert.equal(due({ now: 10_000, lastChangeAt: 10_000, walFrames: 600 }, CHECKPOINT_CADENCE), true);
+});
+
+test('the wal-index header read as the checkpointer reads it gives the frames SQLite reports, and nothing for other bytes', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hookbench-wal-index-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const db = openDatabase(join(dir, 'log.sqlite'));
+  // Nothing copies the WAL here (no checkpointer, the inline one far off), so every frame stays.
+  db.pragma('wal_autocheckpoint = 0');
+  db.exec('CREATE TABLE t (x TEXT)');
+  const insert = db.prepare('INSERT INTO t (x) VALUES (?)');
+  for (let i = 0; i < 40; i++) insert.run('x'.repeat(3000));
+  const little = endianness() === 'LE';
+  const frames = walIndexFrames(readFileSync(join(dir, 'log.sqlite-shm')).subarray(0, 20), little);
+  // A PASSIVE checkpoint reports the frames in the WAL as "log" (and copies them, which is fine now).
+  const [r] = db.pragma('wal_checkpoint(PASSIVE)') as { log: number }[];
+  assert.ok(frames !== null && frames >= 40, `frames ${frames}`);
+  assert.equal(frames, r?.log);
+  db.close();
+  assert.equal(walIndexFrames(new Uint8Array(20), little), null);
+  assert.equal(walIndexFrames(new Uint8Array(8), little), null);
 });

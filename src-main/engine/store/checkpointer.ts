@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
-import { checkpointStep, CHECKPOINT_CADENCE, type CadenceOptions } from './checkpoint-cadence';
+import { checkpointDue, checkpointStep, walIndexFrames, CHECKPOINT_CADENCE, type CadenceOptions } from './checkpoint-cadence';
 
 /**
  * Runs WAL checkpoints on a worker thread with its own connection. A checkpoint copies the WAL
@@ -8,11 +8,13 @@ import { checkpointStep, CHECKPOINT_CADENCE, type CadenceOptions } from './check
  * commit crosses the threshold, tens of milliseconds on the ingest's event loop. PASSIVE mode
  * never blocks the writer, so the main thread only ever appends to the WAL.
  *
- * While commits arrive it steps every 10 ms (checkpoint-cadence.ts): each commit's frames are
- * copied soon after they land, the WAL is often entirely copied between two commits, and the next
- * writer then starts it over from the beginning, so it stays a few MB and the inline checkpoint
- * never fires. Stepping every 500 ms, as it does when the log is quiet, let the WAL reach the
- * inline limit (16 MB) under a steady 1,000 messages/s.
+ * While commits arrive it looks every 10 ms (checkpoint-cadence.ts) and copies once the WAL holds
+ * a few hundred frames (copyAtFrames, read from the wal-index header), then every 10 ms until the
+ * WAL has been entirely copied between two commits and the next writer starts it over from the
+ * beginning: it stays a few MB and the inline checkpoint never fires. Stepping every 500 ms, as it
+ * does when the log is quiet, let the WAL reach the inline limit (16 MB) under a steady 1,000
+ * messages/s; copying at every 10 ms round started it over ten times a second, each time an fsync
+ * of the WAL on the engine's thread (SQLite syncs a new WAL header before writing after it).
  *
  * journal_size_limit cuts the WAL file back to 4 MB each time the writer starts it over, and once
  * the log has been quiet for a second with every frame copied, the worker asks the main thread to
@@ -27,24 +29,40 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.module);
 const db = new Database(workerData.path, workerData.nativeBinding ? { nativeBinding: workerData.nativeBinding } : {});
 db.pragma('busy_timeout = 1000');
-const { statSync } = require('node:fs');
+const { statSync, openSync, readSync, closeSync } = require('node:fs');
+const littleEndian = require('node:os').endianness() === 'LE';
 const checkpointStep = ${checkpointStep.toString()};
+const checkpointDue = ${checkpointDue.toString()};
+const walIndexFrames = ${walIndexFrames.toString()};
 const walSize = () => { try { return statSync(workerData.path + '-wal').size; } catch { return 0; } };
+// The wal-index's header says how many frames the WAL holds (null: no such file, or not readable).
+const header = new Uint8Array(20);
+let shm = null;
+const walFrames = () => {
+  try {
+    if (shm === null) shm = openSync(workerData.path + '-shm', 'r');
+    return readSync(shm, header, 0, 20, 0) === 20 ? walIndexFrames(header, littleEndian) : null;
+  } catch {
+    if (shm !== null) { try { closeSync(shm); } catch {} shm = null; }
+    return null;
+  }
+};
 let lastVersion = null;
 let lastChangeAt = null;
 let lastError = null;
 let stopped = false;
 let timer = null;
-const run = () => {
+const run = (always) => {
   let delayMs = workerData.cadence.idleIntervalMs;
   try {
-    const [r] = db.pragma('wal_checkpoint(PASSIVE)');
-    lastError = null;
     // data_version changes when another connection has committed since this one last asked.
     const version = db.pragma('data_version', { simple: true });
     const now = Date.now();
     if (lastVersion !== null && version !== lastVersion) lastChangeAt = now;
     lastVersion = version;
+    if (!always && !checkpointDue({ now, lastChangeAt, walFrames: walFrames() }, workerData.cadence)) return workerData.cadence.busyIntervalMs;
+    const [r] = db.pragma('wal_checkpoint(PASSIVE)');
+    lastError = null;
     const copiedAll = Boolean(r && r.busy === 0 && r.log === r.checkpointed);
     const step = checkpointStep({ now, lastChangeAt, copiedAll, walBytes: copiedAll ? walSize() : 0 }, workerData.cadence);
     delayMs = step.delayMs;
@@ -60,7 +78,7 @@ const run = () => {
 const loop = () => {
   timer = null;
   if (stopped) return;
-  const delayMs = run();
+  const delayMs = run(false);
   if (!stopped) timer = setTimeout(loop, delayMs);
 };
 timer = setTimeout(loop, workerData.cadence.idleIntervalMs);
@@ -68,7 +86,8 @@ parentPort.on('message', (m) => {
   if (m !== 'stop') return;
   stopped = true;
   if (timer) clearTimeout(timer);
-  run();
+  run(true);
+  if (shm !== null) closeSync(shm);
   db.close();
   parentPort.postMessage({ stopped: true });
 });
