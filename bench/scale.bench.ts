@@ -199,6 +199,11 @@ async function untilSettled(engine: Engine, deletionId: number): Promise<void> {
   }
 }
 
+/** The k-th of a spread of users the seed made, for the calls that name one. */
+function someUser(k: number): string {
+  return `user_${(k * 37 + 11) % usersFor(COUNT)}`;
+}
+
 interface Phase {
   acks: number[];
   failures: number;
@@ -243,7 +248,7 @@ async function phase(url: string, tag: string, walPath: string): Promise<Phase> 
  * counted, lets what came before settle (the checkpoint of the profiles' and purges' writes) and
  * warms the client's connections (and starts the read worker, when there is one).
  */
-async function ingestUnderLoad(url: string, api: EngineApi, someUser: (k: number) => string, walPath: string): Promise<UnderLoad> {
+async function ingestUnderLoad(url: string, api: EngineApi, walPath: string): Promise<UnderLoad> {
   let uiCalls = 0;
   const heavy = [
     () => api.countDeliveries({ text: someUser(uiCalls) }),
@@ -341,7 +346,6 @@ async function main(): Promise<void> {
     const stat = new Database(dbPath, { readonly: true });
     console.log(formatCosts(costPerMessage(stat)));
     stat.close();
-    const someUser = (k: number): string => `user_${(k * 37 + 11) % usersFor(COUNT)}`;
 
     const rows: Timing[] = [];
     rows.push(await timeCall('deliveries, first page, no filter', () => api.listDeliveries({})));
@@ -405,14 +409,14 @@ async function main(): Promise<void> {
     // Ingest acknowledgement at 1,000 messages/s, quiet and under the heaviest UI calls: with the
     // read worker, then on an engine without one (every read on its thread, the wide ones in windows).
     spawnSync('sync');
-    const withWorker = await underLoadRounds('with the read worker', UNDER_LOAD_ROUNDS, () => ingestUnderLoad(server.url, api, someUser, `${dbPath}-wal`));
+    const withWorker = await underLoadRounds('with the read worker', UNDER_LOAD_ROUNDS, () => ingestUnderLoad(server.url, api, `${dbPath}-wal`));
     await server.close();
     await engine.stop();
     const bare = createEngine({ dataDir: join(work, 'data'), readWorkerEntry: null });
     bare.start();
     const bareServer = await listen(bare, '127.0.0.1', 0);
     const withoutWorker = await underLoadRounds('without it (every read on the engine thread, wide ones in windows)', 1, () =>
-      ingestUnderLoad(bareServer.url, createEngineApi(bare), someUser, `${dbPath}-wal`),
+      ingestUnderLoad(bareServer.url, createEngineApi(bare), `${dbPath}-wal`),
     );
     await bareServer.close();
     await bare.stop();
@@ -495,9 +499,8 @@ async function underLoadOnly(work: string, hook: string, rounds: number): Promis
     // What the copy and the catch-ups wrote is flushed before measuring, so that the disk's
     // write-back of them does not land in one phase or the other.
     spawnSync('sync');
-    const someUser = (k: number): string => `user_${(k * 37 + 11) % usersFor(COUNT)}`;
     console.log(`ingest acknowledgement, 1,000 messages/s in batches of 10 for ${LOAD_SECONDS} s:`);
-    await underLoadRounds('with the read worker', rounds, () => ingestUnderLoad(server.url, createEngineApi(engine), someUser, join(work, 'data', 'hookbench.sqlite-wal')), true);
+    await underLoadRounds('with the read worker', rounds, () => ingestUnderLoad(server.url, createEngineApi(engine), join(work, 'data', 'hookbench.sqlite-wal')), true);
   } finally {
     await server.close();
     await engine.stop();
