@@ -12,7 +12,6 @@ import { openDatabase, truncateWal, useIncrementalVacuum, type Db } from './stor
 import { DataDirLockedError, lockDataDir } from './store/data-lock';
 import { preparePrivateDatabase, preparePrivateDir } from './store/private-files';
 import { startCheckpointer } from './store/checkpointer';
-import { walFinisher } from './store/wal-finisher';
 import { createGroupCommit } from './store/group-commit';
 import { webhookBodyOf } from './delivery/payloads';
 import { createStores, type Stores } from './store/stores';
@@ -208,8 +207,7 @@ export function createEngine(options: EngineOptions): Engine {
     const fault = classifyStorageError(err, faultContext(dbPath, clock.now()));
     throw fault ? new StorageFaultError(fault) : err;
   }
-  const finisher = walFinisher(db, dbPath);
-  const checkpointer = startCheckpointer(dbPath, { nativeBinding: options.nativeBinding, onWalCopied: () => truncateWal(db), onFinishDue: () => finisher.finish() });
+  const checkpointer = startCheckpointer(dbPath, { nativeBinding: options.nativeBinding, onWalCopied: () => truncateWal(db) });
   const stores = createStores(db, options.secrets);
   // Started at the first long read, not here: most engines (tests, short CLI runs) never make one.
   const offThread = createOffThreadReads({
@@ -535,7 +533,6 @@ export function createEngine(options: EngineOptions): Engine {
       if (liveTimer) clearTimeout(liveTimer);
       await reads.stop();
       await checkpointer.stop();
-      finisher.close();
       db.close();
       unlock();
     },

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
-import { checkpointDue, checkpointStep, walIndexState, CHECKPOINT_CADENCE, WAL_INDEX_STATE_BYTES, type CadenceOptions } from './checkpoint-cadence';
+import { checkpointDue, checkpointStep, walIndexFrames, CHECKPOINT_CADENCE, type CadenceOptions } from './checkpoint-cadence';
 
 /**
  * Runs WAL checkpoints on a worker thread with its own connection. A checkpoint copies the WAL
@@ -9,16 +9,14 @@ import { checkpointDue, checkpointStep, walIndexState, CHECKPOINT_CADENCE, WAL_I
  * never blocks the writer, so the main thread only ever appends to the WAL.
  *
  * While commits arrive it looks every 10 ms (checkpoint-cadence.ts) and copies once the WAL holds
- * a few hundred frames (copyAtFrames, read from the wal-index header), then every 10 ms. A round
- * is always a commit or two behind, so the WAL would never be found entirely copied by a writer
- * and never start over; once it holds about 16 MB (finishAtFrames) and a round copied all it saw,
- * the worker asks the main thread to copy the few frames committed since (onFinishDue, a short
- * copy there), and the main thread's next commit starts the WAL over from the beginning. Stepping
- * every 500 ms, as it does when the log is quiet, let the WAL reach the inline limit under a
- * steady 1,000 messages/s; copying and starting over at every 10 ms round meant ten fsyncs a
- * second of the WAL on the engine's thread (SQLite syncs a new WAL header before writing after it).
+ * a few hundred frames (copyAtFrames, read from the wal-index header), then every 10 ms until the
+ * WAL has been entirely copied between two commits and the next writer starts it over from the
+ * beginning: it stays a few MB and the inline checkpoint never fires. Stepping every 500 ms, as it
+ * does when the log is quiet, let the WAL reach the inline limit (16 MB) under a steady 1,000
+ * messages/s; copying at every 10 ms round started it over ten times a second, each time an fsync
+ * of the WAL on the engine's thread (SQLite syncs a new WAL header before writing after it).
  *
- * journal_size_limit cuts the WAL file back to 20 MB each time the writer starts it over, and once
+ * journal_size_limit cuts the WAL file back to 4 MB each time the writer starts it over, and once
  * the log has been quiet for a second with every frame copied, the worker asks the main thread to
  * TRUNCATE it (onWalCopied), which then has nothing to copy and only cuts the file. It runs there,
  * between two tasks, because no transaction of ours is open then: from this thread, taking the
@@ -35,23 +33,22 @@ const { statSync, openSync, readSync, closeSync } = require('node:fs');
 const littleEndian = require('node:os').endianness() === 'LE';
 const checkpointStep = ${checkpointStep.toString()};
 const checkpointDue = ${checkpointDue.toString()};
-const walIndexState = ${walIndexState.toString()};
+const walIndexFrames = ${walIndexFrames.toString()};
 const walSize = () => { try { return statSync(workerData.path + '-wal').size; } catch { return 0; } };
 // The wal-index's header says how many frames the WAL holds (null: no such file, or not readable).
-const header = new Uint8Array(${WAL_INDEX_STATE_BYTES});
+const header = new Uint8Array(20);
 let shm = null;
 const walFrames = () => {
   try {
     if (shm === null) shm = openSync(workerData.path + '-shm', 'r');
-    return readSync(shm, header, 0, header.length, 0) === header.length ? (walIndexState(header, littleEndian)?.frames ?? null) : null;
+    return readSync(shm, header, 0, 20, 0) === 20 ? walIndexFrames(header, littleEndian) : null;
   } catch {
     if (shm !== null) { try { closeSync(shm); } catch {} shm = null; }
     return null;
   }
 };
 let lastVersion = null;
-// Taken as busy from the start: a log written right after start is copied at the busy cadence at once.
-let lastChangeAt = Date.now();
+let lastChangeAt = null;
 let lastError = null;
 let stopped = false;
 let timer = null;
@@ -67,10 +64,8 @@ const run = (always) => {
     const [r] = db.pragma('wal_checkpoint(PASSIVE)');
     lastError = null;
     const copiedAll = Boolean(r && r.busy === 0 && r.log === r.checkpointed);
-    const step = checkpointStep({ now, lastChangeAt, copiedAll, walFrames: r ? r.log : 0, walBytes: copiedAll ? walSize() : 0 }, workerData.cadence);
+    const step = checkpointStep({ now, lastChangeAt, copiedAll, walBytes: copiedAll ? walSize() : 0 }, workerData.cadence);
     delayMs = step.delayMs;
-    // The engine's thread copies the frames committed since, and its next commit starts the WAL over.
-    if (step.finish) parentPort.postMessage({ finishDue: true });
     // Asked at each quiet step until the file is empty: a TRUNCATE that found the log busy is simply retried.
     if (step.truncate) parentPort.postMessage({ walCopied: true });
   } catch (err) {
@@ -86,8 +81,7 @@ const loop = () => {
   const delayMs = run(false);
   if (!stopped) timer = setTimeout(loop, delayMs);
 };
-// The first round soon: a burst right after start must not wait half a second for its copies.
-timer = setTimeout(loop, workerData.cadence.busyIntervalMs);
+timer = setTimeout(loop, workerData.cadence.idleIntervalMs);
 parentPort.on('message', (m) => {
   if (m !== 'stop') return;
   stopped = true;
@@ -110,8 +104,6 @@ export function startCheckpointer(
     cadence?: CadenceOptions;
     /** The log is quiet and every frame of the WAL is in the database file: a TRUNCATE now only cuts the file. */
     onWalCopied?: () => void;
-    /** Commits arrive and the WAL is big, every frame of it copied a moment ago: copy what came since (walFinisher), so the next commit starts it over. */
-    onFinishDue?: () => void;
   } = {},
 ): Checkpointer {
   const require = createRequire(import.meta.url);
@@ -120,10 +112,9 @@ export function startCheckpointer(
     workerData: { path, module: require.resolve('better-sqlite3'), nativeBinding: options.nativeBinding, cadence: options.cadence ?? CHECKPOINT_CADENCE },
   });
   worker.unref();
-  worker.on('message', (m: { error?: string; walCopied?: boolean; finishDue?: boolean }) => {
+  worker.on('message', (m: { error?: string; walCopied?: boolean }) => {
     if (m.error) process.stderr.write(`hookbench: WAL checkpoint failed: ${m.error}\n`);
     if (m.walCopied) options.onWalCopied?.();
-    if (m.finishDue) options.onFinishDue?.();
   });
   // Without a listener a worker's error (its connection could not open the file) would end the process.
   worker.on('error', (err) => process.stderr.write(`hookbench: WAL checkpointer stopped: ${err.message}\n`));

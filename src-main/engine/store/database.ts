@@ -4,8 +4,7 @@ import { MIGRATIONS } from './schema';
 
 export type Db = Database.Database;
 
-/** Above the WAL's 16 MB cycle (checkpoint-cadence.ts): starting over never cuts the file, only a burst past it. */
-export const WAL_SIZE_LIMIT_BYTES = 20 * 1024 * 1024;
+export const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
 /** Up to this much data, a file still without incremental vacuum is rewritten with it at start-up (well under a second). */
 export const VACUUM_AT_START_MAX_BYTES = 64 * 1024 * 1024;
 
@@ -35,12 +34,11 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   // process crash (what "acknowledged" promises) without an fsync per request.
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  // Checkpoints run on the checkpointer thread (checkpointer.ts), and the engine's thread copies the
-  // last few frames when asked (wal-finisher.ts) so that the WAL starts over at about 16 MB. This
-  // inline one (64 MB) is only a safety net for a checkpointer that stopped: at 16 MB it fired
-  // whenever a reader kept the WAL from starting over for a moment, and then copied in a commit
-  // all the thread had not (12 to 50 ms with a purge's scattered pages).
-  db.pragma('wal_autocheckpoint = 16384');
+  // Checkpoints normally run on the checkpointer thread (checkpointer.ts). Under a steady stream of
+  // commits its PASSIVE rounds never see the WAL fully copied, so the WAL never starts over and
+  // grows without bound; this inline one (about 16 MB) then finishes the job on the main thread,
+  // with most frames already copied by the worker, and the next commit starts the WAL over.
+  db.pragma('wal_autocheckpoint = 4096');
   // Without it the WAL file keeps its high-water size for ever once a burst has grown it: after
   // each complete checkpoint the next writer cuts it back to this.
   db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
