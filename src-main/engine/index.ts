@@ -12,6 +12,7 @@ import { openDatabase, truncateWal, useIncrementalVacuum, type Db } from './stor
 import { DataDirLockedError, lockDataDir } from './store/data-lock';
 import { preparePrivateDatabase, preparePrivateDir } from './store/private-files';
 import { startCheckpointer } from './store/checkpointer';
+import { walWatch } from './store/wal-watch';
 import { createGroupCommit } from './store/group-commit';
 import { webhookBodyOf } from './delivery/payloads';
 import { createStores, type Stores } from './store/stores';
@@ -208,6 +209,7 @@ export function createEngine(options: EngineOptions): Engine {
     throw fault ? new StorageFaultError(fault) : err;
   }
   const checkpointer = startCheckpointer(dbPath, { nativeBinding: options.nativeBinding, onWalCopied: () => truncateWal(db) });
+  const wal = walWatch(dbPath);
   const stores = createStores(db, options.secrets);
   // Started at the first long read, not here: most engines (tests, short CLI runs) never make one.
   const offThread = createOffThreadReads({
@@ -335,6 +337,10 @@ export function createEngine(options: EngineOptions): Engine {
     // Each step's rows read first on the read worker: when the log's pages are not in memory the
     // step would otherwise wait for the disk on this thread (tens of ms for a few messages).
     prefetch: async (next) => {
+      // A step's commit writes hundreds of scattered pages: it waits for the checkpointer to have
+      // copied the WAL, so that it starts the WAL over rather than pushing it into the inline
+      // checkpoint, a copy and an fsync inside a commit on this thread (docs/latency.md).
+      await wal.roomForBackgroundWrite();
       await reads.run('deletion.warm', next, async () => 0);
     },
     // A purge step that met a full disk or a held lock is tried again a moment later.
@@ -533,6 +539,7 @@ export function createEngine(options: EngineOptions): Engine {
       if (liveTimer) clearTimeout(liveTimer);
       await reads.stop();
       await checkpointer.stop();
+      wal.close();
       db.close();
       unlock();
     },

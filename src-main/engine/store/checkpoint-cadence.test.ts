@@ -3,8 +3,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { endianness, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkpointDue, checkpointStep, walIndexFrames, CHECKPOINT_CADENCE, type CheckpointObservation } from './checkpoint-cadence';
+import Database from 'better-sqlite3';
+import { backgroundWriteMayGo, checkpointDue, checkpointStep, walIndexFrames, walIndexState, CHECKPOINT_CADENCE, type CheckpointObservation } from './checkpoint-cadence';
 import { openDatabase } from './database';
+import { walWatch } from './wal-watch';
 
 const options = { busyIntervalMs: 10, copyAtFrames: 512, idleIntervalMs: 500, activeForMs: 1000 };
 const at = (o: Partial<CheckpointObservation>): CheckpointObservation => ({ now: 10_000, lastChangeAt: null, copiedAll: true, walBytes: 4096, ...o });
@@ -67,4 +69,50 @@ test('the wal-index header read as the checkpointer reads it gives the frames SQ
   db.close();
   assert.equal(walIndexFrames(new Uint8Array(20), little), null);
   assert.equal(walIndexFrames(new Uint8Array(8), little), null);
+});
+
+test('a background write goes while the WAL is small or wholly copied, and waits otherwise', () => {
+  const cases: [string, { frames: number; backfilled: number } | null, boolean][] = [
+    ['no wal-index', null, true],
+    ['small WAL, nothing copied', { frames: 2047, backfilled: 0 }, true],
+    ['2,048 frames, all copied: this commit starts it over', { frames: 2048, backfilled: 2048 }, true],
+    ['2,048 frames, one left to copy', { frames: 2048, backfilled: 2047 }, false],
+    ['4,000 frames, half copied', { frames: 4000, backfilled: 2000 }, false],
+  ];
+  for (const [name, state, expected] of cases) assert.equal(backgroundWriteMayGo(state, 2048), expected, name);
+});
+
+test('the wal-index read for the frames copied gives what SQLite reports; a background writer waits until they are all copied', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hookbench-wal-watch-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'log.sqlite');
+  const db = openDatabase(path);
+  db.pragma('wal_autocheckpoint = 0');
+  db.exec('CREATE TABLE t (x TEXT)');
+  const insert = db.prepare('INSERT INTO t (x) VALUES (?)');
+  db.transaction(() => { for (let i = 0; i < 60; i++) insert.run('x'.repeat(3000)); })();
+  const watch = walWatch(path, { belowFrames: 40, maxWaitMs: 60_000, pollMs: 1 });
+  t.after(() => watch.close());
+  const before = watch.state();
+  assert.ok(before !== null && before.frames >= 60 && before.backfilled === 0, JSON.stringify(before));
+  assert.equal(walIndexState(new Uint8Array(100), endianness() === 'LE'), null);
+  // Nothing copied yet: the writer waits, and goes once another connection (the checkpointer's) has copied the WAL.
+  const checkpointer = new Database(path);
+  t.after(() => checkpointer.close());
+  let went = false;
+  const waiting = watch.roomForBackgroundWrite().then(() => (went = true));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(went, false, 'waits while the WAL is full and uncopied');
+  const [r] = checkpointer.pragma('wal_checkpoint(PASSIVE)') as { log: number; checkpointed: number }[];
+  await waiting;
+  assert.deepEqual(watch.state(), { frames: r?.log, backfilled: r?.checkpointed });
+  // Its commit now starts the WAL over.
+  insert.run('y');
+  assert.ok((watch.state()?.frames ?? Infinity) < 10, JSON.stringify(watch.state()));
+  // And it never waits longer than told.
+  db.transaction(() => { for (let i = 0; i < 60; i++) insert.run('x'.repeat(3000)); })();
+  const impatient = walWatch(path, { belowFrames: 40, maxWaitMs: 0 });
+  await impatient.roomForBackgroundWrite();
+  impatient.close();
+  db.close();
 });

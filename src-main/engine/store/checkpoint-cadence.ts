@@ -52,6 +52,37 @@ export function walIndexFrames(header: Uint8Array, littleEndian: boolean): numbe
   return view.getUint32(16, littleEndian);
 }
 
+/** What the wal-index says of the WAL: the frames it holds, and how many of them are copied into the database file. */
+export interface WalIndexState {
+  frames: number;
+  backfilled: number;
+}
+
+/** Bytes of the wal-index that walIndexState reads. */
+export const WAL_INDEX_STATE_BYTES = 100;
+
+/**
+ * The WAL's frames and how many are copied, from the first 100 bytes of the wal-index: its header
+ * as for walIndexFrames, then, after a second copy of that 48-byte header, the checkpoint record,
+ * whose first word (byte 96) is the frames copied. Null when the bytes are not such a header.
+ */
+export function walIndexState(header: Uint8Array, littleEndian: boolean): WalIndexState | null {
+  const frames = walIndexFrames(header, littleEndian);
+  if (frames === null || header.length < 100) return null;
+  return { frames, backfilled: new DataView(header.buffer, header.byteOffset, header.length).getUint32(96, littleEndian) };
+}
+
+/**
+ * Whether a background writer (a purge's next step) may commit now: while the WAL is small, or
+ * once every frame in it is copied, so that this commit starts the WAL over. Otherwise a run of
+ * big background commits outpaces the checkpointer and fills the WAL to SQLite's inline
+ * checkpoint (4,096 frames), which then copies it and syncs the file inside a commit on the
+ * engine's thread: the purge steps' 25-51 ms stalls.
+ */
+export function backgroundWriteMayGo(state: WalIndexState | null, belowFrames: number): boolean {
+  return state === null || state.frames < belowFrames || state.backfilled >= state.frames;
+}
+
 /**
  * Whether this round copies: always once the log is quiet (the slow cadence), and while commits
  * arrive only when the WAL holds copyAtFrames frames or more (walFrames null: not known, copy).
