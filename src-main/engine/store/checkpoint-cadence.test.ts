@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { backgroundWriteMayGo, checkpointDue, checkpointStep, walIndexFrames, walIndexState, CHECKPOINT_CADENCE, type CheckpointObservation } from './checkpoint-cadence';
 import { openDatabase } from './database';
-import { walWatch } from './wal-watch';
+import * as fs from 'node:fs';
+import { walIndexReader, walWatch } from './wal-watch';
 
 const options = { busyIntervalMs: 10, copyAtFrames: 512, idleIntervalMs: 500, activeForMs: 1000 };
 const at = (o: Partial<CheckpointObservation>): CheckpointObservation => ({ now: 10_000, lastChangeAt: null, copiedAll: true, walBytes: 4096, ...o });
@@ -95,6 +96,10 @@ test('the wal-index read for the frames copied gives what SQLite reports; a back
   t.after(() => watch.close());
   const before = watch.state();
   assert.ok(before !== null && before.frames >= 60 && before.backfilled === 0, JSON.stringify(before));
+  // The reader's source runs on its own, as the checkpointer thread embeds it.
+  const embedded = (new Function(`return (${walIndexReader.toString()})`)() as typeof walIndexReader)(path, 20, fs);
+  assert.equal(walIndexFrames(embedded.read() ?? new Uint8Array(0), endianness() === 'LE'), before.frames);
+  embedded.close();
   assert.equal(walIndexState(new Uint8Array(100), endianness() === 'LE'), null);
   // Nothing copied yet: the writer waits, and goes once another connection (the checkpointer's) has copied the WAL.
   const checkpointer = new Database(path);

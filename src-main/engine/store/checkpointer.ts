@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import { checkpointDue, checkpointStep, walIndexFrames, CHECKPOINT_CADENCE, type CadenceOptions } from './checkpoint-cadence';
+import { walIndexReader } from './wal-watch';
 
 /**
  * Runs WAL checkpoints on a worker thread with its own connection. A checkpoint copies the WAL
@@ -29,23 +30,18 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.module);
 const db = new Database(workerData.path, workerData.nativeBinding ? { nativeBinding: workerData.nativeBinding } : {});
 db.pragma('busy_timeout = 1000');
-const { statSync, openSync, readSync, closeSync } = require('node:fs');
+const { statSync } = require('node:fs');
 const littleEndian = require('node:os').endianness() === 'LE';
 const checkpointStep = ${checkpointStep.toString()};
 const checkpointDue = ${checkpointDue.toString()};
 const walIndexFrames = ${walIndexFrames.toString()};
+const walIndexReader = ${walIndexReader.toString()};
 const walSize = () => { try { return statSync(workerData.path + '-wal').size; } catch { return 0; } };
 // The wal-index's header says how many frames the WAL holds (null: no such file, or not readable).
-const header = new Uint8Array(20);
-let shm = null;
+const shm = walIndexReader(workerData.path, 20, require('node:fs'));
 const walFrames = () => {
-  try {
-    if (shm === null) shm = openSync(workerData.path + '-shm', 'r');
-    return readSync(shm, header, 0, 20, 0) === 20 ? walIndexFrames(header, littleEndian) : null;
-  } catch {
-    if (shm !== null) { try { closeSync(shm); } catch {} shm = null; }
-    return null;
-  }
+  const header = shm.read();
+  return header === null ? null : walIndexFrames(header, littleEndian);
 };
 let lastVersion = null;
 let lastChangeAt = null;
@@ -87,7 +83,7 @@ parentPort.on('message', (m) => {
   stopped = true;
   if (timer) clearTimeout(timer);
   run(true);
-  if (shm !== null) closeSync(shm);
+  shm.close();
   db.close();
   parentPort.postMessage({ stopped: true });
 });

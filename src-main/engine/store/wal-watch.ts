@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import * as fs from 'node:fs';
 import { endianness } from 'node:os';
 import { backgroundWriteMayGo, walIndexState, WAL_INDEX_STATE_BYTES, type WalIndexState } from './checkpoint-cadence';
 
@@ -19,30 +19,50 @@ export interface WalWatch {
   close(): void;
 }
 
+/** What walIndexReader needs of node:fs (passed in: the checkpointer thread embeds the reader's source). */
+export type WalIndexFiles = Pick<typeof fs, 'openSync' | 'readSync' | 'closeSync'>;
+
+/**
+ * Reads the first `bytes` of the wal-index (the "-shm" file beside the log at `dbPath`), opened at
+ * the first read and kept open; null while it cannot (no such file yet, or gone with its folder).
+ * Self-contained, as the checkpointer thread embeds its source.
+ */
+export function walIndexReader(dbPath: string, bytes: number, files: WalIndexFiles): { read(): Uint8Array | null; close(): void } {
+  const buffer = new Uint8Array(bytes);
+  let fd: number | null = null;
+  // Methods, not named inner functions: a bundler's name-keeping wrappers would not exist in the thread.
+  const reader = {
+    read(): Uint8Array | null {
+      try {
+        fd ??= files.openSync(`${dbPath}-shm`, 'r');
+        return files.readSync(fd, buffer, 0, bytes, 0) === bytes ? buffer : null;
+      } catch {
+        reader.close();
+        return null;
+      }
+    },
+    close(): void {
+      if (fd === null) return;
+      try {
+        files.closeSync(fd);
+      } catch {
+        // gone with its folder
+      }
+      fd = null;
+    },
+  };
+  return reader;
+}
+
 export function walWatch(dbPath: string, options: { belowFrames?: number; maxWaitMs?: number; pollMs?: number } = {}): WalWatch {
   const littleEndian = endianness() === 'LE';
-  const header = new Uint8Array(WAL_INDEX_STATE_BYTES);
+  const shm = walIndexReader(dbPath, WAL_INDEX_STATE_BYTES, fs);
   const belowFrames = options.belowFrames ?? BACKGROUND_WRITE_BELOW_FRAMES;
   const maxWaitMs = options.maxWaitMs ?? BACKGROUND_WRITE_MAX_WAIT_MS;
   const pollMs = options.pollMs ?? 5;
-  let shm: number | null = null;
-  const close = (): void => {
-    if (shm === null) return;
-    try {
-      closeSync(shm);
-    } catch {
-      // gone with its folder
-    }
-    shm = null;
-  };
   const state = (): WalIndexState | null => {
-    try {
-      shm ??= openSync(`${dbPath}-shm`, 'r');
-      return readSync(shm, header, 0, header.length, 0) === header.length ? walIndexState(header, littleEndian) : null;
-    } catch {
-      close();
-      return null;
-    }
+    const header = shm.read();
+    return header === null ? null : walIndexState(header, littleEndian);
   };
   return {
     state,
@@ -53,6 +73,6 @@ export function walWatch(dbPath: string, options: { belowFrames?: number; maxWai
         await new Promise((resolve) => setTimeout(resolve, pollMs));
       }
     },
-    close,
+    close: shm.close,
   };
 }
