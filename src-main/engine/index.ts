@@ -413,6 +413,8 @@ export function createEngine(options: EngineOptions): Engine {
     settings: () => retentionSettings,
     profilesReadUpTo: (max) => personas.readUpTo(max),
     removingMessages: (ids) => personas.forgetTracks(ids),
+    // A slice's deletes land on scattered pages, like a purge step's: it waits for room in the WAL.
+    wal,
     onRemoved: ({ deliveryIds, requestIds, receiverRequests }) => {
       publish(deliveryIds);
       publishTo('requests', requestIds);

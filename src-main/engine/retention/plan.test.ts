@@ -1,7 +1,8 @@
 /** Retention's and the refused log's decisions, pure. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DAY_MS, idleDelay, MAX_IDLE_MS, MB, planSlice, RELEASE_PAGES_PER_SLICE } from './plan';
+import { DAY_MS, idleDelay, MAX_IDLE_MS, MB, planSlice, RELEASE_PAGES_PER_SLICE, sliceWaitsForWal } from './plan';
+import { nextSliceRows, TIMED_SLICES } from './service';
 import { clip, decideRefused, echo, REFUSED_ROWS_PER_SECOND, type RefusedWindow } from '../store/refused-log';
 
 const settings = { days: 30, megabytes: 100 };
@@ -46,4 +47,22 @@ test('refused calls: 20 rows a second, then one summary per second that counts t
   assert.equal(clip(null, 3), null);
   assert.equal(echo('wk_short'), 'wk_short');
   assert.equal(echo('k'.repeat(490_000)), `${'k'.repeat(64)}… (490000 characters)`);
+});
+
+test('sliceWaitsForWal: a slice waits while the WAL has no room, for at most the bound since it first waited', () => {
+  assert.equal(sliceWaitsForWal({ room: true, waitingSince: null, now: 1000 }, 200), false);
+  assert.equal(sliceWaitsForWal({ room: true, waitingSince: 900, now: 1000 }, 200), false, 'room again: it goes at once');
+  assert.equal(sliceWaitsForWal({ room: false, waitingSince: null, now: 1000 }, 200), true, 'no room: it starts waiting');
+  assert.equal(sliceWaitsForWal({ room: false, waitingSince: 1000, now: 1199 }, 200), true);
+  assert.equal(sliceWaitsForWal({ room: false, waitingSince: 1000, now: 1200 }, 200), false, 'bounded: it goes anyway');
+});
+
+test('nextSliceRows: sized from what the last slice removed and how long it took, within bounds; unchanged after one that removed nothing', () => {
+  const target = TIMED_SLICES.targetMs;
+  assert.equal(nextSliceRows(50, { messages: 50, requests: 3 }, target), 50, 'on target: the same');
+  assert.equal(nextSliceRows(50, { messages: 50, requests: 0 }, target * 2), 25, 'twice as long: half');
+  assert.equal(nextSliceRows(50, { messages: 50, requests: 0 }, 100), TIMED_SLICES.min, 'never under the minimum');
+  assert.equal(nextSliceRows(50, { messages: 50, requests: 0 }, 0.01), TIMED_SLICES.max, 'never over the maximum');
+  assert.equal(nextSliceRows(50, { messages: 5, requests: 0 }, 0.5), 20, 'by what it removed, at most four times that');
+  assert.equal(nextSliceRows(80, { messages: 0, requests: 0 }, 0.1), 80, 'nothing removed: unchanged');
 });

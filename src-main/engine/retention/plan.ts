@@ -57,3 +57,14 @@ export function idleDelay(now: number, settings: RetentionSettings, oldestAt: nu
   // +1: a row goes once it is strictly older than the limit.
   return Math.min(MAX_IDLE_MS, Math.max(minMs, oldestAt + settings.days * DAY_MS - now + 1));
 }
+
+/**
+ * Pure: whether a slice waits a little longer for the checkpointer (see store/wal-watch.ts) rather
+ * than write now: while the WAL has no room for a background commit, for at most maxWaitMs since
+ * the slice first waited (null: it has not). A slice's deletes land on scattered pages; made into
+ * a WAL the checkpointer has not copied, they push it to SQLite's inline checkpoint, a copy and an
+ * fsync inside the commit, on the engine's thread.
+ */
+export function sliceWaitsForWal(o: { room: boolean; waitingSince: number | null; now: number }, maxWaitMs: number): boolean {
+  return !o.room && (o.waitingSince === null || o.now - o.waitingSince < maxWaitMs);
+}

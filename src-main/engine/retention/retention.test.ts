@@ -13,7 +13,7 @@ import { configWith, startHarness, WRITE_KEY, type Harness } from '../testing/ha
 import { Receiver } from '../testing/receiver';
 import { waitUntil } from '../testing/wait';
 import { DAY_MS, MAX_IDLE_MS } from './plan';
-import { IDLE_INTERVAL_MS, NUDGE_DELAY_MS } from './service';
+import { createRetention, IDLE_INTERVAL_MS, NUDGE_DELAY_MS, WAL_MAX_WAIT_MS, WAL_POLL_MS } from './service';
 import { WAL_SIZE_LIMIT_BYTES } from '../store/database';
 
 const count = (h: Harness, table: string, where = '1'): number =>
@@ -177,6 +177,57 @@ test('on the clock: a write wakes retention within a second, it sleeps until the
     // It went at the first instant it was over a day old (a second ago): an empty log sleeps an hour.
     assert.deepEqual(clock.pendingTimers(), [MAX_IDLE_MS - NUDGE_DELAY_MS + 1]);
   } finally {
+    await h.close();
+  }
+});
+
+test('on the clock: a slice waits for room in the WAL, looking every few milliseconds, and goes once there is room or the wait reaches its bound', async () => {
+  const h = await startHarness({ sources: [{ name: 'backend', writeKey: WRITE_KEY }], destinations: [], retention: { days: 1 } });
+  const clock = h.clock as ManualClock;
+  // The engine's own retention is stopped; this one runs on the same store and clock, with the
+  // WAL's room (the checkpointer's progress, another thread's) set by the test.
+  h.engine.retention.stop();
+  let room = false;
+  let looked = 0;
+  const retention = createRetention({
+    store: h.engine.stores.retention,
+    dbPath: join(h.dataDir, 'hookbench.sqlite'),
+    clock,
+    settings: () => ({ days: 1, megabytes: 1024 }),
+    profilesReadUpTo: (max) => h.engine.personas.readUpTo(max),
+    removingMessages: (ids) => h.engine.personas.forgetTracks(ids),
+    onRemoved: () => undefined,
+    onError: (err) => assert.fail(String(err)),
+    wal: {
+      mayWrite: () => {
+        looked++;
+        return room;
+      },
+      roomForBackgroundWrite: async () => undefined,
+    },
+  });
+  try {
+    for (const n of [1, 2]) assert.equal((await h.post('/v1/track', { userId: `u${n}`, event: 'E' })).status, 200);
+    clock.advance(DAY_MS + 1);
+    retention.start();
+    clock.advance(IDLE_INTERVAL_MS);
+    assert.equal(count(h, 'messages'), 2, 'no room: the slice waits');
+    assert.deepEqual(clock.pendingTimers(), [WAL_POLL_MS]);
+    clock.advance(WAL_MAX_WAIT_MS - WAL_POLL_MS);
+    assert.equal(count(h, 'messages'), 2, 'still waiting, just under the bound');
+    assert.equal(looked, WAL_MAX_WAIT_MS / WAL_POLL_MS);
+    clock.advance(WAL_POLL_MS);
+    assert.equal(count(h, 'messages'), 0, 'the bound reached: it went without room');
+
+    assert.equal((await h.post('/v1/track', { userId: 'u3', event: 'E' })).status, 200);
+    clock.advance(DAY_MS + 1);
+    assert.equal(count(h, 'messages'), 1);
+    assert.deepEqual(clock.pendingTimers(), [WAL_POLL_MS], 'waiting again');
+    room = true;
+    clock.advance(WAL_POLL_MS);
+    assert.equal(count(h, 'messages'), 0, 'room: it goes at the next look');
+  } finally {
+    retention.stop();
     await h.close();
   }
 });

@@ -15,16 +15,35 @@ import type { ClearLogResult, StorageStatus } from '../../../src-shared/api';
 import type { RetentionSettings } from '../../../src-shared/settings';
 import type { Clock, ClockTimer } from '../clock';
 import { RetentionStore, type SliceResult } from '../store/retention';
-import { idleDelay, planSlice, RELEASE_PAGES_PER_SLICE } from './plan';
+import { nextTimedSize, type TimedSlices } from '../sliced-work';
+import { idleDelay, planSlice, RELEASE_PAGES_PER_SLICE, sliceWaitsForWal } from './plan';
 
 /** Messages (and requests) looked at per slice: a few milliseconds of work. */
 export const SLICE_ROWS = 50;
+/**
+ * On the timer, a slice's rows are sized from the last slice's time, so that each holds the
+ * engine's thread about targetMs whatever the log's size (a message's rows cost more to remove
+ * from a big log, whose pages are scattered).
+ */
+export const TIMED_SLICES: TimedSlices = { first: SLICE_ROWS, min: 10, max: 200, targetMs: 4 };
+
+/**
+ * Pure: the next slice's rows from how long this one took (ms) for what it removed; unchanged
+ * when it removed nothing, since a slice that found little to do says nothing of a full one's time.
+ */
+export function nextSliceRows(rows: number, removed: Pick<SliceResult, 'messages' | 'requests'>, tookMs: number): number {
+  const done = Math.max(removed.messages, removed.requests);
+  return done > 0 ? nextTimedSize(TIMED_SLICES, done, tookMs) : rows;
+}
 export const IDLE_INTERVAL_MS = 5_000;
 /** With a backlog of old rows. */
 export const BUSY_INTERVAL_MS = 100;
 /** Over the size cap: the log may be growing as fast as slices remove. */
 export const PRESSING_INTERVAL_MS = 5;
 export const NUDGE_DELAY_MS = 1_000;
+/** While a slice waits for the WAL to be copied: how often it looks, and for how long at most. */
+export const WAL_POLL_MS = 5;
+export const WAL_MAX_WAIT_MS = 200;
 
 export interface RetentionDeps {
   store: RetentionStore;
@@ -38,6 +57,11 @@ export interface RetentionDeps {
   /** Rows removed, for the live views. */
   onRemoved(removed: { deliveryIds: number[]; requestIds: number[]; receiverRequests: number }): void;
   onError(error: unknown): void;
+  /**
+   * The WAL's room for a background commit (store/wal-watch.ts): a slice waits for the
+   * checkpointer while there is none (sliceWaitsForWal). Absent: slices never wait.
+   */
+  wal?: { mayWrite(): boolean; roomForBackgroundWrite(): Promise<void> };
 }
 
 export interface SliceReport {
@@ -55,8 +79,8 @@ export interface Retention {
   stop(): void;
   /** Something was written or the settings changed: look within NUDGE_DELAY_MS rather than at the next idle check. */
   nudge(): void;
-  /** One slice now (the timer's work). */
-  runSlice(): SliceReport;
+  /** One slice now (the timer's work), over at most `rows` messages and as many requests (SLICE_ROWS by default). */
+  runSlice(rows?: number): SliceReport;
   /** Removes every finished row received until now, in slices that yield between them; then gives the free space back. */
   clear(): Promise<ClearLogResult>;
   status(): StorageStatus;
@@ -78,8 +102,11 @@ export function createRetention(deps: RetentionDeps): Retention {
   let afterRequestId = 0;
   let timer: ClockTimer | null = null;
   let running = false;
+  /** When the pending slice first waited for the WAL (engine clock), or null. */
+  let waitingSince: number | null = null;
+  let timedRows = TIMED_SLICES.first;
 
-  const runSlice = (): SliceReport => {
+  const runSlice = (rows = SLICE_ROWS): SliceReport => {
     const now = deps.clock.now();
     const settings = deps.settings();
     const usage = store.usage();
@@ -87,8 +114,8 @@ export function createRetention(deps: RetentionDeps): Retention {
     pressing = plan.pressing;
     // The profiles read ahead only when a message may go: an idle slice costs a few lookups.
     const before = store.oldest();
-    const maxMessageId = before.message !== null && before.message < plan.cutoff ? deps.profilesReadUpTo(SLICE_ROWS) : 0;
-    const removed = store.slice({ cutoff: plan.cutoff, maxMessageId, limit: SLICE_ROWS, afterMessageId, afterRequestId }, deps.removingMessages);
+    const maxMessageId = before.message !== null && before.message < plan.cutoff ? deps.profilesReadUpTo(rows) : 0;
+    const removed = store.slice({ cutoff: plan.cutoff, maxMessageId, limit: rows, afterMessageId, afterRequestId }, deps.removingMessages);
     afterMessageId = removed.nextMessageId;
     afterRequestId = removed.nextRequestId;
     const releasedPages = usage.autoVacuum === 2 ? plan.releasePages : 0;
@@ -99,7 +126,7 @@ export function createRetention(deps: RetentionDeps): Retention {
     const more =
       removed.nextMessageId !== 0 ||
       removed.nextRequestId !== 0 ||
-      removed.receiverRequests === SLICE_ROWS ||
+      removed.receiverRequests === rows ||
       releasedPages === RELEASE_PAGES_PER_SLICE ||
       (pressing && removed.messages + removed.requests + removed.receiverRequests > 0);
     const oldest = store.oldest();
@@ -117,9 +144,18 @@ export function createRetention(deps: RetentionDeps): Retention {
   function tick(): void {
     timer = null;
     timerAt = Number.POSITIVE_INFINITY;
+    const now = deps.clock.now();
+    if (deps.wal && sliceWaitsForWal({ room: deps.wal.mayWrite(), waitingSince, now }, WAL_MAX_WAIT_MS)) {
+      waitingSince ??= now;
+      arm(WAL_POLL_MS);
+      return;
+    }
+    waitingSince = null;
     let next = IDLE_INTERVAL_MS;
     try {
-      const report = runSlice();
+      const t = performance.now();
+      const report = runSlice(timedRows);
+      timedRows = nextSliceRows(timedRows, report.removed, performance.now() - t);
       next = !report.more ? report.idleMs : report.pressing ? PRESSING_INTERVAL_MS : BUSY_INTERVAL_MS;
     } catch (err) {
       // A locked or full disk: reported, and tried again at the idle pace.
@@ -155,11 +191,14 @@ export function createRetention(deps: RetentionDeps): Retention {
       }
       let after = { message: 0, request: 0 };
       let passRemoved = 0;
+      let rows = TIMED_SLICES.first;
       for (;;) {
+        const t = performance.now();
         const r = store.slice(
-          { cutoff: until + 1, maxMessageId, limit: SLICE_ROWS * 5, afterMessageId: after.message, afterRequestId: after.request },
+          { cutoff: until + 1, maxMessageId, limit: rows, afterMessageId: after.message, afterRequestId: after.request },
           deps.removingMessages,
         );
+        rows = nextSliceRows(rows, r, performance.now() - t);
         total.requests += r.requests;
         total.messages += r.messages;
         total.deliveries += r.deliveries;
@@ -177,6 +216,7 @@ export function createRetention(deps: RetentionDeps): Retention {
           passRemoved = 0;
         }
         await nextTurn();
+        await deps.wal?.roomForBackgroundWrite();
       }
       if (store.usage().autoVacuum === 2) {
         while (store.usage().freePages > 0) {

@@ -14,6 +14,8 @@ export const BACKGROUND_WRITE_MAX_WAIT_MS = 200;
  */
 export interface WalWatch {
   state(): WalIndexState | null;
+  /** Whether a background commit may go now (backgroundWriteMayGo): for writers that wait on their own timer. */
+  mayWrite(): boolean;
   /** Resolves once a background commit may go (backgroundWriteMayGo), or after maxWaitMs. */
   roomForBackgroundWrite(): Promise<void>;
   close(): void;
@@ -64,12 +66,14 @@ export function walWatch(dbPath: string, options: { belowFrames?: number; maxWai
     const header = shm.read();
     return header === null ? null : walIndexState(header, littleEndian);
   };
+  const mayWrite = (): boolean => backgroundWriteMayGo(state(), belowFrames);
   return {
     state,
+    mayWrite,
     async roomForBackgroundWrite() {
       // Wall time, not the engine's clock: this waits for another thread's real work.
       const until = Date.now() + maxWaitMs;
-      while (!backgroundWriteMayGo(state(), belowFrames) && Date.now() < until) {
+      while (!mayWrite() && Date.now() < until) {
         await new Promise((resolve) => setTimeout(resolve, pollMs));
       }
     },
