@@ -59,6 +59,9 @@ export interface ComputedTraitInput extends ComputationBase {
   rule: ComputedTraitRule;
 }
 
+/** A sync's summary lists this many of its deliveries (a sync of 50,000 members causes 50,000), and counts them all. */
+export const SYNC_DELIVERY_IDS = 100;
+
 export interface SyncSummary {
   id: number;
   computationId: number;
@@ -73,8 +76,10 @@ export interface SyncSummary {
   changed: number;
   /** Identify calls made (one per profile sent). */
   sent: number;
-  /** Deliveries those calls caused (one per enabled destination of the space). */
+  /** The first SYNC_DELIVERY_IDS of the deliveries those calls caused (one per enabled destination of the space). */
   deliveryIds: number[];
+  /** How many deliveries those calls caused. */
+  deliveries: number;
   /** The Inbound request that carries the sync's identify calls; null when nothing was sent. */
   requestId: number | null;
 }

@@ -165,6 +165,7 @@ export interface Engine {
    * Commits calls the engine makes itself (audience syncs) exactly like an accepted ingest request
    * of the source: one Inbound request, each message routed to the source's enabled destinations
    * (integrations respected), the scheduler woken. Synchronous; joins the caller's transaction.
+   * With `appendTo`, the calls join that request instead. Returns the deliveries this commit made.
    */
   commitInternal(input: InternalCommit): { requestId: number; deliveryIds: number[] };
   /** Age and size limits of the log, applied in small slices on the clock (src-main/engine/retention). */
@@ -377,10 +378,10 @@ export function createEngine(options: EngineOptions): Engine {
       httpStatus: 200,
       bytes: items.reduce((n, i) => n + Buffer.byteLength(i.json), 0),
       userAgent: input.userAgent,
+      ...(input.appendTo === undefined ? {} : { appendTo: input.appendTo }),
     };
-    const { requestId, deliveries } = log.commitRequest(record, input.sourceId, items, [], INGEST_LIMITS.dedupeWindowMs);
-    const deliveryIds = stores.requests.deliveryIdsOfRequest(requestId);
-    if (deliveries > 0) {
+    const { requestId, deliveryIds } = log.commitRequest(record, input.sourceId, items, [], INGEST_LIMITS.dedupeWindowMs);
+    if (deliveryIds.length > 0) {
       scheduler.wake();
       publish(deliveryIds);
     }
@@ -395,6 +396,12 @@ export function createEngine(options: EngineOptions): Engine {
     clock,
     sources: () => config.listSources(),
     commit: commitInternal,
+    // A big sync's slices write a commit each, thousands of calls with their deliveries: they wait
+    // for room in the WAL like a purge's steps and retention's slices.
+    betweenSlices: async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      await wal.roomForBackgroundWrite();
+    },
     publish: (ids) => publishTo('computations', ids),
     onError: (id, err) => {
       if (health.fault(err) === null) {

@@ -10,12 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EngineApi } from '../../../src-shared/api';
 import type { JsonObject, JsonValue } from '../../../src-shared/json';
-import type { SyncSummary } from '../../../src-shared/personas';
+import { SYNC_DELIVERY_IDS, type SyncSummary } from '../../../src-shared/personas';
 import { ValidationError } from '../../../src-shared/settings';
 import { createEngineApi } from '../api';
 import { ManualClock } from '../clock';
 import type { HookbenchConfig } from '../config';
 import { startHarness, WRITE_KEY, type Harness } from '../testing/harness';
+import { profilesForCalls, SYNC_CALLS_PER_SLICE } from './service';
 import { Receiver } from '../testing/receiver';
 import { waitUntil } from '../testing/wait';
 
@@ -284,6 +285,75 @@ test('audience: replacing a definition keeps its id and synced state; the next s
   } finally {
     await w.close();
   }
+});
+
+test('a sync of more profiles than a slice: the event loop turns between slices, its calls are one Inbound request, each member is sent once, and a sync asked for meanwhile is the same one', async () => {
+  const w = await world();
+  try {
+    const users = Array.from({ length: 250 }, (_, i) => `buyer-${String(i).padStart(3, '0')}`);
+    for (let i = 0; i < users.length; i += 100) await send(w, users.slice(i, i + 100).map((u) => order(w, u, 1)));
+    let turns = 0;
+    let counting = true;
+    const count = (): void => {
+      turns++;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    await w.h.engine.personas.current();
+    // The first slice runs before saveAudience returns: the audience exists, and its sync is running.
+    const saving = w.h.engine.personas.saveAudience({ name: 'Buyers', space: 'personas', syncEveryMinutes: null, condition: { kind: 'event', event: 'Order Completed' } });
+    const turnsBefore = turns;
+    const listed = w.h.engine.personas.listComputations()[0];
+    assert.ok(listed, 'the audience is listed while its first sync runs');
+    const same = await w.h.engine.personas.sync(listed.id);
+    const saved = await saving;
+    counting = false;
+    assert.ok(turns > turnsBefore, 'the event loop turned between the sync\'s slices');
+    assert.equal(same.id, saved.lastSync?.id, 'asked for while it ran: the same sync');
+    const s = saved.lastSync;
+    assert.ok(s);
+    assert.deepEqual([s.kind, s.entered, s.sent, s.deliveries, s.deliveryIds.length], ['initial', 250, 250, 250, SYNC_DELIVERY_IDS]);
+    assert.equal(saved.size, 250);
+    const request = w.h.inspect.get('SELECT items, accepted, path FROM requests WHERE id = ?', s.requestId) as { items: number; accepted: number; path: string };
+    assert.deepEqual(request, { items: 250, accepted: 250, path: '/personas/sync' }, 'one Inbound request for the whole sync');
+    await w.space.waitFor(250);
+    assert.deepEqual(sent(w.space), users.map((u) => `${u}=true`));
+    assert.equal((await w.api.listSyncs(saved.id)).length, 1);
+  } finally {
+    await w.close();
+  }
+});
+
+test('a sync stopped between slices leaves what it sent recorded: the next sync (initial again) sends the rest, nobody twice', async () => {
+  const w = await world();
+  try {
+    const users = Array.from({ length: 120 }, (_, i) => `buyer-${String(i).padStart(3, '0')}`);
+    for (let i = 0; i < users.length; i += 60) await send(w, users.slice(i, i + 60).map((u) => order(w, u, 1)));
+    await w.h.engine.personas.current();
+    const saving = w.h.engine.personas.saveAudience({ name: 'Buyers', space: 'personas', syncEveryMinutes: null, condition: { kind: 'event', event: 'Order Completed' } });
+    // The first slice has run (SYNC_CALLS_PER_SLICE calls); the engine stops before the next.
+    w.h.engine.personas.stop();
+    await assert.rejects(saving, /stopped before the sync finished/);
+    const id = w.h.engine.personas.listComputations()[0]?.id ?? assert.fail('the audience was saved');
+    assert.equal(w.h.engine.personas.getComputation(id)?.size, SYNC_CALLS_PER_SLICE, 'the first slice\'s members are recorded as sent');
+    assert.deepEqual(await w.api.listSyncs(id), [], 'no sync logged');
+    w.h.engine.personas.start();
+    const rest = await w.api.syncComputation(id);
+    assert.deepEqual([rest.kind, rest.entered, rest.sent], ['initial', users.length - SYNC_CALLS_PER_SLICE, users.length - SYNC_CALLS_PER_SLICE]);
+    await w.space.waitFor(users.length);
+    assert.deepEqual(sent(w.space), users.map((u) => `${u}=true`), 'every member once');
+  } finally {
+    await w.close();
+  }
+});
+
+test('profilesForCalls: a slice ends at its max-th call; all of it when it makes fewer', () => {
+  const ids = ['a', 'b', 'c', 'd', 'e'];
+  assert.equal(profilesForCalls(ids, new Set(['b', 'd']), 2), 4);
+  assert.equal(profilesForCalls(ids, new Set(['b', 'd']), 3), 5);
+  assert.equal(profilesForCalls(ids, new Set(['a']), 1), 1);
+  assert.equal(profilesForCalls(ids, new Set(), 1), 5);
+  assert.equal(profilesForCalls([], new Set(), 1), 0);
 });
 
 test('interval syncs fire on the engine’s clock, and stop with the engine', async () => {

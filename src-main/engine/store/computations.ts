@@ -1,7 +1,7 @@
 /**
  * The SQL edge of computations: definitions, what was last synced per profile, and the sync log.
  */
-import type { ComputationClass, ComputedTraitRule, Condition, SyncSummary } from '../../../src-shared/personas';
+import { SYNC_DELIVERY_IDS, type ComputationClass, type ComputedTraitRule, type Condition, type SyncSummary } from '../../../src-shared/personas';
 import type { Db } from './database';
 import { statements } from './statements';
 import { toIso } from '../ingest/timestamps';
@@ -39,6 +39,8 @@ interface SyncRow {
   changed: number;
   sent: number;
   request_id: number | null;
+  /** Null for syncs logged before migration 21. */
+  deliveries: number | null;
 }
 
 export class ComputationStore {
@@ -56,18 +58,22 @@ export class ComputationStore {
       update: 'UPDATE persona_computations SET definition = ?, sync_every_minutes = ?, updated_at = ? WHERE id = ?',
       delete: 'DELETE FROM persona_computations WHERE id = ?',
       sizes: 'SELECT computation_id AS id, COUNT(*) AS n FROM persona_synced GROUP BY computation_id',
-      synced: 'SELECT profile_id, value FROM persona_synced WHERE computation_id = ?',
+      size: 'SELECT COUNT(*) AS n FROM persona_synced WHERE computation_id = ?',
+      syncedAfter: 'SELECT profile_id, value FROM persona_synced WHERE computation_id = ? AND profile_id > ?',
+      syncedBetween: 'SELECT profile_id, value FROM persona_synced WHERE computation_id = ? AND profile_id > ? AND profile_id <= ?',
       setSynced: `INSERT INTO persona_synced (computation_id, profile_id, value) VALUES (?, ?, ?)
          ON CONFLICT (computation_id, profile_id) DO UPDATE SET value = excluded.value`,
       dropSynced: 'DELETE FROM persona_synced WHERE computation_id = ? AND profile_id = ?',
-      insertSync: `INSERT INTO persona_syncs (computation_id, kind, started_at, entered, exited, changed, sent, request_id)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      insertSync: `INSERT INTO persona_syncs (computation_id, kind, started_at, entered, exited, changed, sent, request_id, deliveries)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       syncs: 'SELECT * FROM persona_syncs WHERE computation_id = ? ORDER BY id DESC',
       sync: 'SELECT * FROM persona_syncs WHERE id = ?',
       lastSync: 'SELECT * FROM persona_syncs WHERE computation_id = ? ORDER BY id DESC LIMIT 1',
       // Replays carry their original's message too; a sync's deliveries are the ones it caused.
       deliveriesOf: `SELECT d.id FROM messages m JOIN deliveries d ON d.message_id = m.id
-         WHERE m.request_id = ? AND d.replay_of IS NULL ORDER BY d.id`,
+         WHERE m.request_id = ? AND d.replay_of IS NULL ORDER BY d.id LIMIT ?`,
+      countDeliveriesOf: `SELECT COUNT(*) AS n FROM messages m JOIN deliveries d ON d.message_id = m.id
+         WHERE m.request_id = ? AND d.replay_of IS NULL`,
     });
   }
 
@@ -111,8 +117,15 @@ export class ComputationStore {
   }
 
   /** Profile id → canonical JSON of the value last sent. */
-  synced(id: number): Map<string, string> {
-    return new Map((this.q.synced.all(id) as { profile_id: string; value: string }[]).map((r) => [r.profile_id, r.value]));
+  /** Members (audiences) or profiles with a value (traits) at the last sync. */
+  size(id: number): number {
+    return (this.q.size.get(id) as { n: number }).n;
+  }
+
+  /** The synced state of the profiles after `after` up to `through` (null: to the last), in profile order. */
+  syncedBetween(id: number, after: string, through: string | null): Map<string, string> {
+    const rows = (through === null ? this.q.syncedAfter.all(id, after) : this.q.syncedBetween.all(id, after, through)) as { profile_id: string; value: string }[];
+    return new Map(rows.map((r) => [r.profile_id, r.value]));
   }
 
   /** Records what a sync told the destinations: entries and changes hold their value, exits are forgotten. */
@@ -131,7 +144,7 @@ export class ComputationStore {
 
   insertSync(s: Omit<SyncRow, 'id'>): number {
     return Number(
-      this.q.insertSync.run(s.computation_id, s.kind, s.started_at, s.entered, s.exited, s.changed, s.sent, s.request_id).lastInsertRowid,
+      this.q.insertSync.run(s.computation_id, s.kind, s.started_at, s.entered, s.exited, s.changed, s.sent, s.request_id, s.deliveries).lastInsertRowid,
     );
   }
 
@@ -162,7 +175,8 @@ export class ComputationStore {
       exited: r.exited,
       changed: r.changed,
       sent: r.sent,
-      deliveryIds: r.request_id === null ? [] : (this.q.deliveriesOf.all(r.request_id) as { id: number }[]).map((d) => d.id),
+      deliveryIds: r.request_id === null ? [] : (this.q.deliveriesOf.all(r.request_id, SYNC_DELIVERY_IDS) as { id: number }[]).map((d) => d.id),
+      deliveries: r.request_id === null ? 0 : (r.deliveries ?? (this.q.countDeliveriesOf.get(r.request_id) as { n: number }).n),
       requestId: r.request_id,
     };
   }

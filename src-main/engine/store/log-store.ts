@@ -25,6 +25,11 @@ export interface RequestRecord {
   /** The body's text as received, already cut to the accepted bound. */
   body?: string | null;
   bodyClipped?: boolean;
+  /**
+   * Adds the messages (and their bytes and counts) to this request instead of making one: a sync
+   * commits its identify calls in slices, and they stay one Inbound request.
+   */
+  appendTo?: number;
 }
 
 export interface DroppedItem {
@@ -59,6 +64,8 @@ export interface CommitResult {
   accepted: number;
   duplicates: number;
   deliveries: number;
+  /** The deliveries this commit made (a request appended to has others from before). */
+  deliveryIds: number[];
 }
 
 /** A row of the messages table (the columns the readers use). */
@@ -214,6 +221,7 @@ export class LogStore {
       destinationWarps: 'SELECT id, warp FROM destinations WHERE warp > 1',
       insertDropped: 'INSERT INTO dropped_items (request_id, item_index, kind, reason, raw) VALUES (?, ?, ?, ?, ?)',
       finishRequest: 'UPDATE requests SET items = ?, accepted = ?, dropped = ?, duplicates = ? WHERE id = ?',
+      growRequest: 'UPDATE requests SET items = items + ?, accepted = accepted + ?, dropped = dropped + ?, duplicates = duplicates + ?, bytes = bytes + ? WHERE id = ?',
       insertAttempt: `INSERT INTO attempts (delivery_id, round, url, started_at, state, request_headers)
          VALUES (?, ?, ?, ?, 'in_flight', ?)`,
       finishAttempt: `UPDATE attempts SET state = 'done', verdict = ?, http_status = ?, timings = ?, response_headers = ?,
@@ -325,7 +333,7 @@ export class LogStore {
     dedupeWindowMs: number,
   ): CommitResult {
     return this.db.transaction((): CommitResult => {
-      const requestId = this.insertRequestRow(record);
+      const requestId = record.appendTo ?? this.insertRequestRow(record);
       // Read once per request, not per delivery: the ingest path's hot loop stays two inserts.
       let warps: Map<number, number> | null = null;
       const warpOf = (destinationId: number): number => {
@@ -333,7 +341,7 @@ export class LogStore {
         return warps.get(destinationId) ?? 1;
       };
       let accepted = 0;
-      let deliveries = 0;
+      const deliveryIds: number[] = [];
       let firstMessageId: number | null = null;
       const duplicates: DroppedItem[] = [];
       items.forEach((item, index) => {
@@ -375,15 +383,17 @@ export class LogStore {
         const stored = item.body && item.destinationIds.length > 0 ? this.storedBody(messageRowId, item.body, item.json) : { body: null, format: BODY_RAW };
         for (const destinationId of item.destinationIds) {
           const made = this.s.insertDelivery.run(messageRowId, destinationId, m.type, stored.body, stored.format, record.receivedAt, record.receivedAt, warpOf(destinationId));
-          if (item.body) this.fresh.keep(Number(made.lastInsertRowid), item.body);
-          deliveries++;
+          const deliveryId = Number(made.lastInsertRowid);
+          if (item.body) this.fresh.keep(deliveryId, item.body);
+          deliveryIds.push(deliveryId);
         }
       });
       const allDropped = [...dropped, ...duplicates];
       for (const d of allDropped) this.s.insertDropped.run(requestId, d.index, d.kind, d.reason, d.raw);
-      this.s.finishRequest.run(items.length + dropped.length, accepted, dropped.length, duplicates.length, requestId);
+      if (record.appendTo === undefined) this.s.finishRequest.run(items.length + dropped.length, accepted, dropped.length, duplicates.length, requestId);
+      else this.s.growRequest.run(items.length + dropped.length, accepted, dropped.length, duplicates.length, record.bytes, requestId);
       if (firstMessageId !== null) this.follower?.(firstMessageId);
-      return { requestId, accepted, duplicates: duplicates.length, deliveries };
+      return { requestId, accepted, duplicates: duplicates.length, deliveries: deliveryIds.length, deliveryIds };
     })();
   }
 

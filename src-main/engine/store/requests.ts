@@ -78,7 +78,6 @@ export class RequestStore {
       messagesOf: `SELECT id, message_id, type, user_id, anonymous_id, event, received_at, json, warnings, violations
         FROM messages WHERE request_id = ? ORDER BY id`,
       deliveriesOfMessage: 'SELECT id FROM deliveries WHERE message_id = ? ORDER BY id',
-      deliveriesOfRequest: 'SELECT d.id FROM messages m JOIN deliveries d ON d.message_id = m.id WHERE m.request_id = ? ORDER BY d.id',
       droppedOf: 'SELECT item_index, kind, reason, raw FROM dropped_items WHERE request_id = ? ORDER BY id',
     });
   }
@@ -128,10 +127,6 @@ export class RequestStore {
   /** Every delivery made from a message, replays included (they carry their original's message). */
   deliveryIdsOfMessage(messageRowId: number): number[] {
     return (this.s.deliveriesOfMessage.all(messageRowId) as { id: number }[]).map((d) => d.id);
-  }
-
-  deliveryIdsOfRequest(requestId: number): number[] {
-    return (this.s.deliveriesOfRequest.all(requestId) as { id: number }[]).map((d) => d.id);
   }
 
   droppedItemsOf(requestId: number): DroppedItem[] {

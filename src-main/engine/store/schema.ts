@@ -430,4 +430,9 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TABLE message_text_top (through INTEGER NOT NULL);
   INSERT INTO message_text_top (through) SELECT COALESCE(MAX(id), 0) FROM messages;
   `,
+  /* 21: a sync's deliveries counted when it is logged. A sync of 50,000 members causes 50,000
+     deliveries; its summary lists the first few and gives the count from here rather than reading
+     them all on every list of computations. NULL for the syncs logged before: counted when read. */ `
+  ALTER TABLE persona_syncs ADD COLUMN deliveries INTEGER;
+  `,
 ];

@@ -29,7 +29,7 @@ function gate(): Gate {
 const profile = (id: string): ProfileView => ({ profileId: id, userId: id, aliases: [], traits: {}, events: [], computed: {}, updatedAt: '2024-01-01T00:00:00.000Z' });
 
 function sync(id: number, computationId: number, deliveryIds: number[], kind: SyncSummary['kind'] = 'incremental'): SyncSummary {
-  return { id, computationId, kind, startedAt: '2024-01-01T00:00:00.000Z', entered: deliveryIds.length, exited: 0, changed: 0, sent: deliveryIds.length, deliveryIds, requestId: 1 };
+  return { id, computationId, kind, startedAt: '2024-01-01T00:00:00.000Z', entered: deliveryIds.length, exited: 0, changed: 0, sent: deliveryIds.length, deliveryIds, deliveries: deliveryIds.length, requestId: 1 };
 }
 
 /** A small engine: saves by name, a sync per save / sync-now, three deliveries per sync. */

@@ -1,0 +1,64 @@
+/**
+ * An audience created on a seeded log, as a user makes one in the Audiences room: saving it
+ * evaluates every profile and sends every member (an identify call each, to the space's
+ * destinations). It prints how long the call took, how many members were sent, and the longest
+ * the engine's event loop went without a turn meanwhile (libuv's delay monitor, 1 ms resolution):
+ * what an ingest request arriving then would have waited. Then the same for "Sync now" once
+ * nothing has changed, and for deleting the audience.
+ *
+ *   cp -r bench/.cache/scale-1000000-seed2/data /tmp/copy   (after `npm run bench scale`)
+ *   node --import tsx bench/audience-sync.measure.ts /tmp/copy
+ *
+ * It writes to the folder (an audience and its identify calls): use a copy.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createEngine } from '../src-main/engine';
+import { createEngineApi } from '../src-main/engine/api';
+import { listen } from '../src-main/serve/server';
+import { fmt, RECEIVER_WORKER, runWorker } from './support/load';
+import { scaleConfig } from './support/seed';
+
+const dir = process.argv[2];
+if (!dir) throw new Error('usage: audience-sync.measure.ts <data folder (a copy)>');
+
+const receiver = runWorker<{ port: number }>(RECEIVER_WORKER, { record: false });
+const hook = `http://127.0.0.1:${(await receiver.result).port}/hook`;
+const engine = createEngine({ dataDir: dir });
+const config = scaleConfig(hook);
+engine.applyConfig(config);
+engine.start();
+const server = await listen(engine, '127.0.0.1', 0);
+const api = createEngineApi(engine);
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+while (!engine.stores.log.bodiesPacked() || !engine.stores.deliveryViews.textIndexReady()) await sleep(20);
+// The profiles' first call catches them up with the log (off the engine's thread).
+await api.listProfiles({ limit: 1 });
+await sleep(500);
+const space = config.sources[0]?.name;
+if (!space) throw new Error('the scale config has no source');
+
+async function timed<T>(what: string, call: () => Promise<T>, describe: (r: T) => string): Promise<T> {
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
+  // The monitor's first turn only starts its clock: a stall before it would not be seen.
+  await sleep(20);
+  const t = performance.now();
+  const result = await call();
+  const took = performance.now() - t;
+  await sleep(50);
+  loop.disable();
+  console.log(`  ${what.padEnd(34)}: ${fmt(took, 1)} ms; ${describe(result)}; longest event-loop stall ${fmt(loop.max / 1e6, 1)} ms`);
+  return result;
+}
+
+console.log(`an audience on the log in ${dir}`);
+const audience = await timed(
+  'create (the initial sync)',
+  () => api.saveAudience({ name: 'Bought once', space, syncEveryMinutes: null, condition: { kind: 'event', event: 'Order Completed', atLeast: 1 } }),
+  (c) => `${fmt(c.lastSync?.sent ?? 0)} members sent`,
+);
+await timed('sync now, nothing changed', () => api.syncComputation(audience.id), (s) => `${fmt(s.sent)} sent`);
+await timed('delete', () => api.deleteComputation(audience.id), () => 'deleted');
+await server.close();
+await engine.stop();
+await receiver.worker.terminate();
