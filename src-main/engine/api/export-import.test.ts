@@ -5,6 +5,7 @@ import { startHarness, configWith, WRITE_KEY } from '../testing/harness';
 import { Receiver } from '../testing/receiver';
 import { waitUntil } from '../testing/wait';
 import { createEngineApi } from './index';
+import { COUNT_WINDOWS, createAssertions } from '../assertions/service';
 import type { ExportInput, ExportPage, EngineApi } from '../../../src-shared/api';
 import { ValidationError } from '../../../src-shared/settings';
 
@@ -116,5 +117,26 @@ test('importBatch goes through the Tracking API: accepted, invalid with its reas
   } finally {
     await h.close();
     await receiver.close();
+  }
+});
+
+test('the first page\'s total is counted in windows of message ids within a budget: exact when the count ends in it, absent when it does not', async () => {
+  const h = await startHarness({ sources: [{ name: 'backend', writeKey: WRITE_KEY }], destinations: [] });
+  try {
+    const messages = COUNT_WINDOWS.first + 500;
+    for (let i = 0; i < messages; i += 500) {
+      const batch = Array.from({ length: 500 }, (_, k) => (k % 5 === 0 ? { type: 'identify', userId: `u-${i + k}` } : { type: 'track', event: 'E', userId: `u-${i + k}` }));
+      assert.equal((await h.post('/v1/batch', { batch })).status, 200);
+    }
+    const assertions = createAssertions(h.engine);
+    const tracks = (messages * 4) / 5;
+    assert.equal(assertions.count({ type: 'track' }), tracks);
+    assert.equal(await assertions.countWithin({ type: 'track' }, 10_000), tracks, 'over more than one window, the same count');
+    assert.equal(await assertions.countWithin({}, 10_000), messages);
+    assert.equal(await assertions.countWithin({ type: 'track' }, 0), undefined, 'the budget spent before the newest message: no count');
+    const api = createEngineApi(h.engine, { ingestUrl: () => h.server.url });
+    assert.equal((await api.exportMessages({ format: 'ndjson', filter: { type: 'track' }, limit: 10 })).total, tracks);
+  } finally {
+    await h.close();
   }
 });

@@ -18,6 +18,12 @@ export interface ExportImportDeps {
   ingestUrl: () => string | null;
 }
 
+/**
+ * How long the first page of an export may spend counting the matching messages for its total
+ * (in windows that yield): a whole log of millions would hold the engine for tens of seconds.
+ */
+export const EXPORT_TOTAL_BUDGET_MS = 200;
+
 /** How long one batch may take through the ingest (a commit waiting on a busy disk included). */
 const BATCH_TIMEOUT_MS = 60_000;
 
@@ -32,7 +38,10 @@ export function createExportImportApi(engine: Engine, deps: ExportImportDeps): P
       const filter = (input.filter ?? {}) as MessageFilter;
       const first = input.after === undefined;
       const page = exportPage(assertions, { format: input.format, filter, after: input.after ?? 0, limit: input.limit ?? MAX_EXPORT_PAGE, first });
-      return first && input.format !== 'har' ? { ...page, total: assertions.count(filter) } : page;
+      if (!first || input.format === 'har') return page;
+      // The progress bar's total, when it can be counted in a moment; without it the renderer shows the count so far.
+      const total = await assertions.countWithin(filter, EXPORT_TOTAL_BUDGET_MS);
+      return total === undefined ? page : { ...page, total };
     },
 
     async importBatch({ writeKey, messages }) {

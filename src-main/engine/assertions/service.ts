@@ -25,17 +25,26 @@ import type { Engine } from '../index';
 import { toIso } from '../ingest/timestamps';
 import type { AssertionDeliveryRow, AssertionMessageRow, ExportAttemptRow, MarkerRow, MessageQueryFilter } from '../store/assertions';
 import { closestMisses, type Criteria } from './match';
+import { nextTimedSize, type TimedSlices } from '../sliced-work';
 
 type FilterInput = z.output<typeof messageFilterSchema>;
 
 /** How many of the newest messages in scope an unmet wait looks through for its near misses. */
 const CLOSEST_CANDIDATES = 200;
+/** countWithin's windows of message ids, sized from the last one's time to hold the thread about 4 ms. */
+export const COUNT_WINDOWS: TimedSlices = { first: 2_000, min: 500, max: 1_000_000, targetMs: 4 };
 const CLOSEST_SHOWN = 5;
 
 export interface Assertions {
   messages(input: z.output<typeof messageListSchema>): { messages: AssertedMessage[]; next: number | null };
   /** How many messages the filter matches now. */
   count(input: FilterInput): number;
+  /**
+   * The same count made in windows of message ids with a turn of the event loop between them, so
+   * that it never holds the engine's thread for long; undefined once it has counted for `budgetMs`
+   * without reaching the newest message (a log too big to count for a progress bar).
+   */
+  countWithin(input: FilterInput, budgetMs: number): Promise<number | undefined>;
   deliveries(input: z.output<typeof deliveryListSchema>): { deliveries: AssertedDeliveryRow[]; next: number | null };
   /** Attempts of the deliveries the filter matches (message fields over their message), oldest first. */
   attempts(input: z.output<typeof deliveryListSchema>): { attempts: ExportAttemptRow[]; next: number | null };
@@ -169,6 +178,27 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
   return {
     count(input) {
       return store.countMessages(resolve(input).filter);
+    },
+
+    async countWithin(input, budgetMs) {
+      const { filter } = resolve(input);
+      const last = store.lastMessageId();
+      let after = filter.afterMessageId ?? 0;
+      let window = COUNT_WINDOWS.first;
+      let total = 0;
+      let spent = 0;
+      while (after < last) {
+        if (spent >= budgetMs) return undefined;
+        const through = Math.min(last, after + window);
+        const t = performance.now();
+        total += store.countMessagesInIds(filter, after, through);
+        const took = performance.now() - t;
+        spent += took;
+        window = nextTimedSize(COUNT_WINDOWS, window, took);
+        after = through;
+        if (after < last) await new Promise((resolve) => setImmediate(resolve));
+      }
+      return total;
     },
 
     messages(input) {

@@ -249,6 +249,18 @@ export class AssertionStore {
     return (statement(this.db, `SELECT COUNT(*) AS n FROM messages m ${where(terms)}`).get(...params) as { n: number }).n;
   }
 
+  /** The same count over the messages with ids in (afterId, throughId]: one window of a count made in steps. */
+  countMessagesInIds(f: MessageQueryFilter, afterId: number, throughId: number): number {
+    const { terms, params } = messageFilterSql(f);
+    const sql = `SELECT COUNT(*) AS n FROM messages m WHERE m.id > ? AND m.id <= ?${terms.length > 0 ? ` AND ${terms.join(' AND ')}` : ''}`;
+    return (statement(this.db, sql).get(afterId, throughId, ...params) as { n: number }).n;
+  }
+
+  /** The newest message's id (0 in an empty log). */
+  lastMessageId(): number {
+    return (this.s.lastMessageId.get() as { id: number }).id;
+  }
+
   /** The newest messages after a point, newest first: the candidates when an assertion is not met. */
   newestMessages(afterMessageId: number, since: number, limit: number): AssertionMessageRow[] {
     return this.s.newest.all(afterMessageId, since, limit) as AssertionMessageRow[];
