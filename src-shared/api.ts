@@ -433,6 +433,8 @@ export type ExportFormat = 'ndjson' | 'csv' | 'har';
 export const EXPORT_FORMATS: readonly ExportFormat[] = ['ndjson', 'csv', 'har'];
 /** At most this many messages (or attempts, for HAR) per page of an export. */
 export const MAX_EXPORT_PAGE = 1000;
+/** messagesOf answers at most this many of a call's messages (an audience sync's one call may carry 50,000). */
+export const MESSAGES_OF_LIMIT = 500;
 
 /** One page of an export of the messages a filter matches, oldest first. */
 export interface ExportInput {
@@ -487,6 +489,10 @@ export interface EngineApi {
   /** One call with its headers and body as received; null when no call has that id. */
   getRequest(id: number): Promise<InboundRequestDetail | null>;
   droppedItemsOf(requestId: number): Promise<DroppedItemView[]>;
+  /**
+   * The call's messages, oldest first, at most MESSAGES_OF_LIMIT of them: an audience sync of
+   * 50,000 members is one call, and its request's `accepted` says how many there are.
+   */
   messagesOf(requestId: number): Promise<InboundMessageView[]>;
   listSources(): Promise<Source[]>;
   /** Creates the source; refused when a source of that name has another write key (see rotateWriteKey). */

@@ -5,6 +5,7 @@ import { createEngineApi } from './api';
 import { configWith, startHarness } from './testing/harness';
 import { Receiver } from './testing/receiver';
 import { ValidationError } from '../../src-shared/settings';
+import { MESSAGES_OF_LIMIT } from '../../src-shared/api';
 
 test('messagesOf and droppedItemsOf: a batch with a valid item, an invalid one and a duplicate', async () => {
   const receiver = await new Receiver().start();
@@ -93,6 +94,23 @@ test('messagesOf returns the warnings stored with a message: the field, the prob
     ]);
     assert.equal(m?.anonymousId, '5');
     assert.equal((JSON.parse(m!.json) as Record<string, unknown>).properties, undefined);
+  } finally {
+    await h.close();
+  }
+});
+
+test('messagesOf answers the first MESSAGES_OF_LIMIT messages of a call, oldest first; the request counts them all', async () => {
+  const h = await startHarness({ sources: [{ name: 'backend', writeKey: 'wk_test' }], destinations: [] });
+  const api = createEngineApi(h.engine);
+  try {
+    const count = MESSAGES_OF_LIMIT + 20;
+    const batch = Array.from({ length: count }, (_, i) => ({ type: 'track', userId: 'u', event: 'E', messageId: `m-${i}` }));
+    assert.equal((await h.post('/v1/batch', { batch }, { writeKey: 'wk_test' })).status, 200);
+    const request = (await api.listRequests({ limit: 1 })).items[0];
+    assert.equal(request?.accepted, count);
+    const messages = await api.messagesOf(request!.id);
+    assert.equal(messages.length, MESSAGES_OF_LIMIT);
+    assert.deepEqual([messages[0]?.messageId, messages.at(-1)?.messageId], ['m-0', `m-${MESSAGES_OF_LIMIT - 1}`]);
   } finally {
     await h.close();
   }

@@ -2,7 +2,7 @@
  * The Inbound view's detail of one Tracking API request: the call as received (headers and body, as
  * far as they were kept), the messages it produced, as stored, with the deliveries made from each. (Its dropped items come from RequestStore.droppedItemsOf.)
  */
-import type { EngineApi, InboundMessageView, RequestPage } from '../../../src-shared/api';
+import { MESSAGES_OF_LIMIT, type EngineApi, type InboundMessageView, type RequestPage } from '../../../src-shared/api';
 import type { RequestQueryFilter } from '../store/requests';
 import { toRequest } from './views';
 import type { IngestWarning } from '../../../src-shared/events';
@@ -58,7 +58,7 @@ export function createInboundApi(engine: Engine): Pick<EngineApi, 'messagesOf' |
       return { ...toRequest(row), headers: headersOf(row.headers), body: row.body, bodyClipped: row.body_clipped === 1, bodyRemoved: row.body_clipped === 2 };
     },
     async messagesOf(requestId) {
-      const rows = requests.messagesOf(requestId);
+      const rows = requests.messagesOf(requestId, MESSAGES_OF_LIMIT);
       return rows.map(
         (m): InboundMessageView => ({
           id: m.id,

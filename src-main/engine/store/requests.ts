@@ -76,7 +76,7 @@ export class RequestStore {
       firstAtOrAfter: 'SELECT id FROM requests WHERE received_at >= ? ORDER BY received_at, id LIMIT 1',
       lastBefore: 'SELECT id FROM requests WHERE received_at < ? ORDER BY received_at DESC, id DESC LIMIT 1',
       messagesOf: `SELECT id, message_id, type, user_id, anonymous_id, event, received_at, json, warnings, violations
-        FROM messages WHERE request_id = ? ORDER BY id`,
+        FROM messages WHERE request_id = ? ORDER BY id LIMIT ?`,
       deliveriesOfMessage: 'SELECT id FROM deliveries WHERE message_id = ? ORDER BY id',
       droppedOf: 'SELECT item_index, kind, reason, raw FROM dropped_items WHERE request_id = ? ORDER BY id',
     });
@@ -120,8 +120,9 @@ export class RequestStore {
     return (this.s.detail.get(id) as RequestDetailRow | undefined) ?? null;
   }
 
-  messagesOf(requestId: number): MessageRow[] {
-    return this.s.messagesOf.all(requestId) as MessageRow[];
+  /** The first `limit` messages of a call, oldest first. */
+  messagesOf(requestId: number, limit: number): MessageRow[] {
+    return this.s.messagesOf.all(requestId, limit) as MessageRow[];
   }
 
   /** Every delivery made from a message, replays included (they carry their original's message). */

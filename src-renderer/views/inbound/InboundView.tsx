@@ -331,7 +331,10 @@ function RequestDetail() {
             </>
           )}
           <h3>
-            Messages <span className="muted">({detail.messages.length})</span>
+            Messages{' '}
+            <span className="muted" data-testid="inbound-message-count">
+              ({detail.messages.length < row.accepted ? `the first ${detail.messages.length.toLocaleString('en-US')} of ${row.accepted.toLocaleString('en-US')}` : detail.messages.length})
+            </span>
             {warned(detail.messages) > 0 && (
               <span className="muted" data-testid="inbound-warned-count">
                 {' '}
