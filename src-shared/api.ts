@@ -386,8 +386,13 @@ export interface ViolationCount {
 export interface TrackingPlanView {
   /** The plan in force; null when there is none. */
   plan: TrackingPlan | null;
-  /** Over the whole log, most affected first. */
+  /** Over the whole log, most affected first; or over its newest part when `countedFrom` is set. */
   counts: ViolationCount[];
+  /**
+   * Set when the log was too big to count in a moment: the counts cover the messages received
+   * since this time (ISO), the newest ones.
+   */
+  countedFrom?: string;
 }
 
 /** What the Compose view sends through the client library to the running ingest. */

@@ -4,9 +4,21 @@ import { normalizePlan } from '../../../src-shared/tracking-plan';
 import { ValidationError } from '../../../src-shared/settings';
 import type { Engine } from '../index';
 import type { ConfigWhat } from './index';
+import { createAssertions } from '../assertions/service';
+import { toIso } from '../ingest/timestamps';
+
+/**
+ * How long the view's violation counts may spend reading the log (newest first, in windows that
+ * yield): one scan of a log of millions held the engine for half a minute.
+ */
+export const VIOLATION_COUNT_BUDGET_MS = 200;
 
 export function createTrackingPlanApi(engine: Engine, deps: { onConfig: (what: ConfigWhat) => void }): Pick<EngineApi, 'getTrackingPlan' | 'saveTrackingPlan'> {
-  const view = (): TrackingPlanView => ({ plan: engine.trackingPlan(), counts: engine.stores.assertions.violationCounts(0) });
+  const assertions = createAssertions(engine);
+  const view = async (): Promise<TrackingPlanView> => {
+    const { counts, from } = await assertions.violationCountsWithin(VIOLATION_COUNT_BUDGET_MS);
+    return { plan: engine.trackingPlan(), counts, ...(from === null ? {} : { countedFrom: toIso(from) }) };
+  };
   return {
     async getTrackingPlan() {
       return view();

@@ -19,7 +19,7 @@ import {
   resetSchema,
   waitSchema,
 } from '../../../src-shared/assertions';
-import type { ClearLogResult } from '../../../src-shared/api';
+import type { ClearLogResult, ViolationCount } from '../../../src-shared/api';
 import { ValidationError } from '../../../src-shared/settings';
 import type { Engine } from '../index';
 import { toIso } from '../ingest/timestamps';
@@ -31,6 +31,7 @@ type FilterInput = z.output<typeof messageFilterSchema>;
 
 /** How many of the newest messages in scope an unmet wait looks through for its near misses. */
 const CLOSEST_CANDIDATES = 200;
+const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 /** countWithin's windows of message ids, sized from the last one's time to hold the thread about 4 ms. */
 export const COUNT_WINDOWS: TimedSlices = { first: 2_000, min: 500, max: 1_000_000, targetMs: 4 };
 const CLOSEST_SHOWN = 5;
@@ -53,6 +54,12 @@ export interface Assertions {
   reset(input: z.output<typeof resetSchema>): Promise<{ marker: MarkerView } | { cleared: ClearLogResult; markers: number }>;
   /** Messages with violations, per type and event (after a marker when given). */
   violationCounts(marker?: string): { type: string; event: string | null; messages: number; violations: number }[];
+  /**
+   * The same over the whole log, counted newest first in windows of message ids with a turn of
+   * the event loop between them, for at most `budgetMs` of counting: `from` is null when it
+   * reached the oldest message, else the time of receipt of the oldest message it counted.
+   */
+  violationCountsWithin(budgetMs: number): Promise<{ counts: ViolationCount[]; from: number | null }>;
   /** Ends every wait in progress with what it has (the server is stopping). */
   close(): void;
 }
@@ -283,6 +290,35 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
       }
       const name = input.mark === true || input.mark === undefined ? `run-${engine.clock.now().toString(36)}-${Math.floor(random() * 36 ** 6).toString(36)}` : input.mark;
       return { marker: toMarkerView(store.mark(name, engine.clock.now())) };
+    },
+
+    async violationCountsWithin(budgetMs) {
+      const byCall = new Map<string, ViolationCount>();
+      let through = store.lastMessageId();
+      let window = COUNT_WINDOWS.first;
+      let spent = 0;
+      // At least one window, so that `from` names a message counted.
+      while (through > 0) {
+        const after = Math.max(0, through - window);
+        const t = performance.now();
+        for (const row of store.violationCountsInIds(after, through)) {
+          const key = JSON.stringify([row.type, row.event]);
+          const c = byCall.get(key) ?? { type: row.type, event: row.event, messages: 0, violations: 0 };
+          c.messages += row.messages;
+          c.violations += row.violations;
+          byCall.set(key, c);
+        }
+        const took = performance.now() - t;
+        spent += took;
+        window = nextTimedSize(COUNT_WINDOWS, window, took);
+        through = after;
+        if (through === 0 || spent >= budgetMs) break;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      const counts = [...byCall.values()].sort(
+        (a, b) => b.messages - a.messages || compareText(a.type, b.type) || compareText(a.event ?? '', b.event ?? ''),
+      );
+      return { counts, from: through === 0 ? null : store.receivedAfter(through) };
     },
 
     violationCounts(marker) {

@@ -236,6 +236,9 @@ export class AssertionStore {
       newest: `SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE m.id > ? AND m.received_at >= ? ORDER BY m.id DESC LIMIT ?`,
       violationCounts: `SELECT m.type, m.event, COUNT(*) AS messages, SUM(json_array_length(m.violations)) AS violations
         FROM messages m WHERE m.violations IS NOT NULL AND m.id > ? GROUP BY m.type, m.event ORDER BY messages DESC, m.type, m.event`,
+      violationCountsInIds: `SELECT m.type, m.event, COUNT(*) AS messages, SUM(json_array_length(m.violations)) AS violations
+        FROM messages m WHERE m.id > ? AND m.id <= ? AND m.violations IS NOT NULL GROUP BY m.type, m.event`,
+      receivedAtOf: 'SELECT received_at FROM messages WHERE id > ? ORDER BY id LIMIT 1',
     });
   }
 
@@ -299,5 +302,15 @@ export class AssertionStore {
   /** Messages with violations and how many violations they hold, per type and event, after a row id. */
   violationCounts(afterMessageId: number): { type: string; event: string | null; messages: number; violations: number }[] {
     return this.s.violationCounts.all(afterMessageId) as { type: string; event: string | null; messages: number; violations: number }[];
+  }
+
+  /** The same counts over the messages with ids in (afterId, throughId], unordered: one window of a count made in steps. */
+  violationCountsInIds(afterId: number, throughId: number): { type: string; event: string | null; messages: number; violations: number }[] {
+    return this.s.violationCountsInIds.all(afterId, throughId) as { type: string; event: string | null; messages: number; violations: number }[];
+  }
+
+  /** When the first message after `afterId` was received; null when there is none. */
+  receivedAfter(afterId: number): number | null {
+    return (this.s.receivedAtOf.get(afterId) as { received_at: number } | undefined)?.received_at ?? null;
   }
 }

@@ -7,6 +7,7 @@ import { waitUntil } from '../testing/wait';
 import { ValidationError } from '../../../src-shared/settings';
 import { EMPTY_TRACKING_PLAN, type TrackingPlan } from '../../../src-shared/tracking-plan';
 import type { AssertedMessage } from '../../../src-shared/assertions';
+import { COUNT_WINDOWS, createAssertions } from '../assertions/service';
 
 const plan: TrackingPlan = {
   ...EMPTY_TRACKING_PLAN,
@@ -59,5 +60,27 @@ test('violations are stored with the message, filterable and counted per event; 
   } finally {
     await h.close();
     await receiver.close();
+  }
+});
+
+test('the view\'s violation counts are counted newest first in windows within a budget: the whole log\'s when they end in it, else the newest part with the time it starts', async () => {
+  const h = await startHarness({ sources: [{ name: 'backend', writeKey: 'wk_plan' }], destinations: [], trackingPlan: plan });
+  try {
+    const total = COUNT_WINDOWS.first + 500;
+    for (let i = 0; i < total; i += 500) {
+      const batch = Array.from({ length: 500 }, (_, k) => ({ type: 'track', event: (i + k) % 2 === 0 ? 'Order Completed' : 'Other', userId: 'u', properties: { total: (i + k) % 5 === 0 ? 'bad' : 1 } }));
+      assert.equal((await h.post('/v1/batch', { batch }, { writeKey: 'wk_plan' })).status, 200);
+    }
+    const assertions = createAssertions(h.engine);
+    const whole = await assertions.violationCountsWithin(10_000);
+    assert.deepEqual(whole, { counts: assertions.violationCounts(), from: null }, 'over more than one window, the exact counts');
+    assert.deepEqual(whole.counts, [{ type: 'track', event: 'Order Completed', messages: total / 10, violations: total / 10 }]);
+    const newest = await assertions.violationCountsWithin(0);
+    assert.ok(newest.from !== null, 'the budget spent before the oldest message: the time the counts start');
+    assert.ok((newest.counts[0]?.messages ?? 0) < total / 10 && (newest.counts[0]?.messages ?? 0) > 0, JSON.stringify(newest.counts));
+    const view = await createEngineApi(h.engine).getTrackingPlan();
+    assert.deepEqual([view.counts, view.countedFrom], [whole.counts, undefined], 'the view counts a small log whole');
+  } finally {
+    await h.close();
   }
 });

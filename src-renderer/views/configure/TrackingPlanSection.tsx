@@ -58,6 +58,11 @@ export function TrackingPlanSection() {
         )}
       </form>
       <h3>Violations in the log</h3>
+      {view?.countedFrom !== undefined && (
+        <p className="muted" data-testid="violation-counts-from">
+          Counted over the newest messages, received since {new Date(view.countedFrom).toLocaleString()}: the log is too big to count whole in a moment.
+        </p>
+      )}
       {view === null || view.counts.length === 0 ? (
         <p data-testid="violation-counts-empty">No message in the log has violated a plan.</p>
       ) : (

@@ -1,0 +1,44 @@
+/**
+ * Calls whose answers are about the whole log, on a seeded log: the first page of an export (its
+ * total: the matching count) for each format and a few filters, as Deliveries' and Inbound's
+ * Export… ask for it, and the tracking plan's view (the violation counts per call). For each, how
+ * long the call took, what it answered, and the longest the engine's event loop went without a
+ * turn meanwhile (libuv's delay monitor, 1 ms resolution): what an ingest request arriving then
+ * would have waited.
+ *
+ *   node --import tsx bench/whole-log-calls.measure.ts <data folder of a seeded log>
+ *
+ * It only reads (the engine opens the folder; use a copy if another engine may want it).
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createEngine } from '../src-main/engine';
+import { createEngineApi } from '../src-main/engine/api';
+const dir = process.argv[2];
+if (!dir) throw new Error('usage: whole-log-calls.measure.ts <data folder>');
+const engine = createEngine({ dataDir: dir });
+engine.start();
+const api = createEngineApi(engine);
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+await sleep(1000);
+for (const [name, call] of [
+  ['export ndjson, no filter', () => api.exportMessages({ format: 'ndjson' })],
+  ['export ndjson, type track', () => api.exportMessages({ format: 'ndjson', filter: { type: 'track' } })],
+  ['export ndjson, event', () => api.exportMessages({ format: 'ndjson', filter: { event: 'Order Completed' } })],
+  ['export har', () => api.exportMessages({ format: 'har' })],
+  ['tracking plan view', () => api.getTrackingPlan()],
+] as const) {
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
+  await sleep(20);
+  const t = performance.now();
+  const r = (await (call as () => Promise<unknown>)()) as { items?: number; total?: number; counts?: unknown[]; countedFrom?: string };
+  const took = performance.now() - t;
+  await sleep(20);
+  loop.disable();
+  const answered =
+    r.counts === undefined
+      ? `${r.items} items, total ${r.total ?? '(none)'}`
+      : `${r.counts.length} calls with violations, counted ${r.countedFrom === undefined ? 'over the whole log' : `since ${r.countedFrom}`}`;
+  console.log(`  ${name.padEnd(28)}: ${took.toFixed(1)} ms; ${answered}; longest event-loop stall ${(loop.max / 1e6).toFixed(1)} ms`);
+}
+await engine.stop();
