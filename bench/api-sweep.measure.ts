@@ -1,0 +1,64 @@
+/**
+ * The engine API's small calls on a seeded log, the ones the scale benchmark does not time (the
+ * views' side calls: storage, health, computations and their syncs, deletions, receivers, the
+ * tracking plan, a profile), with an audience of every buyer in place as a user would have one:
+ * for each, how long it took, how big its answer was, and the longest the engine's event loop went
+ * without a turn meanwhile (libuv's delay monitor, 1 ms resolution). A sweep for calls that grew
+ * with the log: each found one is fixed and measured on its own (whole-log-calls, inbound-detail,
+ * audience-sync).
+ *
+ *   node --import tsx bench/api-sweep.measure.ts <data folder of a seeded log (a copy: written to)>
+ *
+ * The audience's identify calls are delivered to a local receiver; the audience is deleted at the end.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createEngine } from '../src-main/engine';
+import { createEngineApi } from '../src-main/engine/api';
+import { RECEIVER_WORKER, runWorker } from './support/load';
+import { scaleConfig } from './support/seed';
+
+const dir = process.argv[2];
+if (!dir) throw new Error('usage: api-sweep.measure.ts <data folder (a copy)>');
+const receiver = runWorker<{ port: number }>(RECEIVER_WORKER, { record: false });
+const config = scaleConfig(`http://127.0.0.1:${(await receiver.result).port}/hook`);
+const engine = createEngine({ dataDir: dir });
+engine.applyConfig(config);
+engine.start();
+const api = createEngineApi(engine);
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+await sleep(500);
+await api.listProfiles({ limit: 1 });
+const space = config.sources[0]?.name ?? 'scale';
+const audience = await api.saveAudience({ name: 'Sweep', space, syncEveryMinutes: null, condition: { kind: 'event', event: 'Order Completed', atLeast: 1 } });
+const calls: [string, () => Promise<unknown>][] = [
+  ['getStorage', () => api.getStorage()],
+  ['getHealth', () => api.getHealth()],
+  ['getEnvironment', () => api.getEnvironment()],
+  ['listComputations', () => api.listComputations()],
+  ['listSyncs', () => api.listSyncs(audience.id)],
+  ['listRequests, path filter', () => api.listRequests({ path: 'sync', limit: 50 })],
+  ['listRequests', () => api.listRequests({ limit: 50 })],
+  ['listDeletions', () => api.listDeletions()],
+  ['listReceivers', () => api.listReceivers()],
+  ['getProfile user_1', () => api.getProfile('user_1')],
+  ['countDeliveriesByStatus', () => api.countDeliveriesByStatus()],
+  ['getTrackingPlan', () => api.getTrackingPlan()],
+  ['listSources', () => api.listSources()],
+  ['listDestinations', () => api.listDestinations()],
+  ['deleteComputation', () => api.deleteComputation(audience.id)],
+];
+console.log(`the API's side calls on the log in ${dir}, with an audience of ${audience.size} members`);
+for (const [name, call] of calls) {
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
+  // The monitor's first turn only starts its clock: a stall before it would not be seen.
+  await sleep(20);
+  const t = performance.now();
+  const answer = await call();
+  const took = performance.now() - t;
+  await sleep(10);
+  loop.disable();
+  console.log(`  ${name.padEnd(26)} ${took.toFixed(1).padStart(8)} ms; ${(JSON.stringify(answer) ?? '').length} bytes; longest event-loop stall ${(loop.max / 1e6).toFixed(1)} ms`);
+}
+await engine.stop();
+await receiver.worker.terminate();
