@@ -11,11 +11,11 @@
  *
  * The audience's identify calls are delivered to a local receiver; the audience is deleted at the end.
  */
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createEngine } from '../src-main/engine';
 import { createEngineApi } from '../src-main/engine/api';
 import { RECEIVER_WORKER, runWorker } from './support/load';
 import { scaleConfig } from './support/seed';
+import { withLongestStall } from './support/stall';
 
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: api-sweep.measure.ts <data folder (a copy)>');
@@ -49,16 +49,8 @@ const calls: [string, () => Promise<unknown>][] = [
 ];
 console.log(`the API's side calls on the log in ${dir}, with an audience of ${audience.size} members`);
 for (const [name, call] of calls) {
-  const loop = monitorEventLoopDelay({ resolution: 1 });
-  loop.enable();
-  // The monitor's first turn only starts its clock: a stall before it would not be seen.
-  await sleep(20);
-  const t = performance.now();
-  const answer = await call();
-  const took = performance.now() - t;
-  await sleep(10);
-  loop.disable();
-  console.log(`  ${name.padEnd(26)} ${took.toFixed(1).padStart(8)} ms; ${(JSON.stringify(answer) ?? '').length} bytes; longest event-loop stall ${(loop.max / 1e6).toFixed(1)} ms`);
+  const { result, ms, stallMs } = await withLongestStall(call);
+  console.log(`  ${name.padEnd(26)} ${ms.toFixed(1).padStart(8)} ms; ${(JSON.stringify(result) ?? '').length} bytes; longest event-loop stall ${stallMs.toFixed(1)} ms`);
 }
 await engine.stop();
 await receiver.worker.terminate();

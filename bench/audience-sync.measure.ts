@@ -11,12 +11,12 @@
  *
  * It writes to the folder (an audience and its identify calls): use a copy.
  */
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createEngine } from '../src-main/engine';
 import { createEngineApi } from '../src-main/engine/api';
 import { listen } from '../src-main/serve/server';
 import { fmt, RECEIVER_WORKER, runWorker } from './support/load';
 import { scaleConfig } from './support/seed';
+import { withLongestStall } from './support/stall';
 
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: audience-sync.measure.ts <data folder (a copy)>');
@@ -38,16 +38,8 @@ const space = config.sources[0]?.name;
 if (!space) throw new Error('the scale config has no source');
 
 async function timed<T>(what: string, call: () => Promise<T>, describe: (r: T) => string): Promise<T> {
-  const loop = monitorEventLoopDelay({ resolution: 1 });
-  loop.enable();
-  // The monitor's first turn only starts its clock: a stall before it would not be seen.
-  await sleep(20);
-  const t = performance.now();
-  const result = await call();
-  const took = performance.now() - t;
-  await sleep(50);
-  loop.disable();
-  console.log(`  ${what.padEnd(34)}: ${fmt(took, 1)} ms; ${describe(result)}; longest event-loop stall ${fmt(loop.max / 1e6, 1)} ms`);
+  const { result, ms, stallMs } = await withLongestStall(call, 50);
+  console.log(`  ${what.padEnd(34)}: ${fmt(ms, 1)} ms; ${describe(result)}; longest event-loop stall ${fmt(stallMs, 1)} ms`);
   return result;
 }
 

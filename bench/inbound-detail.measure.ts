@@ -8,10 +8,10 @@
  *
  * It only reads (after `bench/audience-sync.measure.ts` on a copy, that copy has such a call).
  */
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createEngine } from '../src-main/engine';
 import { createEngineApi } from '../src-main/engine/api';
 import { LogInspector } from '../src-main/engine/store/inspect';
+import { withLongestStall } from './support/stall';
 
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: inbound-detail.measure.ts <data folder> [request id]');
@@ -31,17 +31,9 @@ for (let run = 1; run <= 2; run++) {
     ['messagesOf', () => api.messagesOf(requestId)],
     ['droppedItemsOf', () => api.droppedItemsOf(requestId)],
   ] as const) {
-    const loop = monitorEventLoopDelay({ resolution: 1 });
-    loop.enable();
-    // The monitor's first turn only starts its clock: a stall before it would not be seen.
-    await sleep(20);
-    const t = performance.now();
-    const result: unknown[] = await call();
-    const took = performance.now() - t;
+    const { result, ms, stallMs } = await withLongestStall<unknown[]>(call);
     const bytes = JSON.stringify(result).length;
-    await sleep(20);
-    loop.disable();
-    console.log(`  ${name.padEnd(15)} run ${run}: ${took.toFixed(1)} ms; ${result.length} items, ${(bytes / 1e6).toFixed(1)} MB as JSON; longest event-loop stall ${(loop.max / 1e6).toFixed(1)} ms`);
+    console.log(`  ${name.padEnd(15)} run ${run}: ${ms.toFixed(1)} ms; ${result.length} items, ${(bytes / 1e6).toFixed(1)} MB as JSON; longest event-loop stall ${stallMs.toFixed(1)} ms`);
   }
 }
 await engine.stop();

@@ -10,9 +10,9 @@
  *
  * It only reads (the engine opens the folder; use a copy if another engine may want it).
  */
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createEngine } from '../src-main/engine';
 import { createEngineApi } from '../src-main/engine/api';
+import { withLongestStall } from './support/stall';
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: whole-log-calls.measure.ts <data folder>');
 const engine = createEngine({ dataDir: dir });
@@ -27,18 +27,12 @@ for (const [name, call] of [
   ['export har', () => api.exportMessages({ format: 'har' })],
   ['tracking plan view', () => api.getTrackingPlan()],
 ] as const) {
-  const loop = monitorEventLoopDelay({ resolution: 1 });
-  loop.enable();
-  await sleep(20);
-  const t = performance.now();
-  const r = (await (call as () => Promise<unknown>)()) as { items?: number; total?: number; counts?: unknown[]; countedFrom?: string };
-  const took = performance.now() - t;
-  await sleep(20);
-  loop.disable();
+  const { result, ms: took, stallMs } = await withLongestStall(call as () => Promise<unknown>);
+  const r = result as { items?: number; total?: number; counts?: unknown[]; countedFrom?: string };
   const answered =
     r.counts === undefined
       ? `${r.items} items, total ${r.total ?? '(none)'}`
       : `${r.counts.length} calls with violations, counted ${r.countedFrom === undefined ? 'over the whole log' : `since ${r.countedFrom}`}`;
-  console.log(`  ${name.padEnd(28)}: ${took.toFixed(1)} ms; ${answered}; longest event-loop stall ${(loop.max / 1e6).toFixed(1)} ms`);
+  console.log(`  ${name.padEnd(28)}: ${took.toFixed(1)} ms; ${answered}; longest event-loop stall ${stallMs.toFixed(1)} ms`);
 }
 await engine.stop();
