@@ -152,6 +152,12 @@ try {
     `SELECT m.message_id AS id, m.received_at AS committed, d.created_at AS created, MIN(a.started_at) AS started
        FROM messages m JOIN deliveries d ON d.message_id = m.id JOIN attempts a ON a.delivery_id = d.id GROUP BY d.id`,
   );
+  // Attempts that opened a connection (their timings name its phases; later ones reused it).
+  const connections = inspect.all<{ warm: number; n: number }>(
+    `SELECT substr(m.message_id, 1, ${WARM.length}) = '${WARM}' AS warm, COUNT(*) AS n FROM attempts a JOIN deliveries d ON d.id = a.delivery_id
+       JOIN messages m ON m.id = d.message_id WHERE a.timings LIKE '%"connectMs"%' GROUP BY 1`,
+  );
+  const opened = (warm: boolean): number => connections.find((c) => Boolean(c.warm) === warm)?.n ?? 0;
   inspect.close();
   const sentAt = new Map(sent);
   const steady = rows.filter((r) => r.id.startsWith('lat-'));
@@ -171,6 +177,7 @@ try {
   console.log(`  engine event-loop delay during load    : p50 ${fmt(loopDelay.percentile(50) / 1e6, 1)} ms, p99 ${fmt(loopDelay.percentile(99) / 1e6, 1)} ms, max ${fmt(loopDelay.max / 1e6, 1)} ms`);
   console.log(`  WAL file size during load              : p50 ${fmt(percentile(walSizes, 50) / 2 ** 20, 1)} MiB, max ${fmt((walSizes.at(-1) ?? NaN) / 2 ** 20, 1)} MiB`);
   console.log(`  the warm-up second (cold start)        : first attempt ${p50p99(coldFirstAttempt)}; end to end ${p50p99(cold)}; directly ${p50p99(baseCold)}`);
+  console.log(`  connections the engine opened          : ${fmt(opened(true))} in the warm-up second, ${fmt(opened(false))} after it`);
 } finally {
   await baselineReceiver.worker.terminate();
   await receiver.worker.terminate();

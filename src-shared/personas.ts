@@ -59,6 +59,13 @@ export interface ComputedTraitInput extends ComputationBase {
   rule: ComputedTraitRule;
 }
 
+/**
+ * The path and user agent of the Inbound call a sync commits its identify calls under (like an
+ * ingest call of its space's source); the call has no headers or body of its own.
+ */
+export const SYNC_PATH = '/personas/sync';
+export const SYNC_USER_AGENT = 'hookbench-personas';
+
 /** A sync's summary lists this many of its deliveries (a sync of 50,000 members causes 50,000), and counts them all. */
 export const SYNC_DELIVERY_IDS = 100;
 

@@ -24,6 +24,8 @@ import type { InboundMessage } from '../../../src-shared/events';
 import type { JsonValue } from '../../../src-shared/json';
 import {
   MAX_PREVIEW,
+  SYNC_PATH,
+  SYNC_USER_AGENT,
   type Computation,
   type ComputationClass,
   type ComputedTraitRule,
@@ -42,12 +44,12 @@ import { ComputationStore, definitionOf, type ComputationRow, type Definition } 
 import { nextTimedSize, type TimedSlices } from '../sliced-work';
 import { needsOf, type Needs } from './evaluate';
 import { previewNeeds, valueOf, walkPreview } from './preview';
-import { ProfileStore, SYNC_PATH } from '../store/profiles';
+import { ProfileStore } from '../store/profiles';
 import { createProfileCatchUp } from './profile-catch-up';
 import { diffSync, personasContext, syncIdentify, type SyncDiff } from './sync-plan';
 import { parseAudienceInput, parseComputedTraitInput, type Parsed, type ParsedAudience, type ParsedTrait } from './validate';
 
-export const SYNC_USER_AGENT = 'hookbench-personas';
+export { SYNC_USER_AGENT };
 /**
  * Profiles a sync's first slice reads; each next one is sized from the time the last took, so that
  * a slice (its reads, evaluation and commit) holds the engine's thread about targetMs.

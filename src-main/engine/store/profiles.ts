@@ -5,7 +5,7 @@
  * the reducer's operations, and reading profiles back as views and as snapshots for evaluation.
  */
 import type { JsonObject, JsonValue } from '../../../src-shared/json';
-import type { ProfileEventView, ProfileView } from '../../../src-shared/personas';
+import { SYNC_PATH, type ProfileEventView, type ProfileView } from '../../../src-shared/personas';
 import type { Db } from './database';
 import { statement, statements, type Statement } from './statements';
 import { toIso } from '../ingest/timestamps';
@@ -14,8 +14,8 @@ import { storageFaultCode } from './storage-fault';
 import type { Candidates } from '../personas/preview';
 import { idsOf, profileMessageOf, reduceChunk, type MessageRow, type ProfileMessage, type ProfileOp } from '../personas/profile-reducer';
 
-/** Requests the syncs commit carry this path; their identify calls are ours, not the user's, so profiles skip them. */
-export const SYNC_PATH = '/personas/sync';
+/** Requests the syncs commit carry SYNC_PATH; their identify calls are ours, not the user's, so profiles skip them. */
+export { SYNC_PATH };
 export const CATCH_UP_CHUNK = 5000;
 /** Messages a read takes in per transaction when commits left it many (a batch of tiny calls can hold thousands). */
 export const FOLLOW_LIMIT = 5000;

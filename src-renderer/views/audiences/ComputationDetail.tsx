@@ -36,7 +36,7 @@ export function ComputationDetail() {
         <p className="notice ok ps-saved" role="status" data-testid="computation-saved" data-key={saved.key}>
           {saved.created ? 'Created' : 'Saved'} “{saved.name}”, key <code className="mono">{saved.key}</code>.{' '}
           {saved.sync
-            ? `Its ${saved.sync.kind} sync sent ${saved.sync.sent} identify call${saved.sync.sent === 1 ? '' : 's'}, causing ${saved.sync.deliveries} deliver${saved.sync.deliveries === 1 ? 'y' : 'ies'}.`
+            ? `Its ${saved.sync.kind} sync sent ${saved.sync.sent.toLocaleString('en-US')} identify call${saved.sync.sent === 1 ? '' : 's'}, causing ${saved.sync.deliveries.toLocaleString('en-US')} deliver${saved.sync.deliveries === 1 ? 'y' : 'ies'}.`
             : 'Nothing was sent yet.'}
         </p>
       )}
@@ -139,7 +139,7 @@ function SyncRow({ sync: s, trait }: { sync: SyncSummary; trait: boolean }) {
                 </a>
               );
             })}
-            {s.deliveries > shown.length && <span className="muted"> and {s.deliveries - shown.length} more</span>}
+            {s.deliveries > shown.length && <span className="muted"> and {(s.deliveries - shown.length).toLocaleString('en-US')} more</span>}
           </>
         )}
       </td>

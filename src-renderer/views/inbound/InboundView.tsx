@@ -3,6 +3,7 @@ import { REQUEST_BODY_LIMITS, type InboundMessageView, type InboundRequest, type
 import { TimeRangeField } from '../../shared/TimeRangeField';
 import type { IngestWarning } from '../../../src-shared/events';
 import type { Violation } from '../../../src-shared/assertions';
+import { SYNC_PATH } from '../../../src-shared/personas';
 import { snippetsFor } from '../configure/snippets';
 import { bytesOf, prettyJson, timeOf } from '../../shared/format';
 import { Badge } from '../../shared/Badge';
@@ -369,7 +370,11 @@ function AsReceived({ request }: { request: InboundRequestDetail }) {
     <section className="inbound-raw" data-testid="inbound-raw" aria-label="Request as received">
       <h3>Request as received</h3>
       {request.headers === null ? (
-        <p className="muted">This call was logged before Hookbench kept headers and bodies.</p>
+        <p className="muted" data-testid="inbound-raw-none">
+          {request.path === SYNC_PATH
+            ? 'Made by Hookbench itself: an audience or computed trait sync, committed like a call of its space\'s source. It has no headers or body; its identify calls are below.'
+            : 'This call was logged before Hookbench kept headers and bodies.'}
+        </p>
       ) : (
         <table className="data-table inbound-headers" data-testid="inbound-raw-headers">
           <tbody>
