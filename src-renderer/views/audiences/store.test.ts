@@ -313,8 +313,10 @@ test('sync now adds the new sync on top; delete deselects; an undeletable answer
   fillHighValuePro(s);
   await s.getState().save();
   await settle();
+  assert.equal(s.getState().saved?.id, 1, 'the save says what its first sync did');
   await s.getState().syncNow(1);
   await settle();
+  assert.equal(s.getState().saved, null, 'and no longer once another sync ran');
   assert.deepEqual(s.getState().syncs.map((o) => [o.id, o.kind]), [[2, 'incremental'], [1, 'initial']]);
   assert.equal(s.getState().syncing, false);
   assert.deepEqual(Object.keys(s.getState().deliveryStatus).map(Number).sort((a, b) => a - b), [1, 2, 3, 4]);

@@ -262,7 +262,8 @@ export function createAudiencesStore(transport: Transport, timing: Partial<Audie
         try {
           const sync = await transport.call('syncComputation', id);
           if (get().syncsOf === id) set({ syncs: upsertSync(get().syncs, sync) });
-          set({ syncing: false });
+          // The "Created…" notice spoke of the first sync; this one's result is the history's new top row.
+          set({ syncing: false, ...(get().saved?.id === id ? { saved: null } : {}) });
           void loadComputations();
           void loadStatuses();
         } catch (err) {
