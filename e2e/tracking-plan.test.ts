@@ -68,6 +68,8 @@ test('a tracking plan edited in Configure: refusals inline, violations in Inboun
   await page.getByTestId('delivery-row').nth(1).waitFor();
   await page.getByTestId('filter-violations').selectOption('any');
   await page.locator('[data-testid="deliveries-count"][data-matching="1"]').waitFor();
+  // The count and the page are two calls: the count may answer first, the rows a moment later.
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="delivery-row"]').length === 1);
   assert.equal(await page.getByTestId('delivery-row').count(), 1);
   assert.equal(await page.getByTestId('delivery-violations').getAttribute('data-count'), '1');
   await page.screenshot({ path: screenshotPath('tracking-plan-deliveries') });
