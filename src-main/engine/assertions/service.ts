@@ -32,9 +32,39 @@ type FilterInput = z.output<typeof messageFilterSchema>;
 /** How many of the newest messages in scope an unmet wait looks through for its near misses. */
 const CLOSEST_CANDIDATES = 200;
 const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-/** countWithin's windows of message ids, sized from the last one's time to hold the thread about 4 ms. */
+/** The windows of message ids a count in steps reads, sized from the last one's time to hold the thread about 4 ms. */
 export const COUNT_WINDOWS: TimedSlices = { first: 2_000, min: 500, max: 1_000_000, targetMs: 4 };
 const CLOSEST_SHOWN = 5;
+
+/**
+ * Reads the message ids in (low, high] a window at a time (COUNT_WINDOWS), oldest or newest first,
+ * with a turn of the event loop between windows, and stops once `budgetMs` of reading has passed
+ * (after one window at least). Returns the edge it reached: `high` going up, `low` going down,
+ * when it read the whole range.
+ */
+async function inIdWindows(
+  range: { low: number; high: number; newestFirst: boolean },
+  budgetMs: number,
+  read: (after: number, through: number) => void,
+): Promise<number> {
+  let edge = range.newestFirst ? range.high : range.low;
+  const done = (): boolean => (range.newestFirst ? edge <= range.low : edge >= range.high);
+  let window = COUNT_WINDOWS.first;
+  let spent = 0;
+  while (!done()) {
+    const next = range.newestFirst ? Math.max(range.low, edge - window) : Math.min(range.high, edge + window);
+    const t = performance.now();
+    if (range.newestFirst) read(next, edge);
+    else read(edge, next);
+    const took = performance.now() - t;
+    spent += took;
+    window = nextTimedSize(COUNT_WINDOWS, window, took);
+    edge = next;
+    if (done() || spent >= budgetMs) break;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return edge;
+}
 
 export interface Assertions {
   messages(input: z.output<typeof messageListSchema>): { messages: AssertedMessage[]; next: number | null };
@@ -189,23 +219,12 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
 
     async countWithin(input, budgetMs) {
       const { filter } = resolve(input);
-      const last = store.lastMessageId();
-      let after = filter.afterMessageId ?? 0;
-      let window = COUNT_WINDOWS.first;
+      const high = store.lastMessageId();
       let total = 0;
-      let spent = 0;
-      while (after < last) {
-        if (spent >= budgetMs) return undefined;
-        const through = Math.min(last, after + window);
-        const t = performance.now();
+      const reached = await inIdWindows({ low: filter.afterMessageId ?? 0, high, newestFirst: false }, budgetMs, (after, through) => {
         total += store.countMessagesInIds(filter, after, through);
-        const took = performance.now() - t;
-        spent += took;
-        window = nextTimedSize(COUNT_WINDOWS, window, took);
-        after = through;
-        if (after < last) await new Promise((resolve) => setImmediate(resolve));
-      }
-      return total;
+      });
+      return reached >= high ? total : undefined;
     },
 
     messages(input) {
@@ -294,13 +313,7 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
 
     async violationCountsWithin(budgetMs) {
       const byCall = new Map<string, ViolationCount>();
-      let through = store.lastMessageId();
-      let window = COUNT_WINDOWS.first;
-      let spent = 0;
-      // At least one window, so that `from` names a message counted.
-      while (through > 0) {
-        const after = Math.max(0, through - window);
-        const t = performance.now();
+      const reached = await inIdWindows({ low: 0, high: store.lastMessageId(), newestFirst: true }, budgetMs, (after, through) => {
         for (const row of store.violationCountsInIds(after, through)) {
           const key = JSON.stringify([row.type, row.event]);
           const c = byCall.get(key) ?? { type: row.type, event: row.event, messages: 0, violations: 0 };
@@ -308,17 +321,11 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
           c.violations += row.violations;
           byCall.set(key, c);
         }
-        const took = performance.now() - t;
-        spent += took;
-        window = nextTimedSize(COUNT_WINDOWS, window, took);
-        through = after;
-        if (through === 0 || spent >= budgetMs) break;
-        await new Promise((resolve) => setImmediate(resolve));
-      }
+      });
       const counts = [...byCall.values()].sort(
         (a, b) => b.messages - a.messages || compareText(a.type, b.type) || compareText(a.event ?? '', b.event ?? ''),
       );
-      return { counts, from: through === 0 ? null : store.receivedAfter(through) };
+      return { counts, from: reached === 0 ? null : store.receivedAfter(reached) };
     },
 
     violationCounts(marker) {

@@ -49,7 +49,6 @@ import { createProfileCatchUp } from './profile-catch-up';
 import { diffSync, personasContext, syncIdentify, type SyncDiff } from './sync-plan';
 import { parseAudienceInput, parseComputedTraitInput, type Parsed, type ParsedAudience, type ParsedTrait } from './validate';
 
-export { SYNC_USER_AGENT };
 /**
  * Profiles a sync's first slice reads; each next one is sized from the time the last took, so that
  * a slice (its reads, evaluation and commit) holds the engine's thread about targetMs.

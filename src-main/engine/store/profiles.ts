@@ -14,8 +14,6 @@ import { storageFaultCode } from './storage-fault';
 import type { Candidates } from '../personas/preview';
 import { idsOf, profileMessageOf, reduceChunk, type MessageRow, type ProfileMessage, type ProfileOp } from '../personas/profile-reducer';
 
-/** Requests the syncs commit carry SYNC_PATH; their identify calls are ours, not the user's, so profiles skip them. */
-export { SYNC_PATH };
 export const CATCH_UP_CHUNK = 5000;
 /** Messages a read takes in per transaction when commits left it many (a batch of tiny calls can hold thousands). */
 export const FOLLOW_LIMIT = 5000;
@@ -260,6 +258,7 @@ export class ProfileStore {
     if (!last) return 0;
     const messages: ProfileMessage[] = [];
     for (const row of rows) {
+      // A sync's calls are ours, not the user's: profiles skip them.
       if (row.path === SYNC_PATH) continue;
       const m = profileMessageOf(row);
       if (m) messages.push(m);
