@@ -11,19 +11,13 @@
  *
  * The audience's identify calls are delivered to a local receiver; the audience is deleted at the end.
  */
-import { createEngine } from '../src-main/engine';
 import { createEngineApi } from '../src-main/engine/api';
-import { RECEIVER_WORKER, runWorker } from './support/load';
-import { scaleConfig } from './support/seed';
+import { engineOnSeededCopy } from './support/seeded-engine';
 import { withLongestStall } from './support/stall';
 
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: api-sweep.measure.ts <data folder (a copy)>');
-const receiver = runWorker<{ port: number }>(RECEIVER_WORKER, { record: false });
-const config = scaleConfig(`http://127.0.0.1:${(await receiver.result).port}/hook`);
-const engine = createEngine({ dataDir: dir });
-engine.applyConfig(config);
-engine.start();
+const { engine, config, close } = await engineOnSeededCopy(dir);
 const api = createEngineApi(engine);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 await sleep(500);
@@ -52,5 +46,4 @@ for (const [name, call] of calls) {
   const { result, ms, stallMs } = await withLongestStall(call);
   console.log(`  ${name.padEnd(26)} ${ms.toFixed(1).padStart(8)} ms; ${(JSON.stringify(result) ?? '').length} bytes; longest event-loop stall ${stallMs.toFixed(1)} ms`);
 }
-await engine.stop();
-await receiver.worker.terminate();
+await close();

@@ -11,26 +11,17 @@
  *
  * It writes to the folder (an audience and its identify calls): use a copy.
  */
-import { createEngine } from '../src-main/engine';
 import { createEngineApi } from '../src-main/engine/api';
-import { listen } from '../src-main/serve/server';
-import { fmt, RECEIVER_WORKER, runWorker } from './support/load';
-import { scaleConfig } from './support/seed';
+import { fmt } from './support/load';
+import { engineOnSeededCopy } from './support/seeded-engine';
 import { withLongestStall } from './support/stall';
 
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: audience-sync.measure.ts <data folder (a copy)>');
 
-const receiver = runWorker<{ port: number }>(RECEIVER_WORKER, { record: false });
-const hook = `http://127.0.0.1:${(await receiver.result).port}/hook`;
-const engine = createEngine({ dataDir: dir });
-const config = scaleConfig(hook);
-engine.applyConfig(config);
-engine.start();
-const server = await listen(engine, '127.0.0.1', 0);
+const { engine, config, close } = await engineOnSeededCopy(dir);
 const api = createEngineApi(engine);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-while (!engine.stores.log.bodiesPacked() || !engine.stores.deliveryViews.textIndexReady()) await sleep(20);
 // The profiles' first call catches them up with the log (off the engine's thread).
 await api.listProfiles({ limit: 1 });
 await sleep(500);
@@ -51,6 +42,4 @@ const audience = await timed(
 );
 await timed('sync now, nothing changed', () => api.syncComputation(audience.id), (s) => `${fmt(s.sent)} sent`);
 await timed('delete', () => api.deleteComputation(audience.id), () => 'deleted');
-await server.close();
-await engine.stop();
-await receiver.worker.terminate();
+await close();

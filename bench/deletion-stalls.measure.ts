@@ -11,29 +11,21 @@
  * It writes to the folder (the users' messages go): use a copy.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { createEngine } from '../src-main/engine';
 import { createEngineApi } from '../src-main/engine/api';
-import { listen } from '../src-main/serve/server';
-import { RECEIVER_WORKER, runWorker } from './support/load';
-import { scaleConfig, usersFor } from './support/seed';
+import { usersFor } from './support/seed';
+import { engineOnSeededCopy } from './support/seeded-engine';
 
 const dir = process.argv[2];
 const count = Number(process.argv[3]);
 const deletions = Number(process.argv[4] ?? 40);
 if (!dir || !Number.isFinite(count)) throw new Error('usage: deletion-stalls.measure.ts <data folder (a copy)> <messages in it> [deletions]');
 
-const receiver = runWorker<{ port: number }>(RECEIVER_WORKER, { record: false });
-const hook = `http://127.0.0.1:${(await receiver.result).port}/hook`;
-const engine = createEngine({ dataDir: dir });
-engine.applyConfig(scaleConfig(hook));
-engine.start();
-const server = await listen(engine, '127.0.0.1', 0);
+const { engine, close } = await engineOnSeededCopy(dir);
 const api = createEngineApi(engine);
 // The users the scale benchmark deletes.
 const someUser = (k: number): string => `user_${(k * 37 + 11) % usersFor(count)}`;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-// What an upgraded log does after start is done first; the read worker is started.
-while (!engine.stores.log.bodiesPacked() || !engine.stores.deliveryViews.textIndexReady()) await sleep(20);
+// The read worker is started.
 await api.countDeliveries({ text: 'start-the-read-worker' });
 await sleep(500);
 const loop = monitorEventLoopDelay({ resolution: 1 });
@@ -66,6 +58,4 @@ console.log(
     `longest stall after it median ${at(stalls, 0.5)}, p90 ${at(stalls, 0.9)}, max ${at(stalls, 1)} ms; ` +
     `until forwarded and purged median ${at(purged, 0.5)}, p90 ${at(purged, 0.9)} ms`,
 );
-await server.close();
-await engine.stop();
-await receiver.worker.terminate();
+await close();

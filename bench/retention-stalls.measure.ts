@@ -14,10 +14,8 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { createEngine } from '../src-main/engine';
-import { listen } from '../src-main/serve/server';
-import { fmt, percentile, RECEIVER_WORKER, runWorker } from './support/load';
-import { scaleConfig } from './support/seed';
+import { fmt, percentile, runWorker } from './support/load';
+import { engineOnSeededCopy } from './support/seeded-engine';
 import { LogInspector } from '../src-main/engine/store/inspect';
 
 const dir = process.argv[2];
@@ -51,16 +49,8 @@ function loop() {
 loop();
 `;
 
-const receiver = runWorker<{ port: number }>(RECEIVER_WORKER, { record: false });
-const hook = `http://127.0.0.1:${(await receiver.result).port}/hook`;
-const engine = createEngine({ dataDir: dir });
-const config = scaleConfig(hook);
-engine.applyConfig(config);
-engine.start();
-const server = await listen(engine, '127.0.0.1', 0);
+const { engine, config, server, close } = await engineOnSeededCopy(dir);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-// What an upgraded log does after start is done first.
-while (!engine.stores.log.bodiesPacked() || !engine.stores.deliveryViews.textIndexReady()) await sleep(20);
 await sleep(500);
 const status = engine.retention.status();
 const megabytes = Math.floor((status.usedBytes / 2 ** 20) * share);
@@ -107,6 +97,4 @@ console.log(`retention pressing on a cap of ${fmt(megabytes)} MB (${share} of ${
 console.log(`  ingest acknowledgement: p50 ${fmt(percentile(acks, 50), 1)} ms, p99 ${fmt(percentile(acks, 99), 1)} ms, max ${fmt(acks.at(-1) ?? NaN, 1)} ms (${fmt(acks.length)} requests, ${failures} failed)`);
 console.log(`  event-loop delay: p99 ${fmt(loop.percentile(99) / 1e6, 1)} ms, max ${fmt(loop.max / 1e6, 1)} ms; WAL at most ${fmt(walMax / 2 ** 20, 1)} MiB`);
 console.log(`  retention removed ${fmt(removed)} messages, ${fmt(removed / elapsed)} a second`);
-await server.close();
-await engine.stop();
-await receiver.worker.terminate();
+await close();

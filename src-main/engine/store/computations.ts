@@ -116,7 +116,6 @@ export class ComputationStore {
     return new Map((this.q.sizes.all() as { id: number; n: number }[]).map((r) => [r.id, r.n]));
   }
 
-  /** Profile id → canonical JSON of the value last sent. */
   /** Members (audiences) or profiles with a value (traits) at the last sync. */
   size(id: number): number {
     return (this.q.size.get(id) as { n: number }).n;

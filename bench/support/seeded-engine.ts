@@ -1,0 +1,41 @@
+import { createEngine, type Engine } from '../../src-main/engine';
+import type { HookbenchConfig } from '../../src-main/engine/config';
+import { listen, type RunningServer } from '../../src-main/serve/server';
+import { RECEIVER_WORKER, runWorker } from './load';
+import { scaleConfig } from './seed';
+
+export interface SeededEngine {
+  engine: Engine;
+  /** The scale config, delivering to the local receiver. */
+  config: HookbenchConfig;
+  /** Its Tracking API and control API on 127.0.0.1. */
+  server: RunningServer;
+  /** Stops the server, the engine and the receiver. */
+  close(): Promise<void>;
+}
+
+/**
+ * An engine on a folder seeded by the scale benchmark (a copy: measures write to it), with the
+ * scale config delivering to a local receiver on a thread of its own, listening on 127.0.0.1,
+ * and what an upgraded log does after start (packing the bodies, the search index's backfill)
+ * done first, so that a measure times only its own calls.
+ */
+export async function engineOnSeededCopy(dir: string): Promise<SeededEngine> {
+  const receiver = runWorker<{ port: number }>(RECEIVER_WORKER, { record: false });
+  const config = scaleConfig(`http://127.0.0.1:${(await receiver.result).port}/hook`);
+  const engine = createEngine({ dataDir: dir });
+  engine.applyConfig(config);
+  engine.start();
+  const server = await listen(engine, '127.0.0.1', 0);
+  while (!engine.stores.log.bodiesPacked() || !engine.stores.deliveryViews.textIndexReady()) await new Promise((r) => setTimeout(r, 20));
+  return {
+    engine,
+    config,
+    server,
+    async close() {
+      await server.close();
+      await engine.stop();
+      await receiver.worker.terminate();
+    },
+  };
+}
