@@ -104,6 +104,13 @@ async function fieldsOf(call: Promise<unknown>): Promise<string[]> {
   assert.fail('expected a ValidationError');
 }
 
+/** `count` users who each completed an order yesterday, sent in batches of 100; their ids, in profile order. */
+async function buyers(w: World, count: number): Promise<string[]> {
+  const users = Array.from({ length: count }, (_, i) => `buyer-${String(i).padStart(3, '0')}`);
+  for (let i = 0; i < users.length; i += 100) await send(w, users.slice(i, i + 100).map((u) => order(w, u, 1)));
+  return users;
+}
+
 /** Every delivery of a sync has arrived and succeeded. */
 async function delivered(w: World, s: SyncSummary): Promise<void> {
   await waitUntil(
@@ -290,8 +297,7 @@ test('audience: replacing a definition keeps its id and synced state; the next s
 test('a sync of more profiles than a slice: the event loop turns between slices, its calls are one Inbound request, each member is sent once, and a sync asked for meanwhile is the same one', async () => {
   const w = await world();
   try {
-    const users = Array.from({ length: 250 }, (_, i) => `buyer-${String(i).padStart(3, '0')}`);
-    for (let i = 0; i < users.length; i += 100) await send(w, users.slice(i, i + 100).map((u) => order(w, u, 1)));
+    const users = await buyers(w, 250);
     let turns = 0;
     let counting = true;
     const count = (): void => {
@@ -327,8 +333,7 @@ test('a sync of more profiles than a slice: the event loop turns between slices,
 test('a sync stopped between slices leaves what it sent recorded: the next sync (initial again) sends the rest, nobody twice', async () => {
   const w = await world();
   try {
-    const users = Array.from({ length: 120 }, (_, i) => `buyer-${String(i).padStart(3, '0')}`);
-    for (let i = 0; i < users.length; i += 60) await send(w, users.slice(i, i + 60).map((u) => order(w, u, 1)));
+    const users = await buyers(w, 120);
     await w.h.engine.personas.current();
     const saving = w.h.engine.personas.saveAudience({ name: 'Buyers', space: 'personas', syncEveryMinutes: null, condition: { kind: 'event', event: 'Order Completed' } });
     // The first slice has run (SYNC_CALLS_PER_SLICE calls); the engine stops before the next.
