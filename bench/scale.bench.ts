@@ -7,7 +7,7 @@
  *   npm run bench scale            SCALE=10m npm run bench scale            RUNS=30 npm run bench scale
  *   SEED_ONLY=1 SCALE=10m npm run bench scale     (seed the cache and stop)
  *   INGEST_ONLY=1 npm run bench scale              (only ingest at N against at 0, below, then stop)
- *   UNDER_LOAD_ONLY=3 npm run bench scale          (only the ingest acknowledgement quiet and under the UI calls, 3 rounds)
+ *   UNDER_LOAD_ONLY=3 npm run bench scale          (only the ingest acknowledgement quiet and under the UI calls, 3 rounds each with the read worker lowered and not)
  *
  * The seeded data folder is cached under bench/.cache/ (gitignored), keyed by the size and the
  * seed's version, so a rerun skips seeding; each run works on a copy of it, since a deletion
@@ -38,6 +38,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createEngine, type Engine } from '../src-main/engine';
+import { BACKGROUND_NICE } from '../src-main/engine/thread-priority';
 import { createEngineApi } from '../src-main/engine/api';
 import { MIGRATIONS } from '../src-main/engine/store/schema';
 import { MAX_MESSAGES_PER_COMMIT } from '../src-main/engine/store/group-commit';
@@ -488,28 +489,48 @@ async function underLoadRounds(label: string, rounds: number, round: () => Promi
 }
 
 /**
- * Only the ingest acknowledgement quiet and under the UI's heaviest calls, `rounds` times on one
- * engine (the read worker's), for comparing a change to it without the whole table.
+ * Only the ingest acknowledgement quiet and under the UI's heaviest calls, for comparing a change
+ * to it without the whole table: `rounds` rounds each on an engine whose read worker runs at the
+ * lower priority it has (BACKGROUND_NICE) and on one whose worker runs at the engine's, the two
+ * alternating (and which goes first too), then each side's rounds pooled.
  */
 async function underLoadOnly(work: string, hook: string, rounds: number): Promise<void> {
-  const engine = createEngine({ dataDir: join(work, 'data') });
-  engine.applyConfig(scaleConfig(hook));
-  engine.start();
-  const server = await listen(engine, '127.0.0.1', 0);
-  const t0 = performance.now();
-  try {
-    await engine.personas.current();
-    while (!engine.stores.deliveryViews.textIndexReady()) await sleep(20);
-    while (!engine.stores.log.bodiesPacked()) await sleep(20);
-    console.log(`caught up after start in ${fmt((performance.now() - t0) / 1000, 1)} s (profiles, search index, packed bodies)`);
-    // What the copy and the catch-ups wrote is flushed before measuring, so that the disk's
-    // write-back of them does not land in one phase or the other.
-    spawnSync('sync');
-    console.log(`ingest acknowledgement, 1,000 messages/s in batches of 10 for ${LOAD_SECONDS} s:`);
-    await underLoadRounds('with the read worker', rounds, () => ingestUnderLoad(server.url, createEngineApi(engine), join(work, 'data', 'hookbench.sqlite-wal')), true);
-  } finally {
-    await server.close();
-    await engine.stop();
+  const sides = [
+    { label: `read worker at nice ${BACKGROUND_NICE}`, nice: BACKGROUND_NICE, quiet: [] as number[], loaded: [] as number[] },
+    { label: "read worker at the engine's priority", nice: null, quiet: [] as number[], loaded: [] as number[] },
+  ];
+  console.log(`ingest acknowledgement, 1,000 messages/s in batches of 10 for ${LOAD_SECONDS} s:`);
+  for (let k = 1; k <= rounds; k++) {
+    for (const side of k % 2 === 1 ? sides : [...sides].reverse()) {
+      const engine = createEngine({ dataDir: join(work, 'data'), readWorkerNice: side.nice });
+      engine.applyConfig(scaleConfig(hook));
+      engine.start();
+      const server = await listen(engine, '127.0.0.1', 0);
+      const t0 = performance.now();
+      try {
+        await engine.personas.current();
+        while (!engine.stores.deliveryViews.textIndexReady()) await sleep(20);
+        while (!engine.stores.log.bodiesPacked()) await sleep(20);
+        if (k === 1) console.log(`caught up after start in ${fmt((performance.now() - t0) / 1000, 1)} s (profiles, search index, packed bodies)`);
+        // What the copy, the catch-ups and the last round wrote is flushed before measuring, so
+        // that the disk's write-back of them does not land in one phase or the other.
+        spawnSync('sync');
+        const r = await ingestUnderLoad(server.url, createEngineApi(engine), join(work, 'data', 'hookbench.sqlite-wal'));
+        for (const l of underLoadLines(`${side.label}, round ${k} of ${rounds}`, r)) console.log(l);
+        side.quiet.push(...r.quiet.acks);
+        side.loaded.push(...r.loaded.acks);
+      } finally {
+        await server.close();
+        await engine.stop();
+      }
+    }
+  }
+  for (const side of sides) {
+    const [q, l] = [side.quiet.sort((a, b) => a - b), side.loaded.sort((a, b) => a - b)];
+    console.log(
+      `  ${side.label}, all ${rounds} rounds: quiet p50 ${fmt(percentile(q, 50), 1)} ms, p99 ${fmt(percentile(q, 99), 1)} ms; under the UI calls p50 ${fmt(percentile(l, 50), 1)} ms, ` +
+        `p99 ${fmt(percentile(l, 99), 1)} ms; ratio of p99s (quiet / under UI load) ${fmt(percentile(q, 99) / percentile(l, 99), 2)}`,
+    );
   }
 }
 

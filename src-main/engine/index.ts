@@ -65,6 +65,11 @@ export interface EngineOptions {
    */
   readWorkerEntry?: string | URL | null;
   /**
+   * The read worker thread's nice value (BACKGROUND_NICE unless set; Linux only); null leaves it
+   * at the engine's priority, for measuring what the lower one buys.
+   */
+  readWorkerNice?: number | null;
+  /**
    * A sending thread's entry file (delivery/sender-worker.ts, or its build). Absent or null:
    * attempts are sent from the engine's thread, which measured better on two cores
    * (docs/latency.md, change 6).
@@ -220,6 +225,7 @@ export function createEngine(options: EngineOptions): Engine {
     clock,
     log: options.log,
     countBudgetMs: options.readCountBudgetMs,
+    nice: options.readWorkerNice,
   });
   // The worker reads what is committed: before a free-text read of deliveries, what commits still
   // owe the search index goes in; before a page of profiles, what they owe the profiles. Other

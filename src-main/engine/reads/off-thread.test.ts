@@ -1,7 +1,7 @@
 import { after, before, describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import fc from 'fast-check';
@@ -17,6 +17,7 @@ import { classifyStorageError } from '../store/storage-fault';
 import { errorOf, RESTART_DELAY_MS } from './off-thread';
 import { failureOf, type ReadOp, type ReadResult } from './protocol';
 import { MIN_WALK_MESSAGES } from '../store/delivery-views';
+import { BACKGROUND_NICE, threadIdOf } from '../thread-priority';
 
 const T0 = Date.parse('2026-11-22T12:00:00.000Z');
 const HOOK = 'http://127.0.0.1:9/hook';
@@ -40,6 +41,12 @@ function engineFor(t: TestContext, prefix: string): Engine {
     rmSync(dir, { recursive: true, force: true });
   });
   return engine;
+}
+
+/** A thread's nice value as the kernel has it: the 19th field of its stat line (after the command's closing parenthesis). */
+function niceOfThread(tid: number): number {
+  const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
 }
 
 /** A read that only the worker may answer: its fallback fails the test. */
@@ -258,6 +265,24 @@ test('a long count on the worker leaves the engine thread idle; the same count i
     await engine.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("the read worker runs at a lower CPU priority than the engine's thread, which keeps its own", async (t) => {
+  const engine = engineFor(t, 'hookbench-reads-nice-');
+  const mine = getPriority();
+  await untilWorkerAnswers(engine);
+  const priority = engine.reads.priority();
+  if (process.platform !== 'linux') {
+    assert.equal(priority, null, 'elsewhere a thread has no priority of its own: nothing is lowered');
+    return;
+  }
+  assert.ok(priority !== null, 'on Linux the worker says which thread it is and what it now has');
+  // Read from the kernel's side, not from what the worker says of itself.
+  assert.equal(niceOfThread(priority.tid), Math.max(mine, BACKGROUND_NICE));
+  assert.equal(priority.nice, niceOfThread(priority.tid));
+  assert.notEqual(priority.tid, threadIdOf(readlinkSync('/proc/thread-self')));
+  assert.equal(getPriority(), mine, "the engine's thread keeps its priority");
+  assert.equal(niceOfThread(process.pid), mine, 'and so does the process');
 });
 
 test("a text count on the worker stops on the worker's own budget, after its first 100 messages, and says since when", async () => {

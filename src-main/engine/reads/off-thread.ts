@@ -10,6 +10,7 @@ import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { Clock } from '../clock';
 import { sourceEntryBeside, spawnThread } from '../threads';
+import type { ThreadPriority } from '../thread-priority';
 import type { ReadAnswer, ReadArgs, ReadFailure, ReadOp, ReadReady, ReadRequest, ReadResult, ReadWorkerData } from './protocol';
 
 export interface OffThreadReads {
@@ -21,6 +22,8 @@ export interface OffThreadReads {
   thread(): Worker | null;
   /** How many calls the worker answered, and how many ran their fallback here. */
   stats(): { offThread: number; fallback: number };
+  /** The answering worker's thread id and nice value, once it is ready; null before, or where it could not be lowered. */
+  priority(): ThreadPriority | null;
 }
 
 export interface OffThreadOptions {
@@ -36,6 +39,8 @@ export interface OffThreadOptions {
   restartDelayMs?: number;
   /** The worker's budget for a text count through the index (COUNT_BUDGET_MS unless set). */
   countBudgetMs?: number;
+  /** The worker thread's nice value (BACKGROUND_NICE unless set); null: left at the engine's. */
+  nice?: number | null;
   log?: (line: string) => void;
 }
 
@@ -60,6 +65,7 @@ export function createOffThreadReads(options: OffThreadOptions): OffThreadReads 
   const log = options.log ?? ((line: string): void => void process.stderr.write(`${line}\n`));
   let worker: Worker | null = null;
   let ready = false;
+  let priority: ThreadPriority | null = null;
   let lastStart: number | null = null;
   let stopped = false;
   let nextId = 1;
@@ -72,7 +78,7 @@ export function createOffThreadReads(options: OffThreadOptions): OffThreadReads 
     lastStart = options.clock.now();
     let w: Worker;
     try {
-      w = spawnThread(entry, { dbPath: options.dbPath, nativeBinding: options.nativeBinding, countBudgetMs: options.countBudgetMs } satisfies ReadWorkerData);
+      w = spawnThread(entry, { dbPath: options.dbPath, nativeBinding: options.nativeBinding, countBudgetMs: options.countBudgetMs, nice: options.nice } satisfies ReadWorkerData);
     } catch (err) {
       log(`hookbench: the read worker could not start, reads run on the engine's thread: ${err instanceof Error ? err.message : String(err)}`);
       return;
@@ -84,6 +90,7 @@ export function createOffThreadReads(options: OffThreadOptions): OffThreadReads 
       if (worker !== w) return;
       if ('ready' in m) {
         ready = true;
+        priority = m.priority;
         return;
       }
       const call = waiting.get(m.id);
@@ -99,6 +106,7 @@ export function createOffThreadReads(options: OffThreadOptions): OffThreadReads 
       if (worker !== w) return;
       worker = null;
       ready = false;
+      priority = null;
       // Calls it had not answered are read here; after stop() there is no connection left to read.
       const orphans = [...waiting.values()];
       waiting.clear();
@@ -134,5 +142,6 @@ export function createOffThreadReads(options: OffThreadOptions): OffThreadReads 
     },
     thread: () => worker,
     stats: () => ({ ...counts }),
+    priority: () => priority,
   };
 }

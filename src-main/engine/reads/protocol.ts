@@ -8,6 +8,7 @@ import type { RequestQueryFilter, RequestRow } from '../store/requests';
 import type { ProfilePageArgs } from '../store/profiles';
 import type { PurgePrefetch } from '../deletion/purge';
 import type { ProfileView } from '../../../src-shared/personas';
+import type { ThreadPriority } from '../thread-priority';
 
 export interface ReadOps {
   'deliveries.list': { args: DeliveryQueryPage; result: PageResult<DeliverySummary> };
@@ -39,6 +40,8 @@ export type ReadAnswer = { id: number; ok: true; value: unknown } | { id: number
 /** The worker's first word: its connection is open and it takes calls. */
 export interface ReadReady {
   ready: true;
+  /** The thread's lowered priority, or null where it runs at the engine's (not Linux). */
+  priority: ThreadPriority | null;
 }
 
 export interface ReadWorkerData {
@@ -46,6 +49,8 @@ export interface ReadWorkerData {
   nativeBinding?: string;
   /** How long a text count walks the index (ms); COUNT_BUDGET_MS when absent. */
   countBudgetMs?: number;
+  /** The thread's nice value (BACKGROUND_NICE when absent); null: left at the engine's. */
+  nice?: number | null;
 }
 
 /** Pure: an error as plain data. */

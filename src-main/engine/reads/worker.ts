@@ -12,11 +12,14 @@ import { RequestStore } from '../store/requests';
 import { ProfileStore } from '../store/profiles';
 import { DeletionStore } from '../store/deletions';
 import { atOnce, createDeliveryReads } from '../api/deliveries';
+import { lowerThisThreadsPriority } from '../thread-priority';
 import { failureOf, type ReadAnswer, type ReadArgs, type ReadOp, type ReadReady, type ReadRequest, type ReadResult, type ReadWorkerData } from './protocol';
 
 const port = parentPort;
 if (port === null) throw new Error('the read worker runs on a worker thread');
 const data = workerData as ReadWorkerData;
+// Its reads wait while the engine's thread has work: a busy machine answers ingest first.
+const priority = data.nice === null ? null : lowerThisThreadsPriority(data.nice);
 const db = openReadOnly(data.dbPath, { nativeBinding: data.nativeBinding });
 const deliveries = createDeliveryReads(new DeliveryViewStore(db), atOnce, data.countBudgetMs === undefined ? {} : { countBudgetMs: data.countBudgetMs });
 const requests = new RequestStore(db);
@@ -46,4 +49,4 @@ let queue: Promise<void> = Promise.resolve();
 port.on('message', (request: ReadRequest) => {
   queue = queue.then(async () => port.postMessage(await answer(request)));
 });
-port.postMessage({ ready: true } satisfies ReadReady);
+port.postMessage({ ready: true, priority } satisfies ReadReady);
