@@ -106,7 +106,7 @@ export function handleAssertions(assertions: Assertions, req: IncomingMessage, r
         return assertions.deliveries(parse(deliveryListSchema, queryOf(url)));
       case '/api/violations': {
         const { marker } = parse(markerQuerySchema, queryOf(url));
-        return { counts: assertions.violationCounts(marker) };
+        return { counts: await assertions.violationCounts(marker) };
       }
       case '/api/messages/wait': {
         const input = parse(waitSchema, queryOf(url));

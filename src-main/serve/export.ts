@@ -41,7 +41,7 @@ export async function streamExport(assertions: Assertions, query: Record<string,
   const read = (from: number, first: boolean) =>
     exportPage(assertions, { format, filter, after: from, limit: Math.min(EXPORT_PAGE, left), first, final: left <= EXPORT_PAGE });
   // The first page is read before the headers go: an unknown marker is refused as a 400.
-  let page = read(after ?? 0, true);
+  let page = await read(after ?? 0, true);
   res.writeHead(200, {
     'content-type': EXPORT_CONTENT_TYPES[format],
     'content-disposition': `attachment; filename="${FILE_NAMES[format]}"`,
@@ -53,7 +53,7 @@ export async function streamExport(assertions: Assertions, query: Record<string,
     if (res.destroyed) return;
     left -= page.items;
     if (page.next === null) break;
-    page = read(page.next, false);
+    page = await read(page.next, false);
   }
   res.end();
 }

@@ -130,7 +130,7 @@ test('the first page\'s total is counted in windows of message ids within a budg
     }
     const assertions = createAssertions(h.engine);
     const tracks = (messages * 4) / 5;
-    assert.equal(assertions.count({ type: 'track' }), tracks);
+    assert.equal(await assertions.count({ type: 'track' }), tracks);
     assert.equal(await assertions.countWithin({ type: 'track' }, 10_000), tracks, 'over more than one window, the same count');
     assert.equal(await assertions.countWithin({}, 10_000), messages);
     assert.equal(await assertions.countWithin({ type: 'track' }, 0), undefined, 'the budget spent before the newest message: no count');

@@ -37,7 +37,7 @@ export function createExportImportApi(engine: Engine, deps: ExportImportDeps): P
       // params.ts parsed it already: times are milliseconds by now, whatever the caller sent.
       const filter = (input.filter ?? {}) as MessageFilter;
       const first = input.after === undefined;
-      const page = exportPage(assertions, { format: input.format, filter, after: input.after ?? 0, limit: input.limit ?? MAX_EXPORT_PAGE, first });
+      const page = await exportPage(assertions, { format: input.format, filter, after: input.after ?? 0, limit: input.limit ?? MAX_EXPORT_PAGE, first });
       if (!first || input.format === 'har') return page;
       // The progress bar's total, when it can be counted in a moment; without it the renderer shows the count so far.
       const total = await assertions.countWithin(filter, EXPORT_TOTAL_BUDGET_MS);

@@ -37,15 +37,16 @@ export const COUNT_WINDOWS: TimedSlices = { first: 2_000, min: 500, max: 1_000_0
 const CLOSEST_SHOWN = 5;
 
 /**
- * Reads the message ids in (low, high] a window at a time (COUNT_WINDOWS), oldest or newest first,
- * with a turn of the event loop between windows, and stops once `budgetMs` of reading has passed
- * (after one window at least). Returns the edge it reached: `high` going up, `low` going down,
- * when it read the whole range.
+ * Reads the ids in (low, high] a window at a time (COUNT_WINDOWS), oldest or newest first, with a
+ * turn of the event loop between windows, and stops once `budgetMs` of reading has passed (after
+ * one window at least) or `enough()` says so. Returns the edge it reached: `high` going up, `low`
+ * going down, when it read the whole range.
  */
 async function inIdWindows(
   range: { low: number; high: number; newestFirst: boolean },
   budgetMs: number,
   read: (after: number, through: number) => void,
+  enough: () => boolean = () => false,
 ): Promise<number> {
   let edge = range.newestFirst ? range.high : range.low;
   const done = (): boolean => (range.newestFirst ? edge <= range.low : edge >= range.high);
@@ -60,30 +61,56 @@ async function inIdWindows(
     spent += took;
     window = nextTimedSize(COUNT_WINDOWS, window, took);
     edge = next;
-    if (done() || spent >= budgetMs) break;
+    if (done() || spent >= budgetMs || enough()) break;
     await new Promise((resolve) => setImmediate(resolve));
   }
   return edge;
 }
 
+/**
+ * A keyset page (ids after `after`, oldest first, at most `limit`) read in windows of ids up to
+ * `high`, so that a filter that matches little or nothing walks the log in steps instead of
+ * holding the engine's thread for one long scan. `next` is the last row's id when the page is full.
+ */
+async function pageInWindows<T extends { id: number }>(
+  after: number,
+  high: number,
+  limit: number,
+  read: (after: number, through: number, limit: number) => T[],
+): Promise<{ rows: T[]; next: number | null }> {
+  const rows: T[] = [];
+  await inIdWindows(
+    { low: after, high, newestFirst: false },
+    Number.POSITIVE_INFINITY,
+    (from, through) => void rows.push(...read(from, through, limit - rows.length)),
+    () => rows.length >= limit,
+  );
+  return { rows, next: rows.length === limit ? (rows[rows.length - 1]?.id ?? null) : null };
+}
+
+/**
+ * Every read here that may scan the log runs in windows of ids with a turn of the event loop
+ * between them (inIdWindows): a filter that matches nothing in a log of millions takes its time,
+ * but never holds the engine's thread, and with it ingest, for longer than a window (about 4 ms).
+ */
 export interface Assertions {
-  messages(input: z.output<typeof messageListSchema>): { messages: AssertedMessage[]; next: number | null };
-  /** How many messages the filter matches now. */
-  count(input: FilterInput): number;
+  messages(input: z.output<typeof messageListSchema>): Promise<{ messages: AssertedMessage[]; next: number | null }>;
+  /** How many messages the filter matches now (exact, counted in windows). */
+  count(input: FilterInput): Promise<number>;
   /**
    * The same count made in windows of message ids with a turn of the event loop between them, so
    * that it never holds the engine's thread for long; undefined once it has counted for `budgetMs`
    * without reaching the newest message (a log too big to count for a progress bar).
    */
   countWithin(input: FilterInput, budgetMs: number): Promise<number | undefined>;
-  deliveries(input: z.output<typeof deliveryListSchema>): { deliveries: AssertedDeliveryRow[]; next: number | null };
+  deliveries(input: z.output<typeof deliveryListSchema>): Promise<{ deliveries: AssertedDeliveryRow[]; next: number | null }>;
   /** Attempts of the deliveries the filter matches (message fields over their message), oldest first. */
-  attempts(input: z.output<typeof deliveryListSchema>): { attempts: ExportAttemptRow[]; next: number | null };
+  attempts(input: z.output<typeof deliveryListSchema>): Promise<{ attempts: ExportAttemptRow[]; next: number | null }>;
   /** Resolves once `count` messages match or the timeout passes, or early when `signal` aborts. */
   wait(input: z.output<typeof waitSchema>, signal?: AbortSignal): Promise<WaitResult>;
   reset(input: z.output<typeof resetSchema>): Promise<{ marker: MarkerView } | { cleared: ClearLogResult; markers: number }>;
-  /** Messages with violations, per type and event (after a marker when given). */
-  violationCounts(marker?: string): { type: string; event: string | null; messages: number; violations: number }[];
+  /** Messages with violations, per type and event (after a marker when given), exact, counted in windows. */
+  violationCounts(marker?: string): Promise<ViolationCount[]>;
   /**
    * The same over the whole log, counted newest first in windows of message ids with a turn of
    * the event loop between them, for at most `budgetMs` of counting: `from` is null when it
@@ -212,9 +239,70 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     return { filter, criteria, marker };
   };
 
+  /** Exact count of the filter's matches among the message ids in (after, through], in windows. */
+  const countIn = async (filter: MessageQueryFilter, after: number, through: number): Promise<number> => {
+    let total = 0;
+    await inIdWindows({ low: after, high: through, newestFirst: false }, Number.POSITIVE_INFINITY, (from, to) => {
+      total += store.countMessagesInIds(filter, from, to);
+    });
+    return total;
+  };
+
+  const messagePage = async (filter: MessageQueryFilter, after: number, limit: number): Promise<{ messages: AssertedMessage[]; next: number | null }> => {
+    const { rows, next } = await pageInWindows(Math.max(after, filter.afterMessageId ?? 0), store.lastMessageId(), limit, (from, through, n) =>
+      store.messages(filter, from, n, through),
+    );
+    return { messages: rows.map(toAssertedMessage), next };
+  };
+
+  /**
+   * The matches of a wait, kept current as the log changes. Messages only arrive with higher ids
+   * and a message's own fields never change, so unless the filter asks for a delivery status
+   * (which an outcome changes for old messages too) only the ids past the last count are counted
+   * again. A log cleared meanwhile hands ids out again from the start: counted anew.
+   */
+  const matchesOf = (filter: MessageQueryFilter) => {
+    // Nothing at or before a marker matches: counting starts after it.
+    const low = filter.afterMessageId ?? 0;
+    let matched = 0;
+    let through = low;
+    return {
+      matched: () => matched,
+      async update(): Promise<number> {
+        const high = store.lastMessageId();
+        if (filter.deliveryStatus !== null || high < through) {
+          matched = 0;
+          through = low;
+        }
+        matched += await countIn(filter, through, high);
+        through = high;
+        return matched;
+      },
+    };
+  };
+
+  /** Violation counts over the message ids after `low`, newest first in windows, for at most `budgetMs` of counting. */
+  const violationCountsIn = async (low: number, budgetMs: number): Promise<{ counts: ViolationCount[]; reached: number }> => {
+    const byCall = new Map<string, ViolationCount>();
+    const reached = await inIdWindows({ low, high: store.lastMessageId(), newestFirst: true }, budgetMs, (after, through) => {
+      for (const row of store.violationCountsInIds(after, through)) {
+        const key = JSON.stringify([row.type, row.event]);
+        const c = byCall.get(key) ?? { type: row.type, event: row.event, messages: 0, violations: 0 };
+        c.messages += row.messages;
+        c.violations += row.violations;
+        byCall.set(key, c);
+      }
+    });
+    const counts = [...byCall.values()].sort(
+      (a, b) => b.messages - a.messages || compareText(a.type, b.type) || compareText(a.event ?? '', b.event ?? ''),
+    );
+    return { counts, reached };
+  };
+
   return {
     count(input) {
-      return store.countMessages(resolve(input).filter);
+      const { filter } = resolve(input);
+      return countIn(filter, filter.afterMessageId ?? 0, store.lastMessageId());
     },
 
     async countWithin(input, budgetMs) {
@@ -228,34 +316,26 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     },
 
     messages(input) {
-      const { filter } = resolve(input);
-      const limit = input.limit ?? DEFAULT_ASSERT_LIMIT;
-      const rows = store.messages(filter, input.after ?? 0, limit);
-      return { messages: rows.map(toAssertedMessage), next: rows.length === limit ? (rows[rows.length - 1]?.id ?? null) : null };
+      return messagePage(resolve(input).filter, input.after ?? 0, input.limit ?? DEFAULT_ASSERT_LIMIT);
     },
 
-    deliveries(input) {
+    async deliveries(input) {
       const { filter, marker } = resolve(input);
-      const limit = input.limit ?? DEFAULT_ASSERT_LIMIT;
-      const rows = store.deliveries(
-        filter,
-        { status: input.status ?? null, destination: input.destination ?? null, afterDeliveryId: marker?.delivery_id ?? null },
-        input.after ?? 0,
-        limit,
+      const extra = { status: input.status ?? null, destination: input.destination ?? null, afterDeliveryId: marker?.delivery_id ?? null };
+      const after = Math.max(input.after ?? 0, marker?.delivery_id ?? 0);
+      const { rows, next } = await pageInWindows(after, store.lastDeliveryId(), input.limit ?? DEFAULT_ASSERT_LIMIT, (from, through, n) =>
+        store.deliveries(filter, extra, from, n, through),
       );
-      return { deliveries: rows.map(toDeliveryRow), next: rows.length === limit ? (rows[rows.length - 1]?.id ?? null) : null };
+      return { deliveries: rows.map(toDeliveryRow), next };
     },
 
-    attempts(input) {
+    async attempts(input) {
       const { filter, marker } = resolve(input);
-      const limit = input.limit ?? DEFAULT_ASSERT_LIMIT;
-      const rows = store.attempts(
-        filter,
-        { status: input.status ?? null, destination: input.destination ?? null, afterDeliveryId: marker?.delivery_id ?? null },
-        input.after ?? 0,
-        limit,
+      const extra = { status: input.status ?? null, destination: input.destination ?? null, afterDeliveryId: marker?.delivery_id ?? null };
+      const { rows, next } = await pageInWindows(input.after ?? 0, store.lastAttemptId(), input.limit ?? DEFAULT_ASSERT_LIMIT, (from, through, n) =>
+        store.attempts(filter, extra, from, n, through),
       );
-      return { attempts: rows, next: rows.length === limit ? (rows[rows.length - 1]?.id ?? null) : null };
+      return { attempts: rows, next };
     },
 
     async wait(input, signal) {
@@ -263,10 +343,14 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
       const wanted = input.count ?? 1;
       const timeoutMs = Math.round((input.timeout ?? DEFAULT_WAIT_SECONDS) * 1000);
       const started = engine.clock.now();
-      let matched = store.countMessages(filter);
-      if (matched < wanted && timeoutMs > 0 && !signal?.aborted) {
+      const matches = matchesOf(filter);
+      await matches.update();
+      if (matches.matched() < wanted && timeoutMs > 0 && !signal?.aborted) {
         await new Promise<void>((done) => {
           let finished = false;
+          // One count at a time: events that come while one runs ask for one more after it.
+          let counting: Promise<void> | null = null;
+          let again = false;
           const finish = (): void => {
             if (finished) return;
             finished = true;
@@ -276,21 +360,35 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
             signal?.removeEventListener('abort', finish);
             done();
           };
+          const recount = (): void => {
+            if (counting !== null) {
+              again = true;
+              return;
+            }
+            counting = (async () => {
+              do {
+                again = false;
+                if ((await matches.update()) >= wanted) finish();
+              } while (again && !finished);
+            })().finally(() => {
+              counting = null;
+            });
+          };
           // New messages arrive as `requests` events, delivery outcomes as `deliveries`: each is
           // a moment the count can have changed, and the only moments it can.
           const unsubscribe = engine.onLive((event) => {
             if (event.type !== 'requests' && event.type !== 'deliveries') return;
-            matched = store.countMessages(filter);
-            if (matched >= wanted) finish();
+            if (event.type === 'deliveries' && filter.deliveryStatus === null) return;
+            recount();
           });
           const timer = engine.clock.setTimer(finish, timeoutMs);
           waits.add(finish);
           signal?.addEventListener('abort', finish);
         });
-        matched = store.countMessages(filter);
+        await matches.update();
       }
-      const limit = input.limit ?? DEFAULT_ASSERT_LIMIT;
-      const messages = store.messages(filter, 0, limit).map(toAssertedMessage);
+      const matched = matches.matched();
+      const { messages } = await messagePage(filter, 0, input.limit ?? DEFAULT_ASSERT_LIMIT);
       const met = matched >= wanted;
       const closest = met
         ? []
@@ -312,24 +410,12 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     },
 
     async violationCountsWithin(budgetMs) {
-      const byCall = new Map<string, ViolationCount>();
-      const reached = await inIdWindows({ low: 0, high: store.lastMessageId(), newestFirst: true }, budgetMs, (after, through) => {
-        for (const row of store.violationCountsInIds(after, through)) {
-          const key = JSON.stringify([row.type, row.event]);
-          const c = byCall.get(key) ?? { type: row.type, event: row.event, messages: 0, violations: 0 };
-          c.messages += row.messages;
-          c.violations += row.violations;
-          byCall.set(key, c);
-        }
-      });
-      const counts = [...byCall.values()].sort(
-        (a, b) => b.messages - a.messages || compareText(a.type, b.type) || compareText(a.event ?? '', b.event ?? ''),
-      );
+      const { counts, reached } = await violationCountsIn(0, budgetMs);
       return { counts, from: reached === 0 ? null : store.receivedAfter(reached) };
     },
 
-    violationCounts(marker) {
-      return store.violationCounts(markerOf(marker)?.message_id ?? 0);
+    async violationCounts(marker) {
+      return (await violationCountsIn(markerOf(marker)?.message_id ?? 0, Number.POSITIVE_INFINITY)).counts;
     },
 
     close() {

@@ -52,9 +52,9 @@ export interface PageRequest {
 }
 
 /** One page of the export: read from the log, formatted. */
-export function exportPage(assertions: Assertions, r: PageRequest): ExportPage {
+export async function exportPage(assertions: Assertions, r: PageRequest): Promise<ExportPage> {
   if (r.format === 'har') {
-    const page = assertions.attempts({ ...r.filter, after: r.after, limit: r.limit });
+    const page = await assertions.attempts({ ...r.filter, after: r.after, limit: r.limit });
     const next = r.final === true ? null : page.next;
     const entries = page.attempts.map((a, i) => `${r.first && i === 0 ? '' : ','}${JSON.stringify(harEntry(a))}`).join('');
     return {
@@ -63,7 +63,7 @@ export function exportPage(assertions: Assertions, r: PageRequest): ExportPage {
       next,
     };
   }
-  const page = assertions.messages({ ...r.filter, after: r.after, limit: r.limit });
+  const page = await assertions.messages({ ...r.filter, after: r.after, limit: r.limit });
   const lines = page.messages.map((m) => (r.format === 'csv' ? csvLine(m) : `${JSON.stringify(m.message)}\n`)).join('');
   return {
     text: `${r.first && r.format === 'csv' ? `${CSV_COLUMNS.join(',')}\r\n` : ''}${lines}`,

@@ -122,6 +122,13 @@ export function messageFilterSql(f: MessageQueryFilter): { terms: string[]; para
   return { terms, params };
 }
 
+/** Adds `column <= throughId` when a window's upper edge is given. */
+function upTo(terms: string[], params: unknown[], column: string, throughId: number | undefined): void {
+  if (throughId === undefined) return;
+  terms.push(`${column} <= ?`);
+  params.push(throughId);
+}
+
 const where = (terms: string[]): string => (terms.length > 0 ? `WHERE ${terms.join(' AND ')}` : '');
 
 const MESSAGE_COLUMNS = `m.id, m.message_id, m.type, m.event, m.user_id, m.anonymous_id,
@@ -129,11 +136,15 @@ const MESSAGE_COLUMNS = `m.id, m.message_id, m.type, m.event, m.user_id, m.anony
   (SELECT json_group_array(json_object('id', d.id, 'destination', dst.name, 'status', d.status, 'httpStatus', d.last_http_status))
      FROM deliveries d LEFT JOIN destinations dst ON dst.id = d.destination_id WHERE d.message_id = m.id) AS deliveries`;
 
-/** Pure: a page of matching messages, oldest first, after a row id (keyset). */
-export function messagePageSql(f: MessageQueryFilter, afterId: number, limit: number): { sql: string; params: unknown[] } {
+/**
+ * Pure: a page of matching messages, oldest first, after a row id (keyset); with `throughId`,
+ * only among the ids up to it (one window of a page read in steps).
+ */
+export function messagePageSql(f: MessageQueryFilter, afterId: number, limit: number, throughId?: number): { sql: string; params: unknown[] } {
   const { terms, params } = messageFilterSql(f);
   terms.push('m.id > ?');
   params.push(afterId);
+  upTo(terms, params, 'm.id', throughId);
   return {
     sql: `WITH page AS MATERIALIZED (SELECT m.id FROM messages m ${where(terms)} ORDER BY m.id LIMIT ?)
       SELECT ${MESSAGE_COLUMNS} FROM page JOIN messages m ON m.id = page.id ORDER BY m.id`,
@@ -141,12 +152,13 @@ export function messagePageSql(f: MessageQueryFilter, afterId: number, limit: nu
   };
 }
 
-/** Pure: the deliveries matching message fields (over their message) and their own, oldest first. */
+/** Pure: the deliveries matching message fields (over their message) and their own, oldest first; `throughId` as for messages. */
 export function deliveryPageSql(
   f: MessageQueryFilter,
   extra: DeliveryQueryExtra,
   afterId: number,
   limit: number,
+  throughId?: number,
 ): { sql: string; params: unknown[] } {
   const { terms, params } = messageFilterSql(f);
   if (extra.status !== null) {
@@ -163,6 +175,7 @@ export function deliveryPageSql(
   }
   terms.push('d.id > ?');
   params.push(afterId);
+  upTo(terms, params, 'd.id', throughId);
   return {
     sql: `SELECT d.id, d.message_id AS message_row_id, m.message_id, m.type, m.event, m.user_id, m.anonymous_id,
         (SELECT s.name FROM sources s WHERE s.id = m.source_id) AS source, dst.name AS destination, d.status,
@@ -193,8 +206,14 @@ export interface ExportAttemptRow {
   type: string | null;
 }
 
-/** Pure: the attempts of the deliveries a filter matches, oldest first, after an attempt id. */
-export function attemptPageSql(f: MessageQueryFilter, extra: DeliveryQueryExtra, afterId: number, limit: number): { sql: string; params: unknown[] } {
+/** Pure: the attempts of the deliveries a filter matches, oldest first, after an attempt id; `throughId` as for messages. */
+export function attemptPageSql(
+  f: MessageQueryFilter,
+  extra: DeliveryQueryExtra,
+  afterId: number,
+  limit: number,
+  throughId?: number,
+): { sql: string; params: unknown[] } {
   const { terms, params } = messageFilterSql(f);
   if (extra.status !== null) {
     terms.push('d.status = ?');
@@ -210,6 +229,7 @@ export function attemptPageSql(f: MessageQueryFilter, extra: DeliveryQueryExtra,
   }
   terms.push('a.id > ?');
   params.push(afterId);
+  upTo(terms, params, 'a.id', throughId);
   return {
     sql: `SELECT a.id, a.delivery_id, a.url, a.started_at, a.state, a.http_status, a.request_headers, a.timings, a.response_headers,
         a.response_body, a.response_bytes, a.error_text, ${BODY_OF('d')} AS body, dst.name AS destination, m.event, d.payload_type AS type
@@ -227,6 +247,7 @@ export class AssertionStore {
     this.s = statements(db, {
       lastMessageId: 'SELECT COALESCE(MAX(id), 0) AS id FROM messages',
       lastDeliveryId: 'SELECT COALESCE(MAX(id), 0) AS id FROM deliveries',
+      lastAttemptId: 'SELECT COALESCE(MAX(id), 0) AS id FROM attempts',
       putMarker: `INSERT INTO log_markers (name, message_id, delivery_id, created_at) VALUES (?, ?, ?, ?)
         ON CONFLICT (name) DO UPDATE SET message_id = excluded.message_id, delivery_id = excluded.delivery_id, created_at = excluded.created_at`,
       trimMarkers: `DELETE FROM log_markers WHERE name IN
@@ -242,8 +263,8 @@ export class AssertionStore {
     });
   }
 
-  messages(f: MessageQueryFilter, afterId: number, limit: number): AssertionMessageRow[] {
-    const { sql, params } = messagePageSql(f, afterId, limit);
+  messages(f: MessageQueryFilter, afterId: number, limit: number, throughId?: number): AssertionMessageRow[] {
+    const { sql, params } = messagePageSql(f, afterId, limit, throughId);
     return statement(this.db, sql).all(...params) as AssertionMessageRow[];
   }
 
@@ -264,18 +285,28 @@ export class AssertionStore {
     return (this.s.lastMessageId.get() as { id: number }).id;
   }
 
+  /** The newest delivery's id (0 when there is none). */
+  lastDeliveryId(): number {
+    return (this.s.lastDeliveryId.get() as { id: number }).id;
+  }
+
+  /** The newest attempt's id (0 when there is none). */
+  lastAttemptId(): number {
+    return (this.s.lastAttemptId.get() as { id: number }).id;
+  }
+
   /** The newest messages after a point, newest first: the candidates when an assertion is not met. */
   newestMessages(afterMessageId: number, since: number, limit: number): AssertionMessageRow[] {
     return this.s.newest.all(afterMessageId, since, limit) as AssertionMessageRow[];
   }
 
-  deliveries(f: MessageQueryFilter, extra: DeliveryQueryExtra, afterId: number, limit: number): AssertionDeliveryRow[] {
-    const { sql, params } = deliveryPageSql(f, extra, afterId, limit);
+  deliveries(f: MessageQueryFilter, extra: DeliveryQueryExtra, afterId: number, limit: number, throughId?: number): AssertionDeliveryRow[] {
+    const { sql, params } = deliveryPageSql(f, extra, afterId, limit, throughId);
     return statement(this.db, sql).all(...params) as AssertionDeliveryRow[];
   }
 
-  attempts(f: MessageQueryFilter, extra: DeliveryQueryExtra, afterId: number, limit: number): ExportAttemptRow[] {
-    const { sql, params } = attemptPageSql(f, extra, afterId, limit);
+  attempts(f: MessageQueryFilter, extra: DeliveryQueryExtra, afterId: number, limit: number, throughId?: number): ExportAttemptRow[] {
+    const { sql, params } = attemptPageSql(f, extra, afterId, limit, throughId);
     return statement(this.db, sql).all(...params) as ExportAttemptRow[];
   }
 

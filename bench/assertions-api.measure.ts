@@ -1,0 +1,39 @@
+/**
+ * The CI assertions API (`/api/messages`, `/api/messages/wait`, `/api/deliveries`, `/api/violations`,
+ * `hookbench expect`) on a seeded log: for each call a CI job would make, how long it took and the
+ * longest the engine's event loop went without a turn meanwhile (libuv's delay monitor, 1 ms
+ * resolution): what an ingest request arriving then would have waited. A CI server is usually
+ * small, but the same `hookbench serve` left running on a developer's machine is not.
+ *
+ *   node --import tsx bench/assertions-api.measure.ts <data folder of a seeded log (a copy: written to)>
+ */
+import { createAssertions } from '../src-main/engine/assertions/service';
+import { engineOnSeededCopy } from './support/seeded-engine';
+import { withLongestStall } from './support/stall';
+
+const dir = process.argv[2];
+if (!dir) throw new Error('usage: assertions-api.measure.ts <data folder (a copy)>');
+const { engine, close } = await engineOnSeededCopy(dir);
+const assertions = createAssertions(engine);
+const { marker } = (await assertions.reset({ mark: 'measure' })) as { marker: { name: string } };
+const calls: [string, () => Promise<unknown>][] = [
+  ['messages, an event', async () => assertions.messages({ event: 'Order Completed', limit: 100 })],
+  ['messages, an event nobody sent', async () => assertions.messages({ event: 'Never Sent', limit: 100 })],
+  ['messages, a user', async () => assertions.messages({ userId: 'user_42', limit: 100 })],
+  ['messages, after a marker', async () => assertions.messages({ marker: marker.name, event: 'Order Completed' })],
+  ['count (wait met at once), an event', () => assertions.wait({ event: 'Order Completed', count: 1, timeout: 0 })],
+  ['wait, an event nobody sent, timeout 0', () => assertions.wait({ event: 'Never Sent', count: 1, timeout: 0 })],
+  ['wait, a user, delivered', () => assertions.wait({ userId: 'user_42', delivered: true, count: 1, timeout: 0 })],
+  ['wait, after a marker', () => assertions.wait({ marker: marker.name, event: 'Order Completed', count: 1, timeout: 0 })],
+  ['deliveries, an event', async () => assertions.deliveries({ event: 'Order Completed', limit: 100 })],
+  ['deliveries, failed, an event', async () => assertions.deliveries({ event: 'Order Completed', status: 'failed', limit: 100 })],
+  ['violations, whole log', async () => assertions.violationCounts()],
+  ['violations, after a marker', async () => assertions.violationCounts(marker.name)],
+];
+console.log(`the assertions API on the log in ${dir}`);
+for (const [name, call] of calls) {
+  const { result, ms, stallMs } = await withLongestStall(call);
+  const size = (JSON.stringify(result) ?? '').length;
+  console.log(`  ${name.padEnd(40)} ${ms.toFixed(1).padStart(9)} ms; ${String(size).padStart(8)} bytes; longest event-loop stall ${stallMs.toFixed(1)} ms`);
+}
+await close();
