@@ -329,6 +329,12 @@ export function createEngine(options: EngineOptions): Engine {
     if (health.fault(err) === null) throw err;
   };
 
+  /** Between the slices of a long background write: a turn of the event loop, then room in the WAL. */
+  const backgroundTurn = async (): Promise<void> => {
+    await new Promise((resolve) => setImmediate(resolve));
+    await wal.roomForBackgroundWrite();
+  };
+
   const sender: Sender = createThreadSender({ clock, ca: options.ca, entry: options.senderWorkerEntry ?? null, log: options.log });
   // Built before the scheduler, which reports to it; it wakes the scheduler only once running.
   const deletions = createDeletions({
@@ -404,10 +410,7 @@ export function createEngine(options: EngineOptions): Engine {
     commit: commitInternal,
     // A big sync's slices write a commit each, thousands of calls with their deliveries: they wait
     // for room in the WAL like a purge's steps and retention's slices.
-    betweenSlices: async () => {
-      await new Promise((resolve) => setImmediate(resolve));
-      await wal.roomForBackgroundWrite();
-    },
+    betweenSlices: backgroundTurn,
     publish: (ids) => publishTo('computations', ids),
     onError: (id, err) => {
       if (health.fault(err) === null) {
@@ -474,6 +477,8 @@ export function createEngine(options: EngineOptions): Engine {
     destinations: () => [...destinationsById.values()],
     publish: (ids) => publishTo('receivers', ids),
     fault: (err) => health.fault(err),
+    // A removal's slices delete scattered pages: they wait for room in the WAL like a purge's steps.
+    betweenSlices: backgroundTurn,
   });
 
   const routing: IngestRouting = {

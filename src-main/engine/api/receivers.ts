@@ -88,7 +88,7 @@ export function createReceiversApi(engine: Engine, deps: { onConfig: (what: Conf
     },
     async deleteReceiver(name) {
       named(name, 'receiver.name');
-      receivers.remove(name);
+      await receivers.remove(name);
       deps.onConfig('receivers');
     },
     async resetReceiver(name) {

@@ -13,6 +13,12 @@ import { pointsAt, receiverNameOf, signatureVerdicts } from './verdict';
 import { RETRY_PRESETS, type Destination } from '../../../src-shared/settings';
 import type { DeliveryRow } from '../store/log-store';
 import { LogInspector } from '../store/inspect';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { openDatabase } from '../store/database';
+import { MIGRATIONS } from '../store/schema';
 
 const T0 = Date.parse('2026-11-22T12:00:00.000Z');
 const hmac = (secret: string, body: Buffer | string): string => createHmac('sha1', secret).update(body).digest('hex');
@@ -281,10 +287,84 @@ describe('test receivers in the engine', () => {
       h.engine.receivers.save({ name: 'seq', responses: [{ status: 203 }, { status: 202 }] });
       assert.equal(await hit(), 203, 'a changed script starts over');
       await requestsAt(h, 'seq', 7);
-      assert.equal(h.engine.receivers.remove('seq'), true);
+      assert.equal(await h.engine.receivers.remove('seq'), true);
       assert.equal(h.inspect.count('receiver_requests'), 0);
     } finally {
       await h.close();
+    }
+  });
+
+  test('removing a receiver with many requests removes them in slices, the event loop turning between them, and leaves the other receivers\' alone', async () => {
+    const h = await startHarness({ sources: [], destinations: [], receivers: [{ name: 'big', responses: [{}] }, { name: 'small', responses: [{}] }] });
+    const other = LogInspector.of(h.dataDir);
+    try {
+      for (const name of ['big', 'small']) await (await fetch(`${h.server.url}/receivers/${name}`, { method: 'POST', body: name })).arrayBuffer();
+      await requestsAt(h, 'small', 1);
+      // Written beside the engine, as a load test pointed at the receiver would have left them.
+      const big = h.engine.receivers.get('big')!;
+      other.exec('BEGIN');
+      for (let i = 0; i < 20_000; i++) {
+        other.run(
+          `INSERT INTO receiver_requests (receiver_id, received_at, tls, method, path, headers, body, body_bytes, body_ms, step, signatures, outcome, status)
+           VALUES (?, ?, 0, 'POST', '/receivers/big', '[]', x'7b7d', 2, 0, 0, '[]', 'answered', 200)`,
+          big.id,
+          T0 + i,
+        );
+      }
+      other.exec('COMMIT');
+      assert.equal(h.engine.receivers.get('big')?.requests, 20_001, 'the count follows requests however they are written');
+      let turns = 0;
+      let on = true;
+      const spin = (): void => {
+        if (!on) return;
+        turns++;
+        setImmediate(spin);
+      };
+      setImmediate(spin);
+      assert.equal(await h.engine.receivers.remove('big'), true);
+      on = false;
+      assert.ok(turns >= 4, `removed a slice at a time, the loop turning ${turns} times`);
+      assert.equal(h.engine.receivers.get('big'), null);
+      assert.equal(other.count('receiver_requests'), 1, "the other receiver's request stays");
+      assert.equal(h.engine.receivers.get('small')?.requests, 1);
+      assert.equal(await h.engine.receivers.remove('big'), false, 'a receiver that is gone: nothing to remove');
+    } finally {
+      other.close();
+      await h.close();
+    }
+  });
+
+  test("a log from before receivers kept their count (schema 21) is counted once when it is opened", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hookbench-receiver-count-'));
+    try {
+      const path = join(dir, 'hookbench.sqlite');
+      const db = new Database(path);
+      const target = MIGRATIONS.findIndex((m) => m.includes('receiver_requests_count_insert'));
+      assert.ok(target > 0, 'a migration adds the count');
+      for (let version = 0; version < target; version++) {
+        db.exec(MIGRATIONS[version] as string);
+        db.pragma(`user_version = ${version + 1}`);
+      }
+      db.exec("INSERT INTO receivers (name, script, created_at, updated_at) VALUES ('a', '[{}]', 0, 0), ('b', '[{}]', 0, 0), ('c', '[{}]', 0, 0)");
+      const insert = db.prepare(
+        `INSERT INTO receiver_requests (receiver_id, received_at, tls, method, path, headers, body, body_bytes, body_ms, step, signatures, outcome, status)
+         VALUES (?, 0, 0, 'POST', '/', '[]', x'', 0, 0, 0, '[]', 'answered', 200)`,
+      );
+      for (let i = 0; i < 7; i++) insert.run(1);
+      for (let i = 0; i < 3; i++) insert.run(2);
+      db.close();
+      const opened = openDatabase(path);
+      try {
+        assert.deepEqual(opened.prepare('SELECT name, requests FROM receivers ORDER BY name').all(), [
+          { name: 'a', requests: 7 },
+          { name: 'b', requests: 3 },
+          { name: 'c', requests: 0 },
+        ]);
+      } finally {
+        opened.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
@@ -294,9 +374,11 @@ describe('test receivers in the engine', () => {
     try {
       await (await fetch(`${h.server.url}/receivers/r`, { method: 'POST', body: 'old' })).arrayBuffer();
       await requestsAt(h, 'r', 1);
+      assert.equal(h.engine.receivers.get('r')?.requests, 1);
       // Retention's own timer, on the injected clock, finds the request past the 1-day limit.
       clock.advance(2 * 24 * 60 * 60 * 1000);
       assert.equal(h.inspect.count('receiver_requests'), 0);
+      assert.equal(h.engine.receivers.get('r')?.requests, 0, 'the count follows what retention removed');
       await (await fetch(`${h.server.url}/receivers/r`, { method: 'POST', body: 'new' })).arrayBuffer();
       await requestsAt(h, 'r', 1);
       assert.equal(h.engine.retention.runSlice().removed.receiverRequests, 0, 'a new request stays');
@@ -304,7 +386,7 @@ describe('test receivers in the engine', () => {
       const cleared = await h.engine.retention.clear();
       assert.equal(cleared.receiverRequests, 1);
       assert.equal(h.inspect.count('receiver_requests'), 0);
-      assert.ok(h.engine.receivers.get('r'), 'the receiver itself stays');
+      assert.equal(h.engine.receivers.get('r')?.requests, 0, 'and what Clear log removed');
     } finally {
       await h.close();
     }

@@ -13,6 +13,7 @@ import { MAX_RECEIVED_BODY_BYTES, statusOfStep, stepIndexFor, type ReceiverInput
 import type { Clock, ClockTimer } from '../clock';
 import type { ReceiverRow, ReceiverStore } from '../store/receivers';
 import type { StorageFault } from '../store/storage-fault';
+import { nextTimedSize, type TimedSlices } from '../sliced-work';
 import { messageKeyOf } from './message-key';
 import { receiverNameOf, signatureVerdicts } from './verdict';
 
@@ -36,14 +37,27 @@ export interface ReceiversDeps {
   publish(ids: number[]): void;
   /** A failed read or write: reports it (a storage fault makes the engine degraded) and returns it; null when it was none. */
   fault(err: unknown): StorageFault | null;
+  /** Awaited between the slices of a removal: a turn of the event loop, and room in the WAL. */
+  betweenSlices?: () => Promise<void>;
 }
+
+/**
+ * A removal's slices of requests, sized from the last one's time to hold the engine's thread about
+ * 4 ms: a receiver a load test was pointed at may hold millions, and one statement removing them
+ * held the thread 1.5 s for 300,000.
+ */
+export const REMOVAL_SLICES: TimedSlices = { first: 500, min: 100, max: 50_000, targetMs: 4 };
 
 export interface Receivers {
   list(): ReceiverRow[];
   get(name: string): ReceiverRow | null;
   /** Creates or replaces by name; a changed script starts over at its first step. */
   save(input: ReceiverInput): ReceiverRow;
-  remove(name: string): boolean;
+  /**
+   * Removes the receiver and its requests: those it had when asked a slice at a time, the
+   * receiver answering meanwhile, then the receiver with what came since. False when there is none.
+   */
+  remove(name: string): Promise<boolean>;
   /** Starts the script over: the next request gets the first step. */
   reset(name: string): boolean;
   /** Answers one request under /receivers/; tls says which listener it came through. */
@@ -181,7 +195,18 @@ export function createReceivers(deps: ReceiversDeps): Receivers {
       if (!saved) throw new Error(`receiver "${input.name}" vanished while being saved`);
       return saved;
     },
-    remove(name) {
+    async remove(name) {
+      const receiver = store.get(name);
+      if (receiver === null) return false;
+      const through = store.lastRequestId(receiver.id);
+      const betweenSlices = deps.betweenSlices ?? (() => new Promise<void>((resolve) => setImmediate(resolve)));
+      for (let size = REMOVAL_SLICES.first; ; ) {
+        const t = performance.now();
+        const gone = store.removeRequests(receiver.id, through, size);
+        if (gone < size) break;
+        size = nextTimedSize(REMOVAL_SLICES, size, performance.now() - t);
+        await betweenSlices();
+      }
       const removed = store.remove(name);
       if (removed) deps.publish([]);
       return removed;

@@ -124,14 +124,17 @@ export class ReceiverStore {
 
   constructor(private readonly db: Db) {
     this.s = statements(db, {
-      list: `SELECT v.*, (SELECT COUNT(*) FROM receiver_requests q WHERE q.receiver_id = v.id) AS requests FROM receivers v ORDER BY v.name`,
-      byName: `SELECT v.*, (SELECT COUNT(*) FROM receiver_requests q WHERE q.receiver_id = v.id) AS requests FROM receivers v WHERE v.name = ?`,
+      list: 'SELECT v.* FROM receivers v ORDER BY v.name',
+      byName: 'SELECT v.* FROM receivers v WHERE v.name = ?',
       insert: 'INSERT INTO receivers (name, script, per, next_index, created_at, updated_at) VALUES (?, ?, ?, 0, ?, ?)',
       // A changed script (what it counts included) starts over from its first step, every message
       // with it; saving the same script again changes nothing.
       update: `UPDATE receivers SET script = ?, per = ?, next_index = 0, epoch = epoch + 1, updated_at = ?
         WHERE name = ? AND (script <> ? OR per <> ?)`,
       remove: 'DELETE FROM receivers WHERE name = ?',
+      lastRequestId: 'SELECT COALESCE(MAX(id), 0) AS id FROM receiver_requests WHERE receiver_id = ?',
+      removeRequests: `DELETE FROM receiver_requests WHERE id IN
+        (SELECT id FROM receiver_requests WHERE receiver_id = ? AND id <= ? ORDER BY id LIMIT ?)`,
       reset: 'UPDATE receivers SET next_index = 0, epoch = epoch + 1, updated_at = ? WHERE name = ?',
       take: 'UPDATE receivers SET next_index = next_index + 1 WHERE id = ? RETURNING next_index - 1 AS n, per, epoch',
       // A range of receiver_requests_message.
@@ -173,6 +176,16 @@ export class ReceiverStore {
   /** Removes the receiver and every request it got. False when there is none by that name. */
   remove(name: string): boolean {
     return this.s.remove.run(name).changes > 0;
+  }
+
+  /** The id of the newest request the receiver got (0 when none). */
+  lastRequestId(receiverId: number): number {
+    return (this.s.lastRequestId.get(receiverId) as { id: number }).id;
+  }
+
+  /** Removes up to `limit` of the receiver's oldest requests with ids up to `throughId`; how many went. */
+  removeRequests(receiverId: number, throughId: number, limit: number): number {
+    return this.s.removeRequests.run(receiverId, throughId, limit).changes;
   }
 
   /** The script starts over at its first step. False when there is none by that name. */

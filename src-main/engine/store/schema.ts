@@ -435,4 +435,17 @@ export const MIGRATIONS: readonly string[] = [
      them all on every list of computations. NULL for the syncs logged before: counted when read. */ `
   ALTER TABLE persona_syncs ADD COLUMN deliveries INTEGER;
   `,
+  /* 22: a receiver's request count kept as its requests come and go. It was counted from its
+     requests on every read, and every request a receiver takes reads its receiver: a receiver
+     that had taken 300,000 requests spent about 7 ms of the engine's thread on each new one.
+     Counted once here (one pass over the receivers' index). */ `
+  ALTER TABLE receivers ADD COLUMN requests INTEGER NOT NULL DEFAULT 0;
+  UPDATE receivers SET requests = (SELECT COUNT(*) FROM receiver_requests q WHERE q.receiver_id = receivers.id);
+  CREATE TRIGGER receiver_requests_count_insert AFTER INSERT ON receiver_requests BEGIN
+    UPDATE receivers SET requests = requests + 1 WHERE id = NEW.receiver_id;
+  END;
+  CREATE TRIGGER receiver_requests_count_delete AFTER DELETE ON receiver_requests BEGIN
+    UPDATE receivers SET requests = requests - 1 WHERE id = OLD.receiver_id;
+  END;
+  `,
 ];
