@@ -266,18 +266,20 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     const low = filter.afterMessageId ?? 0;
     let matched = 0;
     let through = low;
+    const step = async (): Promise<number> => {
+      const high = store.lastMessageId();
+      const anew = filter.deliveryStatus !== null || high < through;
+      const found = await countIn(filter, anew ? low : through, high);
+      matched = (anew ? 0 : matched) + found;
+      through = high;
+      return matched;
+    };
+    // One update at a time, each after the last (a timeout may ask while a count runs): two
+    // at once would both count the ids past the same point.
+    let last: Promise<number> = Promise.resolve(0);
     return {
       matched: () => matched,
-      async update(): Promise<number> {
-        const high = store.lastMessageId();
-        if (filter.deliveryStatus !== null || high < through) {
-          matched = 0;
-          through = low;
-        }
-        matched += await countIn(filter, through, high);
-        through = high;
-        return matched;
-      },
+      update: (): Promise<number> => (last = last.then(step, step)),
     };
   };
 
