@@ -241,14 +241,20 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     return { filter, criteria, marker };
   };
 
-  /** Exact count of the filter's matches among the message ids in (after, through], in windows. */
-  const countIn = async (filter: MessageQueryFilter, after: number, through: number): Promise<number> => {
+  /**
+   * The filter's matches among the message ids in (after, through], counted in windows for at
+   * most `budgetMs` of counting; undefined when the budget ran out first.
+   */
+  const countWithinIds = async (filter: MessageQueryFilter, after: number, through: number, budgetMs: number): Promise<number | undefined> => {
     let total = 0;
-    await inIdWindows({ low: after, high: through, newestFirst: false }, Number.POSITIVE_INFINITY, (from, to) => {
+    const reached = await inIdWindows({ low: after, high: through, newestFirst: false }, budgetMs, (from, to) => {
       total += store.countMessagesInIds(filter, from, to);
     });
-    return total;
+    return reached >= through ? total : undefined;
   };
+  /** The same, exact: no budget. */
+  const countIn = async (filter: MessageQueryFilter, after: number, through: number): Promise<number> =>
+    (await countWithinIds(filter, after, through, Number.POSITIVE_INFINITY)) ?? 0;
 
   const messagePage = async (filter: MessageQueryFilter, after: number, limit: number): Promise<{ messages: AssertedMessage[]; next: number | null }> => {
     const { rows, next } = await pageInWindows(Math.max(after, filter.afterMessageId ?? 0), store.lastMessageId(), limit, (from, through, n) =>
@@ -309,14 +315,9 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
       return countIn(filter, filter.afterMessageId ?? 0, store.lastMessageId());
     },
 
-    async countWithin(input, budgetMs) {
+    countWithin(input, budgetMs) {
       const { filter } = resolve(input);
-      const high = store.lastMessageId();
-      let total = 0;
-      const reached = await inIdWindows({ low: filter.afterMessageId ?? 0, high, newestFirst: false }, budgetMs, (after, through) => {
-        total += store.countMessagesInIds(filter, after, through);
-      });
-      return reached >= high ? total : undefined;
+      return countWithinIds(filter, filter.afterMessageId ?? 0, store.lastMessageId(), budgetMs);
     },
 
     messages(input) {
