@@ -76,6 +76,7 @@ export interface WaitResult {
   /** How many messages match now (after the marker / since, if given). */
   matched: number;
   wanted: number;
+  /** How long it waited: until enough matched, the timeout passed or the client left (on the engine's clock). */
   waitedMs: number;
   /** The matching messages, oldest first (at most `limit`). */
   messages: AssertedMessage[];

@@ -349,6 +349,8 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
       const timeoutMs = Math.round((input.timeout ?? DEFAULT_WAIT_SECONDS) * 1000);
       const started = engine.clock.now();
       const matches = matchesOf(filter);
+      // How long it waited for matches: until it was met, timed out or was stopped.
+      let waitedMs: number | undefined;
       await matches.update();
       if (matches.matched() < wanted && timeoutMs > 0 && !signal?.aborted) {
         await new Promise<void>((done) => {
@@ -396,8 +398,11 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
           waits.add(finish);
           signal?.addEventListener('abort', finish);
         });
+        waitedMs = engine.clock.now() - started;
+        // What arrived while the last count ran (a full one, for a delivery status, may take a while on a big log).
         await matches.update();
       }
+      waitedMs ??= engine.clock.now() - started;
       const matched = matches.matched();
       const { messages } = await messagePage(filter, 0, input.limit ?? DEFAULT_ASSERT_LIMIT);
       const met = matched >= wanted;
@@ -408,7 +413,7 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
             store.newestMessages(filter.afterMessageId ?? 0, filter.since ?? 0, CLOSEST_CANDIDATES).map(toAssertedMessage),
             CLOSEST_SHOWN,
           );
-      return { met, matched, wanted, waitedMs: engine.clock.now() - started, messages, closest };
+      return { met, matched, wanted, waitedMs, messages, closest };
     },
 
     async reset(input) {
