@@ -40,6 +40,7 @@ import Database from 'better-sqlite3';
 import { createEngine, type Engine } from '../src-main/engine';
 import { BACKGROUND_NICE } from '../src-main/engine/thread-priority';
 import { createEngineApi } from '../src-main/engine/api';
+import { createAssertions } from '../src-main/engine/assertions/service';
 import { MIGRATIONS } from '../src-main/engine/store/schema';
 import { MAX_MESSAGES_PER_COMMIT } from '../src-main/engine/store/group-commit';
 import { openDatabase } from '../src-main/engine/store/database';
@@ -387,6 +388,14 @@ async function main(): Promise<void> {
       api.previewComputation({ condition: { kind: 'and', all: [{ kind: 'event', event: 'Order Completed', atLeast: 2 }, { kind: 'trait', trait: 'plan', op: 'equals', value: 'pro' }] } })));
     rows.push(await timeCall('computed trait preview (last property)', () =>
       api.previewComputation({ rule: { kind: 'last_property', event: 'Product Viewed', property: 'product_id' } })));
+    // The CI assertions API (/api/messages/wait, /api/messages): after a marker, as a CI run asks,
+    // by a user (indexed), and by an event without a marker, which reads the log in windows.
+    const assertions = createAssertions(engine);
+    const marked = await assertions.reset({ mark: 'scale-bench' });
+    const marker = 'marker' in marked ? marked.marker.name : 'scale-bench';
+    rows.push(await timeCall('CI: a wait after a marker (timeout 0)', () => assertions.wait({ marker, event: 'Order Completed', timeout: 0 })));
+    rows.push(await timeCall("CI: a user's messages, no marker", (k) => assertions.messages({ userId: someUser(k + 5) })));
+    rows.push(await timeCall('CI: an event nobody sent, no marker (windows)', () => assertions.messages({ event: 'Never Sent' })));
     // A deletion with purge: the call (what the UI waits for), then until the notice is delivered
     // and the purge's steps are done in the background, and the longest the engine's event loop
     // went without a turn meanwhile (libuv's timer; read a moment after, since it records a stall
