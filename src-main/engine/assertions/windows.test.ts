@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { seedDeliveries } from '../../../bench/support/seed';
 import { startHarness, type Harness } from '../testing/harness';
+import { turnsDuring } from '../testing/wait';
 import type { MessageQueryFilter } from '../store/assertions';
 import { createAssertions, type Assertions } from './service';
 
@@ -18,21 +19,6 @@ const NO_FILTER: MessageQueryFilter = {
   deliveryStatus: null,
   violations: null,
 };
-
-/** The call's value, and how many turns the event loop made while it ran: a read in one statement makes none. */
-async function turnsDuring<T>(call: () => Promise<T>): Promise<{ value: T; turns: number }> {
-  let turns = 0;
-  let on = true;
-  const spin = (): void => {
-    if (!on) return;
-    turns++;
-    setImmediate(spin);
-  };
-  setImmediate(spin);
-  const value = await call();
-  on = false;
-  return { value, turns };
-}
 
 describe('the assertions read a big log in windows of ids: the same answers as one statement, the engine turning between them', () => {
   let h: Harness;

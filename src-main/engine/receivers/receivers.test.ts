@@ -4,7 +4,7 @@ import { createHmac } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { ManualClock } from '../clock';
 import { startHarness, configWith, type Harness } from '../testing/harness';
-import { waitUntil } from '../testing/wait';
+import { turnsDuring, waitUntil } from '../testing/wait';
 import { scriptPositionOf, stepIndexFor, statusOfStep, stepInWords, validateReceiverInput } from '../../../src-shared/receivers';
 import { messageKeyOf } from './message-key';
 import { createEngineApi } from '../api';
@@ -313,16 +313,8 @@ describe('test receivers in the engine', () => {
       }
       other.exec('COMMIT');
       assert.equal(h.engine.receivers.get('big')?.requests, 20_001, 'the count follows requests however they are written');
-      let turns = 0;
-      let on = true;
-      const spin = (): void => {
-        if (!on) return;
-        turns++;
-        setImmediate(spin);
-      };
-      setImmediate(spin);
-      assert.equal(await h.engine.receivers.remove('big'), true);
-      on = false;
+      const { value: removed, turns } = await turnsDuring(() => h.engine.receivers.remove('big'));
+      assert.equal(removed, true);
       assert.ok(turns >= 4, `removed a slice at a time, the loop turning ${turns} times`);
       assert.equal(h.engine.receivers.get('big'), null);
       assert.equal(other.count('receiver_requests'), 1, "the other receiver's request stays");

@@ -152,14 +152,8 @@ export function messagePageSql(f: MessageQueryFilter, afterId: number, limit: nu
   };
 }
 
-/** Pure: the deliveries matching message fields (over their message) and their own, oldest first; `throughId` as for messages. */
-export function deliveryPageSql(
-  f: MessageQueryFilter,
-  extra: DeliveryQueryExtra,
-  afterId: number,
-  limit: number,
-  throughId?: number,
-): { sql: string; params: unknown[] } {
+/** Pure: the WHERE terms over deliveries d and their messages m, and their params: the message filter, then the delivery's own. */
+function deliveryFilterSql(f: MessageQueryFilter, extra: DeliveryQueryExtra): { terms: string[]; params: unknown[] } {
   const { terms, params } = messageFilterSql(f);
   if (extra.status !== null) {
     terms.push('d.status = ?');
@@ -173,6 +167,18 @@ export function deliveryPageSql(
     terms.push('d.id > ?');
     params.push(extra.afterDeliveryId);
   }
+  return { terms, params };
+}
+
+/** Pure: the deliveries matching message fields (over their message) and their own, oldest first; `throughId` as for messages. */
+export function deliveryPageSql(
+  f: MessageQueryFilter,
+  extra: DeliveryQueryExtra,
+  afterId: number,
+  limit: number,
+  throughId?: number,
+): { sql: string; params: unknown[] } {
+  const { terms, params } = deliveryFilterSql(f, extra);
   terms.push('d.id > ?');
   params.push(afterId);
   upTo(terms, params, 'd.id', throughId);
@@ -214,19 +220,7 @@ export function attemptPageSql(
   limit: number,
   throughId?: number,
 ): { sql: string; params: unknown[] } {
-  const { terms, params } = messageFilterSql(f);
-  if (extra.status !== null) {
-    terms.push('d.status = ?');
-    params.push(extra.status);
-  }
-  if (extra.destination !== null) {
-    terms.push('d.destination_id = (SELECT x.id FROM destinations x WHERE x.name = ?)');
-    params.push(extra.destination);
-  }
-  if (extra.afterDeliveryId !== null) {
-    terms.push('d.id > ?');
-    params.push(extra.afterDeliveryId);
-  }
+  const { terms, params } = deliveryFilterSql(f, extra);
   terms.push('a.id > ?');
   params.push(afterId);
   upTo(terms, params, 'a.id', throughId);

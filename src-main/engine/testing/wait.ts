@@ -23,3 +23,21 @@ export async function waitUntilAsync<T>(check: () => Promise<T | undefined | nul
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/**
+ * The call's value, and how many turns the event loop made while it ran: a call that does its
+ * work in one synchronous stretch makes none, one that yields between slices makes one per yield.
+ */
+export async function turnsDuring<T>(call: () => Promise<T>): Promise<{ value: T; turns: number }> {
+  let turns = 0;
+  let on = true;
+  const spin = (): void => {
+    if (!on) return;
+    turns++;
+    setImmediate(spin);
+  };
+  setImmediate(spin);
+  const value = await call();
+  on = false;
+  return { value, turns };
+}
