@@ -118,7 +118,11 @@ test('the signature check is valid for a signed delivery; edit-and-replay shows 
   const sent = receivers.signed.received[0]!;
   assert.equal(await detail.getByTestId('detail-signature').textContent(), hmac(sent.body));
   assert.equal(sent.headers['x-signature'], hmac(sent.body));
-  assert.equal(await detail.getByTestId('next-step').textContent(), `delivered: 200 from ${receivers.signed.url}`);
+  // The attempts here time out after 300 ms (for the hanging receiver above): on a busy machine a
+  // first attempt can take longer and the 200 comes in a later round, which the sentence then names.
+  const delivered = (await detail.getByTestId('next-step').textContent()) ?? '';
+  const rest = delivered.startsWith(`delivered: 200 from ${receivers.signed.url}`) ? delivered.slice(`delivered: 200 from ${receivers.signed.url}`.length) : null;
+  assert.ok(rest === '' || (rest !== null && /^ in round \d+$/.test(rest)), delivered);
 
   // Pretty by default; raw is exactly the stored bytes.
   assert.equal(await detail.getByTestId('detail-body').textContent(), JSON.stringify(JSON.parse(sent.body.toString('utf8')), null, 2));
