@@ -471,6 +471,15 @@ function underLoadLines(label: string, m: UnderLoad): string[] {
   ];
 }
 
+/** Every round's acknowledgements together, quiet and under the UI calls: their p50s, p99s and the ratio of the p99s. */
+function pooledLine(label: string, rounds: number, quiet: number[], loaded: number[]): string {
+  const [q, l] = [[...quiet].sort((a, b) => a - b), [...loaded].sort((a, b) => a - b)];
+  return (
+    `  ${label}, all ${rounds} rounds: quiet p50 ${fmt(percentile(q, 50), 1)} ms, p99 ${fmt(percentile(q, 99), 1)} ms; under the UI calls p50 ${fmt(percentile(l, 50), 1)} ms, ` +
+    `p99 ${fmt(percentile(l, 99), 1)} ms; ratio of p99s (quiet / under UI load) ${fmt(percentile(q, 99) / percentile(l, 99), 2)}`
+  );
+}
+
 /**
  * `rounds` rounds of ingestUnderLoad, each printed, then every round's requests together: one
  * round's p99 is its sixth slowest request, and the rounds together say more than any one.
@@ -489,11 +498,7 @@ async function underLoadRounds(label: string, rounds: number, round: () => Promi
     quiet.push(...r.quiet.acks);
     loaded.push(...r.loaded.acks);
   }
-  const [q, l] = [quiet.sort((a, b) => a - b), loaded.sort((a, b) => a - b)];
-  say([
-    `  ${label}, all ${rounds} rounds: quiet p50 ${fmt(percentile(q, 50), 1)} ms, p99 ${fmt(percentile(q, 99), 1)} ms; under the UI calls p50 ${fmt(percentile(l, 50), 1)} ms, ` +
-      `p99 ${fmt(percentile(l, 99), 1)} ms; ratio of p99s (quiet / under UI load) ${fmt(percentile(q, 99) / percentile(l, 99), 2)}`,
-  ]);
+  say([pooledLine(label, rounds, quiet, loaded)]);
   return lines;
 }
 
@@ -534,13 +539,7 @@ async function underLoadOnly(work: string, hook: string, rounds: number): Promis
       }
     }
   }
-  for (const side of sides) {
-    const [q, l] = [side.quiet.sort((a, b) => a - b), side.loaded.sort((a, b) => a - b)];
-    console.log(
-      `  ${side.label}, all ${rounds} rounds: quiet p50 ${fmt(percentile(q, 50), 1)} ms, p99 ${fmt(percentile(q, 99), 1)} ms; under the UI calls p50 ${fmt(percentile(l, 50), 1)} ms, ` +
-        `p99 ${fmt(percentile(l, 99), 1)} ms; ratio of p99s (quiet / under UI load) ${fmt(percentile(q, 99) / percentile(l, 99), 2)}`,
-    );
-  }
+  for (const side of sides) console.log(pooledLine(side.label, rounds, side.quiet, side.loaded));
 }
 
 /** Ingest into the copied log against ingest into an empty one, alternating: flat from 0 to N? */
