@@ -40,6 +40,9 @@ test('refused calls: 20 rows a second, then one summary per second that counts t
   }
   assert.deepEqual(decisions.slice(REFUSED_ROWS_PER_SECOND - 1), ['row', 'new_summary', 'add_to_summary', 'add_to_summary']);
   assert.equal(w?.summarized, 3);
+  const late = decideRefused(w, 4_999_999);
+  assert.deepEqual(late.decision, { store: 'add_to_summary', summaryId: 77 }, 'a call stamped in the second before (a slow body) counts in the current window, never starts it again');
+  assert.equal(late.window.second, 5_000);
   assert.deepEqual(decideRefused(w, 5_001_000).decision, { store: 'row' }, 'a new second starts over');
 
   assert.equal(clip('abc', 5), 'abc');

@@ -41,8 +41,15 @@ export type RefusedDecision = { store: 'row' } | { store: 'new_summary' } | { st
 
 /** What to do with a refused call received at `now`, and the window after it (the summary id is set by the caller). */
 export function decideRefused(window: RefusedWindow | null, now: number, perSecond = REFUSED_ROWS_PER_SECOND): { decision: RefusedDecision; window: RefusedWindow } {
+  // A call is stamped when its request starts but recorded once its body is read, so a slow body
+  // from the second before can come after the window moved on: it counts in the current window,
+  // since starting that second's window again would let it store another full set of rows.
   const second = Math.floor(now / 1000);
-  const w = window && window.second === second ? window : { second, stored: 0, summaryId: null, summarized: 0 };
+  if (window && second <= window.second) return decideIn(window, perSecond);
+  return decideIn({ second, stored: 0, summaryId: null, summarized: 0 }, perSecond);
+}
+
+function decideIn(w: RefusedWindow, perSecond: number): { decision: RefusedDecision; window: RefusedWindow } {
   if (w.stored < perSecond) return { decision: { store: 'row' }, window: { ...w, stored: w.stored + 1 } };
   if (w.summaryId === null) return { decision: { store: 'new_summary' }, window: { ...w, summarized: 1 } };
   return { decision: { store: 'add_to_summary', summaryId: w.summaryId }, window: { ...w, summarized: w.summarized + 1 } };
