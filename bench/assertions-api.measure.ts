@@ -13,12 +13,18 @@ import { withLongestStall } from './support/stall';
 
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: assertions-api.measure.ts <data folder (a copy)>');
-const { engine, close } = await engineOnSeededCopy(dir);
+const { engine, close, caughtUpMs } = await engineOnSeededCopy(dir);
+console.log(`after start, what an upgraded log does in the background (the message tallies among it) took ${(caughtUpMs / 1000).toFixed(1)} s`);
 const assertions = createAssertions(engine);
 const { marker } = (await assertions.reset({ mark: 'measure' })) as { marker: { name: string } };
+const middle = engine.stores.assertions.receivedAfter(Math.floor(engine.stores.assertions.lastMessageId() / 2)) ?? 0;
 const calls: [string, () => Promise<unknown>][] = [
   ['messages, an event', async () => assertions.messages({ event: 'Order Completed', limit: 100 })],
   ['messages, an event nobody sent', async () => assertions.messages({ event: 'Never Sent', limit: 100 })],
+  ['messages, a rare type (alias)', async () => assertions.messages({ type: 'alias', limit: 100 })],
+  ['count, a source, a minute of the log', () => assertions.count({ source: 'scale', since: middle, until: middle + 60_000 })],
+  ['count, a type', () => assertions.count({ type: 'identify' })],
+  ['count, with violations', () => assertions.count({ violations: 'any' })],
   ['messages, a user', async () => assertions.messages({ userId: 'user_42', limit: 100 })],
   ['messages, after a marker', async () => assertions.messages({ marker: marker.name, event: 'Order Completed' })],
   ['count (wait met at once), an event', () => assertions.wait({ event: 'Order Completed', count: 1, timeout: 0 })],

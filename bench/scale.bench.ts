@@ -350,6 +350,10 @@ async function main(): Promise<void> {
     const tPack = performance.now();
     while (!engine.stores.log.bodiesPacked()) await sleep(20);
     console.log(`delivery bodies packed in ${fmt((performance.now() - tPack) / 1000, 1)} s after the search index`);
+    // A log from before the message tallies is tallied in slices after start, newest first.
+    const tTallies = performance.now();
+    while (engine.stores.tallies.range().below !== 0) await sleep(20);
+    console.log(`message tallies caught up ${fmt((performance.now() - tTallies) / 1000, 1)} s after the bodies`);
     // What each table and index costs now, on a connection of its own (dbstat reads every page).
     const stat = new Database(dbPath, { readonly: true });
     console.log(formatCosts(costPerMessage(stat)));
@@ -389,13 +393,18 @@ async function main(): Promise<void> {
     rows.push(await timeCall('computed trait preview (last property)', () =>
       api.previewComputation({ rule: { kind: 'last_property', event: 'Product Viewed', property: 'product_id' } })));
     // The CI assertions API (/api/messages/wait, /api/messages): after a marker, as a CI run asks,
-    // by a user (indexed), and by an event without a marker, which reads the log in windows.
+    // by a user (indexed), and by fields the message tallies keep, without a marker.
     const assertions = createAssertions(engine);
     const marked = await assertions.reset({ mark: 'scale-bench' });
     const marker = 'marker' in marked ? marked.marker.name : 'scale-bench';
     rows.push(await timeCall('CI: a wait after a marker (timeout 0)', () => assertions.wait({ marker, event: 'Order Completed', timeout: 0 })));
     rows.push(await timeCall("CI: a user's messages, no marker", (k) => assertions.messages({ userId: someUser(k + 5) })));
-    rows.push(await timeCall('CI: an event nobody sent, no marker (windows)', () => assertions.messages({ event: 'Never Sent' })));
+    rows.push(await timeCall('CI: an event nobody sent, no marker', () => assertions.messages({ event: 'Never Sent' })));
+    rows.push(await timeCall('CI: a wait for an event, no marker (count and page)', () => assertions.wait({ event: 'Order Completed', timeout: 0 })));
+    rows.push(await timeCall('CI: a rare type, no marker', () => assertions.messages({ type: 'alias' })));
+    const middle = engine.stores.assertions.receivedAfter(Math.floor(engine.stores.assertions.lastMessageId() / 2)) ?? 0;
+    rows.push(await timeCall('CI: a type in a minute of the log, no marker', () => assertions.count({ type: 'identify', since: middle, until: middle + 60_000 })));
+    rows.push(await timeCall('CI: violation counts, the whole log', () => assertions.violationCounts()));
     // A deletion with purge: the call (what the UI waits for), then until the notice is delivered
     // and the purge's steps are done in the background, and the longest the engine's event loop
     // went without a turn meanwhile (libuv's timer; read a moment after, since it records a stall
@@ -525,7 +534,8 @@ async function underLoadOnly(work: string, hook: string, rounds: number): Promis
         await engine.personas.current();
         while (!engine.stores.deliveryViews.textIndexReady()) await sleep(20);
         while (!engine.stores.log.bodiesPacked()) await sleep(20);
-        if (k === 1) console.log(`caught up after start in ${fmt((performance.now() - t0) / 1000, 1)} s (profiles, search index, packed bodies)`);
+        while (engine.stores.tallies.range().below !== 0) await sleep(20);
+        if (k === 1) console.log(`caught up after start in ${fmt((performance.now() - t0) / 1000, 1)} s (profiles, search index, packed bodies, tallies)`);
         // What the copy, the catch-ups and the last round wrote is flushed before measuring, so
         // that the disk's write-back of them does not land in one phase or the other.
         spawnSync('sync');

@@ -10,6 +10,8 @@ export interface SeededEngine {
   config: HookbenchConfig;
   /** Its Tracking API and control API on 127.0.0.1. */
   server: RunningServer;
+  /** How long what an upgraded log does after start took, from the engine's start. */
+  caughtUpMs: number;
   /** Stops the server, the engine and the receiver. */
   close(): Promise<void>;
 }
@@ -17,21 +19,25 @@ export interface SeededEngine {
 /**
  * An engine on a folder seeded by the scale benchmark (a copy: measures write to it), with the
  * scale config delivering to a local receiver on a thread of its own, listening on 127.0.0.1,
- * and what an upgraded log does after start (packing the bodies, the search index's backfill)
- * done first, so that a measure times only its own calls.
+ * and what an upgraded log does after start (packing the bodies, the search index's backfill,
+ * the message tallies) done first, so that a measure times only its own calls.
  */
 export async function engineOnSeededCopy(dir: string): Promise<SeededEngine> {
   const receiver = runWorker<{ port: number }>(RECEIVER_WORKER, { record: false });
   const config = scaleConfig(`http://127.0.0.1:${(await receiver.result).port}/hook`);
   const engine = createEngine({ dataDir: dir });
   engine.applyConfig(config);
+  const started = performance.now();
   engine.start();
   const server = await listen(engine, '127.0.0.1', 0);
-  while (!engine.stores.log.bodiesPacked() || !engine.stores.deliveryViews.textIndexReady()) await new Promise((r) => setTimeout(r, 20));
+  const caughtUp = (): boolean =>
+    engine.stores.log.bodiesPacked() && engine.stores.deliveryViews.textIndexReady() && engine.stores.tallies.range().below === 0;
+  while (!caughtUp()) await new Promise((r) => setTimeout(r, 20));
   return {
     engine,
     config,
     server,
+    caughtUpMs: performance.now() - started,
     async close() {
       await server.close();
       await engine.stop();

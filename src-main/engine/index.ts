@@ -35,7 +35,8 @@ import { compilePlan, type CompiledPlan } from './tracking-plan/check';
 import type { TrackingPlan } from '../../src-shared/tracking-plan';
 import { createTextIndexCatchUp } from './text-index';
 import { createCommitFollowUp } from './commit-follow-up';
-import { createSlicedWork, timedSlices, type SliceSizing } from './sliced-work';
+import { createSlicedWork, fixedSlices, timedSlices, type SliceSizing } from './sliced-work';
+import { TALLY_BACKFILL_SLICE } from './store/message-tallies';
 import { createOffThreadReads, type OffThreadReads } from './reads/off-thread';
 
 export interface EngineOptions {
@@ -450,6 +451,17 @@ export function createEngine(options: EngineOptions): Engine {
     },
   });
 
+  // A log from before the tallies is tallied in the background, like the search index's catch-up.
+  const tallyBackfill = createSlicedWork({
+    slice: (max) => stores.tallies.backfill(max),
+    sizing: fixedSlices(TALLY_BACKFILL_SLICE),
+    clock,
+    stoppedMessage: 'the tallies of the log stopped',
+    onError: (err) => {
+      if (health.fault(err) === null) process.stderr.write(`hookbench: the log's tallies could not catch up: ${String(err)}\n`);
+    },
+  });
+
   const textIndex = createTextIndexCatchUp({
     slice: (max) => {
       return stores.deliveryViews.backfillTextIndex(max);
@@ -532,6 +544,7 @@ export function createEngine(options: EngineOptions): Engine {
         personas.start();
         retention.start();
         textIndex.start();
+        tallyBackfill.start();
         commitFollowUp.start();
         bodyPacking.start();
       } catch (err) {
@@ -545,6 +558,7 @@ export function createEngine(options: EngineOptions): Engine {
       retention.stop();
       deletions.stop();
       textIndex.stop();
+      tallyBackfill.stop();
       try {
         commitFollowUp.finish();
       } catch (err) {

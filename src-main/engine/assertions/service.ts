@@ -26,6 +26,8 @@ import { toIso } from '../ingest/timestamps';
 import type { AssertionDeliveryRow, AssertionMessageRow, ExportAttemptRow, MarkerRow, MessageQueryFilter } from '../store/assertions';
 import { closestMisses, type Criteria } from './match';
 import { nextTimedSize, type TimedSlices } from '../sliced-work';
+import { TALLY_BLOCK_IDS, type TallyBlock, type ViolationTally } from '../store/message-tallies';
+import { planSegments, type Segment } from './tally-plan';
 
 type FilterInput = z.output<typeof messageFilterSchema>;
 
@@ -37,58 +39,73 @@ export const COUNT_WINDOWS: TimedSlices = { first: 2_000, min: 500, max: 1_000_0
 const CLOSEST_SHOWN = 5;
 /** A wait's count again that took longer than this is followed by a pause as long. */
 const LONG_COUNT_MS = 20;
+/** Ranges shorter than this are read row by row: cheaper than reading the tallies. */
+const TALLIED_RANGE_MIN = 2 * TALLY_BLOCK_IDS;
+
+/** Milliseconds of reading left to a count made in steps, shared by every range it reads. */
+interface Budget {
+  ms: number;
+}
 
 /**
  * Reads the ids in (low, high] a window at a time (COUNT_WINDOWS), oldest or newest first, with a
- * turn of the event loop between windows, and stops once `budgetMs` of reading has passed (after
- * one window at least) or `enough()` says so. Returns the edge it reached: `high` going up, `low`
- * going down, when it read the whole range.
+ * turn of the event loop between windows, and stops once the budget is spent (after one window at
+ * least) or `enough()` says so. Returns the edge it reached: `high` going up, `low` going down,
+ * when it read the whole range.
  */
 async function inIdWindows(
   range: { low: number; high: number; newestFirst: boolean },
-  budgetMs: number,
+  budget: Budget,
   read: (after: number, through: number) => void,
   enough: () => boolean = () => false,
 ): Promise<number> {
   let edge = range.newestFirst ? range.high : range.low;
   const done = (): boolean => (range.newestFirst ? edge <= range.low : edge >= range.high);
   let window = COUNT_WINDOWS.first;
-  let spent = 0;
   while (!done()) {
     const next = range.newestFirst ? Math.max(range.low, edge - window) : Math.min(range.high, edge + window);
     const t = performance.now();
     if (range.newestFirst) read(next, edge);
     else read(edge, next);
     const took = performance.now() - t;
-    spent += took;
+    budget.ms -= took;
     window = nextTimedSize(COUNT_WINDOWS, window, took);
     edge = next;
-    if (done() || spent >= budgetMs || enough()) break;
+    if (done() || budget.ms <= 0 || enough()) break;
     await new Promise((resolve) => setImmediate(resolve));
   }
   return edge;
 }
 
+const unbounded = (): Budget => ({ ms: Number.POSITIVE_INFINITY });
+
 /**
- * A keyset page (ids after `after`, oldest first, at most `limit`) read in windows of ids up to
- * `high`, so that a filter that matches little or nothing walks the log in steps instead of
- * holding the engine's thread for one long scan. `next` is the last row's id when the page is full.
+ * A keyset page (ids after `after`, oldest first, at most `limit`) read in windows of ids over
+ * the segments that may hold a match, so that a filter that matches little or nothing walks the
+ * log in steps instead of holding the engine's thread for one long scan. `next` is the last row's
+ * id when the page is full.
  */
 async function pageInWindows<T extends { id: number }>(
-  after: number,
-  high: number,
+  segments: readonly Segment[],
   limit: number,
   read: (after: number, through: number, limit: number) => T[],
 ): Promise<{ rows: T[]; next: number | null }> {
   const rows: T[] = [];
-  await inIdWindows(
-    { low: after, high, newestFirst: false },
-    Number.POSITIVE_INFINITY,
-    (from, through) => void rows.push(...read(from, through, limit - rows.length)),
-    () => rows.length >= limit,
-  );
+  const budget = unbounded();
+  for (const segment of segments) {
+    if (rows.length >= limit) break;
+    await inIdWindows(
+      { low: segment.after, high: segment.through, newestFirst: false },
+      budget,
+      (from, through) => void rows.push(...read(from, through, limit - rows.length)),
+      () => rows.length >= limit,
+    );
+  }
   return { rows, next: rows.length === limit ? (rows[rows.length - 1]?.id ?? null) : null };
 }
+
+/** The whole range, read row by row. */
+const wholeRange = (after: number, through: number): Segment[] => [{ after, through, blocks: [] }];
 
 /**
  * Every read here that may scan the log runs in windows of ids with a turn of the event loop
@@ -200,6 +217,7 @@ const toMarkerView = (m: MarkerRow): MarkerView => ({
 
 export function createAssertions(engine: Engine, random: () => number = Math.random): Assertions {
   const store = engine.stores.assertions;
+  const tallies = engine.stores.tallies;
   const waits = new Set<() => void>();
 
   const markerOf = (name: string | undefined): MarkerRow | null => {
@@ -242,24 +260,61 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
   };
 
   /**
-   * The filter's matches among the message ids in (after, through], counted in windows for at
-   * most `budgetMs` of counting; undefined when the budget ran out first.
+   * The segments of the message ids in (low, high] a filter reads, and what each whole tallied
+   * block it may count holds. A user's messages are found through their index, and a short range
+   * row by row, without the tallies.
+   */
+  const segmentsOf = (filter: MessageQueryFilter, low: number, high: number): { segments: Segment[]; matches: Map<number, number> } => {
+    const matches = new Map<number, number>();
+    if (high - low < TALLIED_RANGE_MIN || filter.userId !== null) return { segments: wholeRange(low, high), matches };
+    const matching = (b: TallyBlock): number =>
+      filter.violations === 'any' ? b.violating : filter.violations === 'none' ? b.messages - b.violating : b.messages;
+    const blocks = tallies.blocks(filter).map((b) => ({ block: b.block, matches: matching(b), firstAt: b.firstAt, lastAt: b.lastAt }));
+    for (const b of blocks) matches.set(b.block, b.matches);
+    const countable = filter.anonymousId === null && filter.deliveryStatus === null;
+    const segments = planSegments({ low, high, tallied: tallies.range(), blocks, since: filter.since, until: filter.until, countable });
+    return { segments, matches };
+  };
+
+  /**
+   * The filter's matches among the message ids in (after, through]: whole tallied blocks from the
+   * tallies, the rest counted in windows, for at most `budgetMs` of counting; undefined when the
+   * budget ran out first.
    */
   const countWithinIds = async (filter: MessageQueryFilter, after: number, through: number, budgetMs: number): Promise<number | undefined> => {
+    const { segments, matches } = segmentsOf(filter, after, through);
+    const budget = { ms: budgetMs };
     let total = 0;
-    const reached = await inIdWindows({ low: after, high: through, newestFirst: false }, budgetMs, (from, to) => {
-      total += store.countMessagesInIds(filter, from, to);
-    });
-    return reached >= through ? total : undefined;
+    for (const segment of segments) {
+      if (segment.blocks.length > 0) {
+        for (const block of segment.blocks) total += matches.get(block) ?? 0;
+        continue;
+      }
+      if (budget.ms <= 0) return undefined;
+      const reached = await inIdWindows({ low: segment.after, high: segment.through, newestFirst: false }, budget, (from, to) => {
+        total += store.countMessagesInIds(filter, from, to);
+      });
+      if (reached < segment.through) return undefined;
+    }
+    return total;
   };
   /** The same, exact: no budget. */
   const countIn = async (filter: MessageQueryFilter, after: number, through: number): Promise<number> =>
     (await countWithinIds(filter, after, through, Number.POSITIVE_INFINITY)) ?? 0;
 
+  /**
+   * Whether the filter names a message's field and the tallies show that no message has it: then
+   * no delivery's message does either (a delivery without a message, a deletion notice, has none
+   * of the fields), and a page of deliveries or attempts is empty without reading them.
+   */
+  const noMessageMatches = (filter: MessageQueryFilter): boolean => {
+    const named = Object.values(filter).some((value) => value !== null);
+    return named && segmentsOf(filter, filter.afterMessageId ?? 0, store.lastMessageId()).segments.length === 0;
+  };
+
   const messagePage = async (filter: MessageQueryFilter, after: number, limit: number): Promise<{ messages: AssertedMessage[]; next: number | null }> => {
-    const { rows, next } = await pageInWindows(Math.max(after, filter.afterMessageId ?? 0), store.lastMessageId(), limit, (from, through, n) =>
-      store.messages(filter, from, n, through),
-    );
+    const { segments } = segmentsOf(filter, Math.max(after, filter.afterMessageId ?? 0), store.lastMessageId());
+    const { rows, next } = await pageInWindows(segments, limit, (from, through, n) => store.messages(filter, from, n, through));
     return { messages: rows.map(toAssertedMessage), next };
   };
 
@@ -291,18 +346,48 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     };
   };
 
-  /** Violation counts over the message ids after `low`, newest first in windows, for at most `budgetMs` of counting. */
+  /**
+   * Violation counts over the message ids after `low`, newest first: whole tallied blocks from the
+   * tallies, the rest in windows, for at most `budgetMs` of counting.
+   */
   const violationCountsIn = async (low: number, budgetMs: number): Promise<{ counts: ViolationCount[]; reached: number }> => {
     const byCall = new Map<string, ViolationCount>();
-    const reached = await inIdWindows({ low, high: store.lastMessageId(), newestFirst: true }, budgetMs, (after, through) => {
-      for (const row of store.violationCountsInIds(after, through)) {
-        const key = JSON.stringify([row.type, row.event]);
-        const c = byCall.get(key) ?? { type: row.type, event: row.event, messages: 0, violations: 0 };
-        c.messages += row.messages;
-        c.violations += row.violations;
-        byCall.set(key, c);
+    const add = (row: { type: string; event: string | null; messages: number; violations: number }): void => {
+      const key = JSON.stringify([row.type, row.event]);
+      const c = byCall.get(key) ?? { type: row.type, event: row.event, messages: 0, violations: 0 };
+      c.messages += row.messages;
+      c.violations += row.violations;
+      byCall.set(key, c);
+    };
+    const high = store.lastMessageId();
+    const byBlock = new Map<number, ViolationTally[]>();
+    let segments = wholeRange(low, high);
+    if (high - low >= TALLIED_RANGE_MIN) {
+      for (const t of tallies.violationBlocks()) byBlock.set(t.block, [...(byBlock.get(t.block) ?? []), t]);
+      const blocks = [...byBlock].map(([block, rows]) => ({ block, matches: rows.reduce((n, r) => n + r.messages, 0), firstAt: 0, lastAt: 0 }));
+      segments = planSegments({ low, high, tallied: tallies.range(), blocks, since: null, until: null, countable: true });
+    }
+    const budget = { ms: budgetMs };
+    // Where the counting stopped, when it stopped before reaching `low`: the counts cover (reached, high].
+    let stoppedAt: number | null = null;
+    for (const segment of [...segments].reverse()) {
+      if (segment.blocks.length > 0) {
+        for (const block of segment.blocks) for (const row of byBlock.get(block) ?? []) add(row);
+        continue;
       }
-    });
+      if (budget.ms <= 0) {
+        stoppedAt = segment.through;
+        break;
+      }
+      const edge = await inIdWindows({ low: segment.after, high: segment.through, newestFirst: true }, budget, (after, through) => {
+        for (const row of store.violationCountsInIds(after, through)) add(row);
+      });
+      if (edge > segment.after) {
+        stoppedAt = edge;
+        break;
+      }
+    }
+    const reached = stoppedAt ?? low;
     const counts = [...byCall.values()].sort(
       (a, b) => b.messages - a.messages || compareText(a.type, b.type) || compareText(a.event ?? '', b.event ?? ''),
     );
@@ -328,7 +413,8 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
       const { filter, marker } = resolve(input);
       const extra = { status: input.status ?? null, destination: input.destination ?? null, afterDeliveryId: marker?.delivery_id ?? null };
       const after = Math.max(input.after ?? 0, marker?.delivery_id ?? 0);
-      const { rows, next } = await pageInWindows(after, store.lastDeliveryId(), input.limit ?? DEFAULT_ASSERT_LIMIT, (from, through, n) =>
+      if (noMessageMatches(filter)) return { deliveries: [], next: null };
+      const { rows, next } = await pageInWindows(wholeRange(after, store.lastDeliveryId()), input.limit ?? DEFAULT_ASSERT_LIMIT, (from, through, n) =>
         store.deliveries(filter, extra, from, n, through),
       );
       return { deliveries: rows.map(toDeliveryRow), next };
@@ -337,7 +423,8 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     async attempts(input) {
       const { filter, marker } = resolve(input);
       const extra = { status: input.status ?? null, destination: input.destination ?? null, afterDeliveryId: marker?.delivery_id ?? null };
-      const { rows, next } = await pageInWindows(input.after ?? 0, store.lastAttemptId(), input.limit ?? DEFAULT_ASSERT_LIMIT, (from, through, n) =>
+      if (noMessageMatches(filter)) return { attempts: [], next: null };
+      const { rows, next } = await pageInWindows(wholeRange(input.after ?? 0, store.lastAttemptId()), input.limit ?? DEFAULT_ASSERT_LIMIT, (from, through, n) =>
         store.attempts(filter, extra, from, n, through),
       );
       return { attempts: rows, next };

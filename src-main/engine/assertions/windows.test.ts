@@ -6,7 +6,7 @@ import { turnsDuring } from '../testing/wait';
 import type { MessageQueryFilter } from '../store/assertions';
 import { createAssertions, type Assertions } from './service';
 
-const SEEDED = 30_000;
+const SEEDED = 40_000;
 const NO_FILTER: MessageQueryFilter = {
   type: null,
   event: null,
@@ -53,7 +53,7 @@ describe('the assertions read a big log in windows of ids: the same answers as o
     assert.ok(wait.turns >= 2, `the wait counted in windows, the loop turning ${wait.turns} times`);
   });
 
-  test('counts and pages equal those of one statement, for filters that match often, rarely, or by index', async () => {
+  const assertSameAsOneStatement = async (): Promise<void> => {
     const store = h.engine.stores.assertions;
     for (const [input, filter] of [
       [{ type: 'track' }, { ...NO_FILTER, type: 'track' }],
@@ -88,6 +88,21 @@ describe('the assertions read a big log in windows of ids: the same answers as o
       );
     }
     assert.deepEqual(await assertions.violationCounts(), store.violationCounts(0));
+  };
+
+  test('counts and pages equal those of one statement, for filters that match often, rarely, or by index', assertSameAsOneStatement);
+
+  test('the same once the message tallies hold the log; an event nobody sent then reads no delivery or attempt either', async () => {
+    while (!h.engine.stores.tallies.tallyOwed(5_000)) {
+      // the rest
+    }
+    await assertSameAsOneStatement();
+    const calls: (() => Promise<object>)[] = [() => assertions.deliveries({ event: 'Never Sent' }), () => assertions.attempts({ event: 'Never Sent' })];
+    for (const call of calls) {
+      const { value, turns } = await turnsDuring(call);
+      assert.deepEqual(Object.values(value), [[], null]);
+      assert.equal(turns, 0, 'answered from the tallies');
+    }
   });
 
   test('a wait on a big log counts what arrives after it started, and ends as soon as enough matched', async () => {

@@ -97,7 +97,9 @@ export function messageFilterSql(f: MessageQueryFilter): { terms: string[]; para
   eq('m.user_id', f.userId);
   eq('m.anonymous_id', f.anonymousId);
   if (f.source !== null) {
-    terms.push('m.source_id = (SELECT s.id FROM sources s WHERE s.name = ?)');
+    // Unary plus: never through messages_dedupe (source_id first), which would read every message
+    // of the source for each window of ids (a window then took as long as the whole log).
+    terms.push('+m.source_id = (SELECT s.id FROM sources s WHERE s.name = ?)');
     params.push(f.source);
   }
   if (f.since !== null) {

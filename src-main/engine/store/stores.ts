@@ -10,6 +10,7 @@ import { RequestStore } from './requests';
 import { ReceiverStore } from './receivers';
 import { AssertionStore } from './assertions';
 import { SearchIndexStore } from './search-index';
+import { MessageTallyStore } from './message-tallies';
 
 /** Runs fn in one transaction; inside another one it becomes a savepoint of it. */
 export type Transaction = <T>(fn: () => T) => T;
@@ -27,6 +28,8 @@ export interface Stores {
   readonly deliveryViews: DeliveryViewStore;
   /** What the free-text search index is owed by the latest commits. */
   readonly searchIndex: SearchIndexStore;
+  /** Messages per block of ids by type, event and source, for the assertions' filters. */
+  readonly tallies: MessageTallyStore;
   /** Sources, destinations and settings. */
   readonly config: ConfigStore;
   readonly profiles: ProfileStore;
@@ -46,7 +49,7 @@ export interface Stores {
    */
   compactFile(): void;
   /**
-   * Takes up to `max` of the messages commits left owed into the search index and the profiles
+   * Takes up to `max` of the messages commits left owed into the search index, the profiles and the tallies
    * (one transaction each); true when nothing is owed any more. The engine's follow-up runs it in
    * slices; stopping, and a seed, run it until it is true.
    */
@@ -57,17 +60,20 @@ export function createStores(db: Db, secrets?: SecretSealer): Stores {
   const log = new LogStore(db);
   const profiles = new ProfileStore(db);
   const searchIndex = new SearchIndexStore(db);
-  // A commit leaves its messages owed to the profiles and the search index, which take them in a
-  // turn later (the engine's follow-up) or before their next read, whichever comes first.
+  const tallies = new MessageTallyStore(db);
+  // A commit leaves its messages owed to the profiles, the search index and the tallies, which
+  // take them in a turn later (the engine's follow-up); the first two also before their next read.
   log.followCommits((first) => {
     profiles.followCommit(first);
     searchIndex.followCommit(first);
+    tallies.followCommit(first);
   });
   return {
     log,
     requests: new RequestStore(db),
     deliveryViews: new DeliveryViewStore(db, () => searchIndex.settle()),
     searchIndex,
+    tallies,
     config: new ConfigStore(db, secrets),
     profiles,
     computations: new ComputationStore(db),
@@ -83,7 +89,8 @@ export function createStores(db: Db, secrets?: SecretSealer): Stores {
     },
     takeInOwed: (max) => {
       const indexed = searchIndex.indexOwed(max);
-      return profiles.followOwed(max) && indexed;
+      const tallied = tallies.tallyOwed(max);
+      return profiles.followOwed(max) && indexed && tallied;
     },
   };
 }

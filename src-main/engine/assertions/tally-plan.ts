@@ -1,0 +1,76 @@
+/**
+ * Which message ids a filter must read row by row, and which whole blocks it can count from the
+ * message tallies (store/message-tallies.ts). Pure: the service reads the tallies and the rows.
+ */
+import { TALLY_BLOCK_IDS } from '../store/message-tallies';
+
+/**
+ * Ids in (after, through], ascending. `blocks` empty: read the rows. Else the segment is exactly
+ * these whole tallied blocks, so a count can take their tallies; a page still reads their rows.
+ */
+export interface Segment {
+  after: number;
+  through: number;
+  blocks: number[];
+}
+
+export interface BlockBound {
+  block: number;
+  /** At most this many messages of the block can match (0: none does). */
+  matches: number;
+  /** Bounds of the matching messages' received_at. */
+  firstAt: number;
+  lastAt: number;
+}
+
+export interface PlanInput {
+  /** The ids asked about: (low, high]. */
+  low: number;
+  high: number;
+  /** The ids the tallies hold: [below, through]. */
+  tallied: { below: number; through: number };
+  /** The filter's blocks, ascending; a tallied block not among them holds no match. */
+  blocks: readonly BlockBound[];
+  since: number | null;
+  until: number | null;
+  /** `matches` is exact (no field the tallies do not keep is filtered on). */
+  countable: boolean;
+}
+
+export function planSegments(p: PlanInput): Segment[] {
+  const out: Segment[] = [];
+  const push = (after: number, through: number, blocks: number[]): void => {
+    if (through <= after) return;
+    const last = out[out.length - 1];
+    if (last !== undefined && last.through === after && last.blocks.length > 0 === blocks.length > 0) {
+      last.through = through;
+      last.blocks.push(...blocks);
+      return;
+    }
+    out.push({ after, through, blocks });
+  };
+  const low = Math.max(p.low, p.tallied.below - 1);
+  const high = Math.min(p.high, p.tallied.through);
+  if (low >= high) {
+    push(p.low, p.high, []);
+    return out;
+  }
+  const since = p.since ?? Number.NEGATIVE_INFINITY;
+  const until = p.until ?? Number.POSITIVE_INFINITY;
+  // Below the tallies (an older log not tallied yet): row by row.
+  push(p.low, low, []);
+  for (const b of p.blocks) {
+    if (b.matches <= 0 || b.lastAt < since || b.firstAt >= until) continue;
+    // Ids start at 1, so block 0 is whole from id 1.
+    const start = Math.max(b.block * TALLY_BLOCK_IDS, 1);
+    const end = (b.block + 1) * TALLY_BLOCK_IDS - 1;
+    const after = Math.max(low, start - 1);
+    const through = Math.min(high, end);
+    if (through <= after) continue;
+    const whole = p.countable && after === start - 1 && through === end && b.firstAt >= since && b.lastAt < until;
+    push(after, through, whole ? [b.block] : []);
+  }
+  // Committed after the last tally: row by row.
+  push(high, p.high, []);
+  return out;
+}
