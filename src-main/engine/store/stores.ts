@@ -88,8 +88,8 @@ export function createStores(db: Db, secrets?: SecretSealer): Stores {
       db.pragma('wal_checkpoint(TRUNCATE)');
     },
     takeInOwed: (max) => {
-      const indexed = searchIndex.indexOwed(max);
-      const tallied = tallies.tallyOwed(max);
+      // The index and the tallies read the same new rows: one transaction for both (a commit each cost more than the tallies).
+      const [indexed, tallied] = db.transaction(() => [searchIndex.indexOwed(max), tallies.tallyOwed(max)])();
       return profiles.followOwed(max) && indexed && tallied;
     },
   };
