@@ -356,7 +356,7 @@ function textPageIdsSql(p: DeliveryQueryPage, reach: UrlReach, plan: TextPagePla
   const text = p.text ?? '';
   return {
     sql,
-    params: [textMatchQuery(text), ...walkParams, ...params, p.limit, text, prefixEnd(text), ...params, p.limit],
+    params: [plan.match ?? textMatchQuery(text), ...walkParams, ...params, p.limit, text, prefixEnd(text), ...params, p.limit],
   };
 }
 
@@ -371,7 +371,9 @@ function textPageIdsSql(p: DeliveryQueryPage, reach: UrlReach, plan: TextPagePla
  * messageId is probed forwards up to PAGE_SET_LIMIT matches (a set when it finds them all), and
  * any other is walked.
  */
-export type TextPagePlan = { kind: 'walk' } | { kind: 'set'; messageIds: number[] };
+export type TextPagePlan =
+  /** `match`: the MATCH walked, a superset of the needle's (sparseTextQuery); the needle itself when absent. */
+  { kind: 'walk'; match?: string } | { kind: 'set'; messageIds: number[] };
 
 /** Most messages a text page takes as a set rather than walk the index (for a needle that starts a messageId). */
 export const PAGE_SET_LIMIT = 2_000;
@@ -692,10 +694,11 @@ export class DeliveryViewStore {
    */
   textPagePlan(f: DeliveryQueryFilter, choice: 'auto' | TextPagePlan['kind'] = 'auto'): TextPagePlan {
     const needle = f.text ?? '';
-    if (choice === 'walk' || (choice === 'auto' && this.prefixMatches(needle) === 0)) return { kind: 'walk' };
+    const walk = (): TextPagePlan => ({ kind: 'walk', match: this.countTextQuery(needle) });
+    if (choice === 'walk' || (choice === 'auto' && this.prefixMatches(needle) === 0)) return walk();
     const { sql, params } = textProbeSql(needle, choice === 'set' ? Number.MAX_SAFE_INTEGER - 1 : PAGE_SET_LIMIT);
     const ids = (statement(this.db, sql).all(...params) as { id: number }[]).map((r) => r.id);
-    return ids.length > PAGE_SET_LIMIT && choice === 'auto' ? { kind: 'walk' } : { kind: 'set', messageIds: ids };
+    return ids.length > PAGE_SET_LIMIT && choice === 'auto' ? walk() : { kind: 'set', messageIds: ids };
   }
 
   /** Where the filter's URL can be found at all (everywhere when there is no URL filter). */

@@ -89,7 +89,7 @@ export function createStores(db: Db, secrets?: SecretSealer): Stores {
     },
     takeInOwed: (max) => {
       // The index and the tallies read the same new rows: one transaction for both (a commit each cost more than the tallies).
-      const [indexed, tallied] = db.transaction(() => [searchIndex.indexOwed(max), tallies.tallyOwed(max)])();
+      const [indexed, tallied] = db.transaction((): [boolean, boolean] => [searchIndex.indexOwed(max), tallies.tallyOwed(max)])();
       return profiles.followOwed(max) && indexed && tallied;
     },
   };
