@@ -290,7 +290,6 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
         for (const block of segment.blocks) total += matches.get(block) ?? 0;
         continue;
       }
-      if (budget.ms <= 0) return undefined;
       const reached = await inIdWindows({ low: segment.after, high: segment.through, newestFirst: false }, budget, (from, to) => {
         total += store.countMessagesInIds(filter, from, to);
       });
@@ -374,10 +373,6 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
       if (segment.blocks.length > 0) {
         for (const block of segment.blocks) for (const row of byBlock.get(block) ?? []) add(row);
         continue;
-      }
-      if (budget.ms <= 0) {
-        stoppedAt = segment.through;
-        break;
       }
       const edge = await inIdWindows({ low: segment.after, high: segment.through, newestFirst: true }, budget, (after, through) => {
         for (const row of store.violationCountsInIds(after, through)) add(row);
