@@ -302,6 +302,15 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     (await countWithinIds(filter, after, through, Number.POSITIVE_INFINITY)) ?? 0;
 
   /**
+   * A delivery filter: the message fields apply to the delivery's message, the marker to the
+   * delivery's own id only, so a replay made after the marker counts whatever its message's age.
+   */
+  const deliveryScope = (input: FilterInput): { filter: MessageQueryFilter; marker: MarkerRow | null } => {
+    const { filter, marker } = resolve(input);
+    return { filter: { ...filter, afterMessageId: null }, marker };
+  };
+
+  /**
    * Whether the filter names a message's field and the tallies show that no message has it: then
    * no delivery's message does either (a delivery without a message, a deletion notice, has none
    * of the fields), and a page of deliveries or attempts is empty without reading them.
@@ -405,7 +414,7 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     },
 
     async deliveries(input) {
-      const { filter, marker } = resolve(input);
+      const { filter, marker } = deliveryScope(input);
       const extra = { status: input.status ?? null, destination: input.destination ?? null, afterDeliveryId: marker?.delivery_id ?? null };
       const after = Math.max(input.after ?? 0, marker?.delivery_id ?? 0);
       if (noMessageMatches(filter)) return { deliveries: [], next: null };
@@ -416,7 +425,7 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     },
 
     async attempts(input) {
-      const { filter, marker } = resolve(input);
+      const { filter, marker } = deliveryScope(input);
       const extra = { status: input.status ?? null, destination: input.destination ?? null, afterDeliveryId: marker?.delivery_id ?? null };
       if (noMessageMatches(filter)) return { attempts: [], next: null };
       const { rows, next } = await pageInWindows(wholeRange(input.after ?? 0, store.lastAttemptId()), input.limit ?? DEFAULT_ASSERT_LIMIT, (from, through, n) =>

@@ -105,6 +105,19 @@ describe('the assertions read a big log in windows of ids: the same answers as o
     }
   });
 
+  test('after a marker: a replay of an older message counts among the deliveries, and an old message does not among the messages', async () => {
+    const marker = (await assertions.reset({ mark: 'before-replay' })) as { marker: { name: string } };
+    const replayId = h.engine.replay(5);
+    const deliveries = await assertions.deliveries({ marker: marker.marker.name });
+    assert.deepEqual(
+      deliveries.deliveries.map((d) => [d.id, d.replayOf, d.messageRowId]),
+      [[replayId, 5, h.engine.stores.log.getDelivery(5)?.message_id ?? null]],
+      'the marker bounds the delivery, not its message',
+    );
+    assert.equal((await assertions.attempts({ marker: marker.marker.name })).attempts.every((a) => a.delivery_id === replayId), true);
+    assert.deepEqual((await assertions.messages({ marker: marker.marker.name })).messages, [], 'no message arrived after it');
+  });
+
   test('a wait on a big log counts what arrives after it started, and ends as soon as enough matched', async () => {
     const before = await assertions.count({ event: 'Order Completed' });
     const waiting = assertions.wait({ event: 'Order Completed', count: before + 2, timeout: 60 });

@@ -143,9 +143,11 @@ const MESSAGE_COLUMNS = `m.id, m.message_id, m.type, m.event, m.user_id, m.anony
  * only among the ids up to it (one window of a page read in steps).
  */
 export function messagePageSql(f: MessageQueryFilter, afterId: number, limit: number, throughId?: number): { sql: string; params: unknown[] } {
-  const { terms, params } = messageFilterSql(f);
+  // One lower bound on the id: with the marker's and the page's both, SQLite seeks on the first
+  // one written, so a window far past an old marker read every id from the marker.
+  const { terms, params } = messageFilterSql({ ...f, afterMessageId: null });
   terms.push('m.id > ?');
-  params.push(afterId);
+  params.push(Math.max(afterId, f.afterMessageId ?? 0));
   upTo(terms, params, 'm.id', throughId);
   return {
     sql: `WITH page AS MATERIALIZED (SELECT m.id FROM messages m ${where(terms)} ORDER BY m.id LIMIT ?)
@@ -180,9 +182,10 @@ export function deliveryPageSql(
   limit: number,
   throughId?: number,
 ): { sql: string; params: unknown[] } {
-  const { terms, params } = deliveryFilterSql(f, extra);
+  // One lower bound on the delivery's id, as for messages.
+  const { terms, params } = deliveryFilterSql(f, { ...extra, afterDeliveryId: null });
   terms.push('d.id > ?');
-  params.push(afterId);
+  params.push(Math.max(afterId, extra.afterDeliveryId ?? 0));
   upTo(terms, params, 'd.id', throughId);
   return {
     sql: `SELECT d.id, d.message_id AS message_row_id, m.message_id, m.type, m.event, m.user_id, m.anonymous_id,
@@ -271,9 +274,9 @@ export class AssertionStore {
 
   /** The same count over the messages with ids in (afterId, throughId]: one window of a count made in steps. */
   countMessagesInIds(f: MessageQueryFilter, afterId: number, throughId: number): number {
-    const { terms, params } = messageFilterSql(f);
+    const { terms, params } = messageFilterSql({ ...f, afterMessageId: null });
     const sql = `SELECT COUNT(*) AS n FROM messages m WHERE m.id > ? AND m.id <= ?${terms.length > 0 ? ` AND ${terms.join(' AND ')}` : ''}`;
-    return (statement(this.db, sql).get(afterId, throughId, ...params) as { n: number }).n;
+    return (statement(this.db, sql).get(Math.max(afterId, f.afterMessageId ?? 0), throughId, ...params) as { n: number }).n;
   }
 
   /** The newest message's id (0 in an empty log). */

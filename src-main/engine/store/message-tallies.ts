@@ -1,19 +1,19 @@
 /**
- * Message tallies (schema 23): per block of message ids, how many messages of each type, event and
+ * Message tallies (schemas 23 and 24): per block of message ids, how many messages of each type, event and
  * source it holds, how many carry violations, and when the first and the last of them arrived. A
  * test's filter on those fields reads only the blocks that hold a match and counts whole blocks
  * from here (assertions/tally-plan.ts), instead of reading the whole log.
  *
  * Ids in [below, through] are tallied. Like the search index, a commit leaves its messages owed
  * above `through` and the engine's follow-up tallies them a turn later, many commits at a time; a
- * log from before schema 23 is tallied downwards from `below`, a slice at a time in the
+ * log from before them (or from schema 23, whose tallies 24 made again) is tallied downwards from `below`, a slice at a time in the
  * background. The delete trigger takes out every removed message that was tallied.
  */
 import { MESSAGE_TYPES } from '../../../src-shared/events';
 import type { Db } from './database';
 import { statement, statements } from './statements';
 
-/** A block holds the ids with the same `id >> TALLY_BLOCK_BITS` (the trigger of schema 23 shifts by the same). */
+/** A block holds the ids with the same `id >> TALLY_BLOCK_BITS` (the trigger of schema 24 shifts by the same). */
 export const TALLY_BLOCK_BITS = 14;
 export const TALLY_BLOCK_IDS = 2 ** TALLY_BLOCK_BITS;
 /** Messages a slice of the background tally of an older log reads: a few milliseconds. */
@@ -45,13 +45,16 @@ export interface TallyFilter {
   source: string | null;
 }
 
-const TALLY = `INSERT INTO message_tallies (type, event, source_id, block, messages, violating, violation_items, first_at, last_at)
-  SELECT type, COALESCE(event, ''), source_id, id >> ${TALLY_BLOCK_BITS}, COUNT(*), SUM(violations IS NOT NULL),
+// A row whose messages all went (a removal) starts its times again: its old ones would only widen
+// the bounds, so that every time filter read the block row by row.
+const TALLY = `INSERT INTO message_tallies (type, event, no_event, source_id, block, messages, violating, violation_items, first_at, last_at)
+  SELECT type, COALESCE(event, ''), event IS NULL, source_id, id >> ${TALLY_BLOCK_BITS}, COUNT(*), SUM(violations IS NOT NULL),
     SUM(CASE WHEN json_valid(violations) THEN json_array_length(violations) ELSE 0 END), MIN(received_at), MAX(received_at)
-  FROM messages WHERE id > ? AND id <= ? GROUP BY 1, 2, 3, 4
-  ON CONFLICT (type, event, source_id, block) DO UPDATE SET messages = messages + excluded.messages,
+  FROM messages WHERE id > ? AND id <= ? GROUP BY 1, 2, 3, 4, 5
+  ON CONFLICT (type, event, no_event, source_id, block) DO UPDATE SET messages = messages + excluded.messages,
     violating = violating + excluded.violating, violation_items = violation_items + excluded.violation_items,
-    first_at = MIN(first_at, excluded.first_at), last_at = MAX(last_at, excluded.last_at)`;
+    first_at = CASE WHEN messages <= 0 THEN excluded.first_at ELSE MIN(first_at, excluded.first_at) END,
+    last_at = CASE WHEN messages <= 0 THEN excluded.last_at ELSE MAX(last_at, excluded.last_at) END`;
 
 /** Pure: the statement of a filter's blocks, ascending, and its params. */
 export function tallyBlocksSql(f: TallyFilter): { sql: string; params: unknown[] } {
@@ -66,7 +69,7 @@ export function tallyBlocksSql(f: TallyFilter): { sql: string; params: unknown[]
     params.push(...MESSAGE_TYPES);
   }
   if (f.event !== null) {
-    terms.push('event = ?');
+    terms.push('event = ? AND no_event = 0');
     params.push(f.event);
   }
   if (f.source !== null) {
@@ -96,8 +99,9 @@ export class MessageTallyStore {
       lastOf: 'SELECT MAX(id) AS last FROM (SELECT id FROM messages WHERE id > ? ORDER BY id LIMIT ?)',
       lowestOf: 'SELECT MIN(id) AS low FROM (SELECT id FROM messages WHERE id < ? ORDER BY id DESC LIMIT ?)',
       tally: TALLY,
-      violations: `SELECT block, type, NULLIF(event, '') AS event, SUM(violating) AS messages, SUM(violation_items) AS violations
-        FROM message_tallies WHERE violating > 0 GROUP BY block, type, event ORDER BY block`,
+      violations: `SELECT block, type, CASE WHEN no_event = 1 THEN NULL ELSE event END AS event, SUM(violating) AS messages,
+          SUM(violation_items) AS violations
+        FROM message_tallies WHERE violating > 0 GROUP BY block, type, event, no_event ORDER BY block`,
     });
   }
 
@@ -127,7 +131,7 @@ export class MessageTallyStore {
     return done;
   }
 
-  /** Tallies up to `max` of the messages from before schema 23, newest first, in one transaction; true when none is left. */
+  /** Tallies up to `max` of the messages below the tallied range, newest first, in one transaction; true when none is left. */
   backfill(max: number): boolean {
     return this.db.transaction(() => {
       const { below } = this.range();

@@ -480,4 +480,34 @@ export const MIGRATIONS: readonly string[] = [
     WHERE type = OLD.type AND event = COALESCE(OLD.event, '') AND source_id = OLD.source_id AND block = OLD.id >> 14;
   END;
   `,
+  /* 24: the tallies keep a message without an event apart from one whose event is "" (schema 23
+     put both under "", so the violation counts reported an identify sent with "event": "" as one
+     without an event). A key of the rows a primary key cannot hold as NULL: no_event. Made again
+     from the log like a log from before 23: the engine tallies it in the background after start. */ `
+  DROP TRIGGER message_tally_delete;
+  DROP TABLE message_tallies;
+  CREATE TABLE message_tallies (
+    type TEXT NOT NULL,
+    -- '' for a message without an event (no_event 1) and for one whose event is "" (no_event 0).
+    event TEXT NOT NULL,
+    no_event INTEGER NOT NULL,
+    source_id INTEGER NOT NULL,
+    block INTEGER NOT NULL,
+    messages INTEGER NOT NULL,
+    violating INTEGER NOT NULL,
+    violation_items INTEGER NOT NULL,
+    first_at INTEGER NOT NULL,
+    last_at INTEGER NOT NULL,
+    PRIMARY KEY (type, event, no_event, source_id, block)
+  ) WITHOUT ROWID;
+  UPDATE message_tally_range SET below = (SELECT COALESCE(MAX(id), 0) + 1 FROM messages), through = (SELECT COALESCE(MAX(id), 0) FROM messages);
+  CREATE TRIGGER message_tally_delete AFTER DELETE ON messages
+    WHEN OLD.id >= (SELECT below FROM message_tally_range) AND OLD.id <= (SELECT through FROM message_tally_range)
+  BEGIN
+    UPDATE message_tallies SET messages = messages - 1, violating = violating - (OLD.violations IS NOT NULL),
+      violation_items = violation_items - (CASE WHEN json_valid(OLD.violations) THEN json_array_length(OLD.violations) ELSE 0 END)
+    WHERE type = OLD.type AND event = COALESCE(OLD.event, '') AND no_event = (OLD.event IS NULL)
+      AND source_id = OLD.source_id AND block = OLD.id >> 14;
+  END;
+  `,
 ];
