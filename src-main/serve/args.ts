@@ -36,6 +36,8 @@ expect (asks a running hookbench serve; the token comes from HOOKBENCH_TOKEN):
   --type T, --event E, --user-id U, --anonymous-id A, --source NAME   match these exactly
   --delivered      a delivery succeeded (a URL of the webhook destination answered 2xx)
   --no-violations  the message passed the tracking plan
+  --with-violations
+                   the message broke the tracking plan (a test that the plan catches a bad call)
   --marker NAME    only messages after this marker (default: HOOKBENCH_MARKER)
   --since TIME     only messages received at or after an ISO 8601 time
   --until TIME     only messages received before an ISO 8601 time
@@ -159,6 +161,13 @@ const EXPECT_FILTERS = {
 
 export const DEFAULT_EXPECT_TIMEOUT_SECONDS = 10;
 
+/** --no-violations and --with-violations as the API's `violations`; both at once ask for nothing that can match. */
+function violationsFlag(values: { 'no-violations'?: boolean | undefined; 'with-violations'?: boolean | undefined }, query: Record<string, string>): void {
+  if (values['no-violations'] && values['with-violations']) throw new Error('give --no-violations or --with-violations, not both');
+  if (values['no-violations']) query.violations = 'none';
+  if (values['with-violations']) query.violations = 'any';
+}
+
 export function parseExpectArgs(argv: string[], env: { HOOKBENCH_MARKER?: string | undefined } = {}): ExpectArgs {
   const values = parse(argv, {
     type: { type: 'string' },
@@ -173,6 +182,7 @@ export function parseExpectArgs(argv: string[], env: { HOOKBENCH_MARKER?: string
     timeout: { type: 'string' },
     delivered: { type: 'boolean' },
     'no-violations': { type: 'boolean' },
+    'with-violations': { type: 'boolean' },
     json: { type: 'boolean' },
     junit: { type: 'string' },
     name: { type: 'string' },
@@ -185,7 +195,7 @@ export function parseExpectArgs(argv: string[], env: { HOOKBENCH_MARKER?: string
   }
   if (query.marker === undefined && env.HOOKBENCH_MARKER) query.marker = env.HOOKBENCH_MARKER;
   if (values.delivered) query.delivered = 'true';
-  if (values['no-violations']) query.violations = 'none';
+  violationsFlag(values, query);
   if (query.count !== undefined && !/^[1-9]\d*$/.test(query.count)) throw new Error(`--count must be a whole number from 1, not "${query.count}"`);
   let timeoutSeconds = DEFAULT_EXPECT_TIMEOUT_SECONDS;
   if (query.timeout !== undefined) {
@@ -238,6 +248,7 @@ export function parseExportArgs(argv: string[], env: { HOOKBENCH_MARKER?: string
     limit: { type: 'string' },
     delivered: { type: 'boolean' },
     'no-violations': { type: 'boolean' },
+    'with-violations': { type: 'boolean' },
     out: { type: 'string' },
     server: { type: 'string' },
   });
@@ -250,7 +261,7 @@ export function parseExportArgs(argv: string[], env: { HOOKBENCH_MARKER?: string
   if (query.format !== undefined && !['ndjson', 'csv', 'har'].includes(query.format)) throw new Error(`--format must be ndjson, csv or har, not "${query.format}"`);
   if (query.marker === undefined && env.HOOKBENCH_MARKER) query.marker = env.HOOKBENCH_MARKER;
   if (values.delivered) query.delivered = 'true';
-  if (values['no-violations']) query.violations = 'none';
+  violationsFlag(values, query);
   const args: ExportArgs = { query };
   if (values.out !== undefined) args.out = values.out;
   if (values.server !== undefined) args.server = values.server;

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseExpectArgs, parseResetArgs } from './args';
+import { parseExpectArgs, parseExportArgs, parseResetArgs } from './args';
 import { accountOf, describeExpectation, junitXml } from './expect';
 import { startServe } from './testing/process';
 import { Receiver } from '../engine/testing/receiver';
@@ -24,6 +24,10 @@ test('expect and reset flags become the API query; refusals name the flag', () =
     marker: 'm-1',
   });
   assert.equal(parseExpectArgs(['--marker', 'mine'], { HOOKBENCH_MARKER: 'env' }).query.marker, 'mine');
+  assert.equal(parseExpectArgs(['--with-violations']).query.violations, 'any');
+  assert.equal(parseExportArgs(['--with-violations']).query.violations, 'any');
+  assert.throws(() => parseExpectArgs(['--no-violations', '--with-violations']), /--no-violations or --with-violations, not both/);
+  assert.match(describeExpectation({ event: 'Bad', violations: 'any' }), /with tracking-plan violations/);
   assert.throws(() => parseExpectArgs(['--count', '0']), /--count must be a whole number/);
   assert.throws(() => parseExpectArgs(['--timeout', '301']), /--timeout must be a number of seconds from 0 to 300/);
   assert.throws(() => parseExpectArgs(['--evnt', 'x']), /unknown option --evnt/);

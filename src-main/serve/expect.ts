@@ -105,6 +105,7 @@ export function describeExpectation(query: Record<string, string>): string {
   if (query.source !== undefined) parts.push(`from source ${JSON.stringify(query.source)}`);
   if (query.delivered === 'true') parts.push('delivered (2xx)');
   if (query.violations === 'none') parts.push('without tracking-plan violations');
+  if (query.violations === 'any') parts.push('with tracking-plan violations');
   if (query.marker !== undefined) parts.push(`after marker ${query.marker}`);
   if (query.since !== undefined) parts.push(`since ${query.since}`);
   if (query.until !== undefined) parts.push(`until ${query.until}`);
