@@ -371,7 +371,11 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     const byBlock = new Map<number, ViolationTally[]>();
     let segments = wholeRange(low, high);
     if (high - low >= TALLIED_RANGE_MIN) {
-      for (const t of tallies.violationBlocks()) byBlock.set(t.block, [...(byBlock.get(t.block) ?? []), t]);
+      for (const t of tallies.violationBlocks()) {
+        const rows = byBlock.get(t.block);
+        if (rows) rows.push(t);
+        else byBlock.set(t.block, [t]);
+      }
       const blocks = [...byBlock].map(([block, rows]) => ({ block, matches: rows.reduce((n, r) => n + r.messages, 0), firstAt: 0, lastAt: 0 }));
       segments = planSegments({ low, high, tallied: tallies.range(), blocks, since: null, until: null, countable: true });
     }
