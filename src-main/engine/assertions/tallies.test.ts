@@ -3,24 +3,13 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { startHarness, type Harness } from '../testing/harness';
 import { turnsDuring } from '../testing/wait';
-import { deliveryPageSql, messagePageSql, type MessageQueryFilter } from '../store/assertions';
+import { ANY_MESSAGE, deliveryPageSql, messagePageSql, type MessageQueryFilter } from '../store/assertions';
 import { TALLY_BLOCK_IDS } from '../store/message-tallies';
 import type { InboundMessage } from '../../../src-shared/events';
 import { createAssertions, type Assertions } from './service';
 import { planSegments } from './tally-plan';
 
-const NO_FILTER: MessageQueryFilter = {
-  type: null,
-  event: null,
-  userId: null,
-  anonymousId: null,
-  source: null,
-  since: null,
-  until: null,
-  afterMessageId: null,
-  deliveryStatus: null,
-  violations: null,
-};
+const NO_FILTER = ANY_MESSAGE;
 const T0 = Date.UTC(2026, 10, 1);
 /** Five blocks and a bit: whole blocks, a marker inside one, and a partial last block. */
 const MESSAGES = 5 * TALLY_BLOCK_IDS + 3_000;

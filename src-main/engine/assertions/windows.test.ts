@@ -3,22 +3,11 @@ import assert from 'node:assert/strict';
 import { seedDeliveries } from '../../../bench/support/seed';
 import { startHarness, type Harness } from '../testing/harness';
 import { turnsDuring } from '../testing/wait';
-import type { MessageQueryFilter } from '../store/assertions';
+import { ANY_MESSAGE } from '../store/assertions';
 import { createAssertions, type Assertions } from './service';
 
 const SEEDED = 40_000;
-const NO_FILTER: MessageQueryFilter = {
-  type: null,
-  event: null,
-  userId: null,
-  anonymousId: null,
-  source: null,
-  since: null,
-  until: null,
-  afterMessageId: null,
-  deliveryStatus: null,
-  violations: null,
-};
+const NO_FILTER = ANY_MESSAGE;
 
 describe('the assertions read a big log in windows of ids: the same answers as one statement, the engine turning between them', () => {
   let h: Harness;

@@ -28,6 +28,20 @@ export interface MessageQueryFilter {
   violations: 'none' | 'any' | null;
 }
 
+/** The filter that matches every message: the one to spread the fields asked for over. */
+export const ANY_MESSAGE: MessageQueryFilter = {
+  type: null,
+  event: null,
+  userId: null,
+  anonymousId: null,
+  source: null,
+  since: null,
+  until: null,
+  afterMessageId: null,
+  deliveryStatus: null,
+  violations: null,
+};
+
 export interface DeliveryQueryExtra {
   /** Only deliveries whose row id is above this (a marker's point). */
   afterDeliveryId: number | null;
