@@ -22,6 +22,7 @@ import { listen } from '../src-main/serve/server';
 import { fmt, percentile, RECEIVER_WORKER, runWorker } from './support/load';
 import { scaleConfig, usersFor } from './support/seed';
 import * as purgeModule from '../src-main/engine/deletion/purge';
+import { upgradeCaughtUp } from './support/seeded-engine';
 
 const PURGE_SIZING_OF_ENGINE = (purgeModule as { PURGE_SIZING?: { first: number; next(size: number, ms: number): number } }).PURGE_SIZING;
 
@@ -64,7 +65,7 @@ async function main(): Promise<void> {
   const server = await listen(engine, '127.0.0.1', 0);
   const api = createEngineApi(engine);
   await engine.personas.current();
-  while (!engine.stores.deliveryViews.textIndexReady() || !engine.stores.log.bodiesPacked()) await sleep(50);
+  while (!upgradeCaughtUp(engine)) await sleep(50);
   console.log(`purge on ${dataDir}: ${fmt(count)} messages, ${fmt(usersFor(count))} users`);
   // The footprint, read on a connection of its own before each purge.
   const reader = new Database(dbPath, { readonly: true });

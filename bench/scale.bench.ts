@@ -50,6 +50,7 @@ import { fmt, percentile, RECEIVER_WORKER, runWorker } from './support/load';
 import { scaleConfig, seedDeliveries, seededMessageId, usersFor } from './support/seed';
 import { costPerMessage, formatCosts } from './support/dbstat';
 import { ingestFlat } from './support/ingest-flat';
+import { upgradeCaughtUp } from './support/seeded-engine';
 
 const require = createRequire(import.meta.url);
 /** Bump when the seed's rows change, so a cached folder of the old shape is not reused. */
@@ -532,9 +533,7 @@ async function underLoadOnly(work: string, hook: string, rounds: number): Promis
       const t0 = performance.now();
       try {
         await engine.personas.current();
-        while (!engine.stores.deliveryViews.textIndexReady()) await sleep(20);
-        while (!engine.stores.log.bodiesPacked()) await sleep(20);
-        while (engine.stores.tallies.range().below !== 0) await sleep(20);
+        while (!upgradeCaughtUp(engine)) await sleep(20);
         if (k === 1) console.log(`caught up after start in ${fmt((performance.now() - t0) / 1000, 1)} s (profiles, search index, packed bodies, tallies)`);
         // What the copy, the catch-ups and the last round wrote is flushed before measuring, so
         // that the disk's write-back of them does not land in one phase or the other.

@@ -16,6 +16,10 @@ export interface SeededEngine {
   close(): Promise<void>;
 }
 
+/** Whether what an upgraded log does after start is done: the bodies packed, the search index and the tallies caught up. */
+export const upgradeCaughtUp = (engine: Engine): boolean =>
+  engine.stores.log.bodiesPacked() && engine.stores.deliveryViews.textIndexReady() && engine.stores.tallies.range().below === 0;
+
 /**
  * An engine on a folder seeded by the scale benchmark (a copy: measures write to it), with the
  * scale config delivering to a local receiver on a thread of its own, listening on 127.0.0.1,
@@ -30,9 +34,7 @@ export async function engineOnSeededCopy(dir: string): Promise<SeededEngine> {
   const started = performance.now();
   engine.start();
   const server = await listen(engine, '127.0.0.1', 0);
-  const caughtUp = (): boolean =>
-    engine.stores.log.bodiesPacked() && engine.stores.deliveryViews.textIndexReady() && engine.stores.tallies.range().below === 0;
-  while (!caughtUp()) await new Promise((r) => setTimeout(r, 20));
+  while (!upgradeCaughtUp(engine)) await new Promise((r) => setTimeout(r, 20));
   return {
     engine,
     config,
