@@ -654,6 +654,19 @@ export interface StorageStatus {
   usedBytes: number;
   /** False for a file made before retention and too big to convert at start: it does not shrink. */
   incrementalVacuum: boolean;
+  /** A "Clear log" under way (it runs in short slices beside ingest), or null. */
+  clearing: ClearProgress | null;
+}
+
+export interface ClearProgress {
+  /** When it started (ms since the epoch, the engine's clock). */
+  startedAt: number;
+  /** Messages removed so far, and about how many there were to look at when it started. */
+  removedMessages: number;
+  aboutMessages: number;
+  /** Done removing rows; tidying the search index, then giving the freed space back to the file system, of which this much is left. */
+  releasing: boolean;
+  freeBytesLeft: number;
 }
 
 export interface ClearLogResult {

@@ -127,6 +127,48 @@ test('Clear log over the control API: finished rows go, a retrying delivery and 
   }
 });
 
+test('Clear log says how far it has got while it runs, answers other calls meanwhile, and gives the freed space back', async () => {
+  const receiver = await new Receiver().start();
+  const h = await startHarness(configWith(receiver.url));
+  try {
+    const sent = 6_000;
+    for (let b = 0; b < sent / 100; b++) {
+      const batch = Array.from({ length: 100 }, (_, k) => ({ type: 'track', userId: `u${(b * 100 + k) % 97}`, event: 'Order Completed', properties: { pad: 'x'.repeat(300) } }));
+      assert.equal((await h.post('/v1/batch', { batch })).status, 200);
+    }
+    await waitUntil(() => h.engine.stores.log.countDeliveriesByStatus().succeeded === sent, 'every delivery sent');
+    const before = await call<StorageStatus>(h, 'getStorage');
+    assert.equal(before.clearing, null);
+
+    const clearing = call<ClearLogResult>(h, 'clearLog');
+    const seen: NonNullable<StorageStatus['clearing']>[] = [];
+    let finished = false;
+    void clearing.finally(() => (finished = true));
+    while (!finished) {
+      const status = await call<StorageStatus>(h, 'getStorage');
+      if (status.clearing) seen.push(status.clearing);
+    }
+    const result = await clearing;
+    assert.equal(result.messages, sent);
+
+    // Asked between the clear's slices: the progress grew, it started from the span of ids, and
+    // the other calls were answered while it ran.
+    const removing = seen.filter((p) => !p.releasing);
+    assert.ok(removing.length >= 3, `progress read ${removing.length} times while removing`);
+    assert.ok(removing.some((p) => p.removedMessages > 0 && p.removedMessages < sent), JSON.stringify(removing.map((p) => p.removedMessages)));
+    for (let k = 1; k < removing.length; k++) assert.ok(removing[k]!.removedMessages >= removing[k - 1]!.removedMessages);
+    assert.ok(seen.every((p) => p.aboutMessages === sent && p.startedAt === seen[0]!.startedAt));
+
+    const after = await call<StorageStatus>(h, 'getStorage');
+    assert.equal(after.clearing, null);
+    assert.equal(h.inspect.pragma('freelist_count'), 0, 'every freed page given back');
+    assert.ok(after.databaseBytes < before.databaseBytes / 2, `${before.databaseBytes} → ${after.databaseBytes} bytes`);
+  } finally {
+    await h.close();
+    await receiver.close();
+  }
+});
+
 test('a data folder made before retention is converted to incremental vacuum at start', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'hookbench-clear-'));
   try {

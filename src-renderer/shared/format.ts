@@ -46,6 +46,9 @@ export function bytesOf(n: number): string {
 }
 
 /** "12.3 MB" whatever the size, to read beside a limit set in megabytes. */
+/** A count as the views print them: 1,234,567. */
+export const countOf = (n: number): string => n.toLocaleString('en-US');
+
 export function megabytesOf(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }

@@ -101,6 +101,9 @@ export class RetentionStore {
       deleteReceiverRequests: `DELETE FROM receiver_requests WHERE id IN
          (SELECT id FROM receiver_requests WHERE received_at < ? AND outcome <> 'pending' ORDER BY id LIMIT ?)`,
       oldest: `SELECT (SELECT received_at FROM messages ORDER BY id LIMIT 1) AS message, (SELECT received_at FROM requests ORDER BY id LIMIT 1) AS request`,
+      // Two seeks on the rowid, one subquery each (SQLite seeks a lone MIN or MAX only): an upper
+      // bound of the messages, since ids removed by purges are gaps.
+      messageSpan: 'SELECT COALESCE((SELECT MAX(id) FROM messages) - (SELECT MIN(id) FROM messages) + 1, 0) AS n',
       active: `SELECT COUNT(*) AS n FROM deliveries WHERE status IN ${ACTIVE}`,
       counts: `SELECT (SELECT COUNT(*) FROM requests) AS requests, (SELECT COUNT(*) FROM messages) AS messages,
            (SELECT COUNT(*) FROM deliveries) AS deliveries, (SELECT COUNT(*) FROM deliveries WHERE status IN ${ACTIVE}) AS activeDeliveries`,
@@ -154,6 +157,11 @@ export class RetentionStore {
   /** When the oldest message and the oldest request were received (null when there is none). */
   oldest(): { message: number | null; request: number | null } {
     return this.s.oldest.get() as { message: number | null; request: number | null };
+  }
+
+  /** About how many messages the log holds, without counting them: the span of their ids. */
+  messageSpan(): number {
+    return (this.s.messageSpan.get() as { n: number }).n;
   }
 
   activeDeliveries(): number {

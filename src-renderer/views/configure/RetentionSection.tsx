@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { FieldErrors } from '../../shared/form-widgets';
 import { useConfigure } from '../../app/view-stores';
-import { megabytesOf } from '../../shared/format';
+import { countOf, megabytesOf } from '../../shared/format';
 
 /** How long the log keeps rows and how big it may grow, its size now, and Clear log. */
 export function RetentionSection() {
@@ -52,7 +52,8 @@ export function RetentionSection() {
 }
 
 function ClearLog() {
-  const clearing = useConfigure((s) => s.clearing);
+  const progress = useConfigure((s) => s.storage?.clearing ?? null);
+  const clearing = useConfigure((s) => s.clearing) || progress !== null;
   const cleared = useConfigure((s) => s.cleared);
   const error = useConfigure((s) => s.clearError);
   const clearLog = useConfigure((s) => s.clearLog);
@@ -86,6 +87,13 @@ function ClearLog() {
             Keep it
           </button>
         </div>
+      )}
+      {progress && (
+        <p className="notice" role="status" data-testid="clear-log-progress">
+          {progress.releasing
+            ? `Removed ${countOf(progress.removedMessages)} messages; tidying the search index and giving ${megabytesOf(progress.freeBytesLeft)} of free space back to the disk.`
+            : `Removed ${countOf(progress.removedMessages)} of about ${countOf(progress.aboutMessages)} messages so far, in short steps beside ingest.`}
+        </p>
       )}
       {cleared && (
         <p className="notice ok" data-testid="clear-log-done">

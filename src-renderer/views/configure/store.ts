@@ -120,6 +120,8 @@ export function parsePlanDraft(text: string): { ok: true; plan: TrackingPlanInpu
   }
 }
 
+/** How often the view reads a running Clear log's progress. */
+const CLEAR_PROGRESS_MS = 1_000;
 const draftOfRetention = (r: RetentionSettings): { days: string; megabytes: string } => ({ days: String(r.days), megabytes: String(r.megabytes) });
 /** Typed text as the number the engine takes; anything else is passed on as text for the check to name. */
 const numberOr = (text: string): number | string => (/^\s*\d+\s*$/.test(text) ? Number(text) : text);
@@ -329,11 +331,16 @@ export function createConfigureStore(transport: Transport, newKey: () => string 
     async clearLog() {
       if (get().clearing) return;
       set({ clearing: true, clearError: null, cleared: null });
+      // A big log takes minutes to clear (it goes in short slices beside ingest): its progress
+      // is read while the call runs.
+      const progress = setInterval(() => void get().refreshStorage().catch(() => {}), CLEAR_PROGRESS_MS);
       try {
         const cleared = await transport.call('clearLog');
         set({ cleared, clearing: false });
       } catch (err) {
         set({ clearError: messageOf(err), clearing: false });
+      } finally {
+        clearInterval(progress);
       }
       await get().refreshStorage().catch(() => {});
     },
