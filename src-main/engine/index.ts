@@ -37,6 +37,7 @@ import { createTextIndexCatchUp } from './text-index';
 import { createCommitFollowUp } from './commit-follow-up';
 import { createSlicedWork, fixedSlices, timedSlices, type SliceSizing } from './sliced-work';
 import { TALLY_BACKFILL_SLICE } from './store/message-tallies';
+import { nextTidyPages, SEARCH_TIDY_SLICES } from './store/search-index';
 import { createOffThreadReads, type OffThreadReads } from './reads/off-thread';
 
 export interface EngineOptions {
@@ -336,6 +337,22 @@ export function createEngine(options: EngineOptions): Engine {
     await wal.roomForBackgroundWrite();
   };
 
+  // Deletions leave the search index's rows marked gone (schema 25); its segments that carry
+  // them are merged after each removal, in short steps that wait for room in the WAL.
+  const searchTidy = createSlicedWork({
+    // Not while a Clear log removes rows: it would merge each segment again at every tenth
+    // removed. It starts again once the clear is done (onCleared).
+    slice: (pages) => retention.removingAll() || stores.searchIndex.tidy(pages),
+    sizing: { first: SEARCH_TIDY_SLICES.first, next: nextTidyPages },
+    resizeOnStart: true,
+    clock,
+    prepare: () => wal.roomForBackgroundWrite(),
+    stoppedMessage: 'the tidying of the search index stopped',
+    onError: (err) => {
+      if (health.fault(err) === null) process.stderr.write(`hookbench: the search index could not be tidied after a removal: ${String(err)}\n`);
+    },
+  });
+
   const sender: Sender = createThreadSender({ clock, ca: options.ca, entry: options.senderWorkerEntry ?? null, log: options.log });
   // Built before the scheduler, which reports to it; it wakes the scheduler only once running.
   const deletions = createDeletions({
@@ -346,7 +363,11 @@ export function createEngine(options: EngineOptions): Engine {
     sources: () => config.listSources(),
     destinations: () => config.listDestinations(),
     wake: () => scheduler.wake(),
-    publish: publishTo,
+    publish: (type, ids) => {
+      // A purge's steps are done: what they removed is tidied from the search index.
+      if (type === 'deletions' && started) searchTidy.start();
+      publishTo(type, ids);
+    },
     purgeSizing: options.purgeSizing,
     // Each step's rows read first on the read worker: when the log's pages are not in memory the
     // step would otherwise wait for the disk on this thread (tens of ms for a few messages).
@@ -433,9 +454,16 @@ export function createEngine(options: EngineOptions): Engine {
     // A slice's deletes land on scattered pages, like a purge step's: it waits for room in the WAL.
     wal,
     onRemoved: ({ deliveryIds, requestIds, receiverRequests }) => {
+      if (started) searchTidy.start();
       publish(deliveryIds);
       publishTo('requests', requestIds);
       if (receiverRequests > 0) publishTo('receivers', []);
+    },
+    onCleared: async () => {
+      if (!started) return;
+      searchTidy.start();
+      // Stopped first (the engine stopping): the clear ends without it.
+      await searchTidy.done().catch(() => undefined);
     },
     // A storage fault makes the engine degraded like any other write; the next slice tries again.
     onError: (err) => {
@@ -545,6 +573,7 @@ export function createEngine(options: EngineOptions): Engine {
         retention.start();
         textIndex.start();
         tallyBackfill.start();
+        searchTidy.start();
         commitFollowUp.start();
         bodyPacking.start();
       } catch (err) {
@@ -559,6 +588,7 @@ export function createEngine(options: EngineOptions): Engine {
       deletions.stop();
       textIndex.stop();
       tallyBackfill.stop();
+      searchTidy.stop();
       try {
         commitFollowUp.finish();
       } catch (err) {

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createSlicedWork, fixedSlices, nextTimedSize, type TimedSlices } from './sliced-work';
 import { ManualClock } from './clock';
+import { nextTidyPages } from './store/search-index';
 
 test('a time-sized slice grows toward its target, at most four times at once, within its bounds', () => {
   const s: TimedSlices = { first: 64, min: 16, max: 4_096, targetMs: 4 };
@@ -54,4 +55,36 @@ test('a prepared slice runs after its preparation settles, even when it fails; a
   assert.deepEqual(events.slice(5), []);
   assert.equal(left, 1);
   releases = [];
+});
+
+test('a tidy step of the search index grows at most twice at once, from one page, up to 64, and shrinks by its time', () => {
+  const cases: [pages: number, tookMs: number, next: number][] = [
+    [1, 0.1, 2], // far under the target: only twice
+    [32, 0.1, 64],
+    [64, 0.1, 64], // the ceiling
+    [16, 8, 8], // twice too long: halved
+    [16, 1_000, 1], // a segment read through: down to one page
+  ];
+  for (const [pages, took, next] of cases) assert.equal(nextTidyPages(pages, took), next, `${pages} pages in ${took} ms`);
+});
+
+test('work made to size afresh starts each run at its first size, not where the last run ended', async () => {
+  const sizes: number[] = [];
+  let left = 0;
+  const work = createSlicedWork({
+    slice: (max) => {
+      sizes.push(max);
+      return --left === 0;
+    },
+    sizing: { first: 1, next: (size) => size * 2 },
+    resizeOnStart: true,
+    clock: new ManualClock(0),
+    onError: (err) => assert.fail(String(err)),
+  });
+  for (const run of [3, 2]) {
+    left = run;
+    work.start();
+    await work.done();
+  }
+  assert.deepEqual(sizes, [1, 2, 4, 1, 2]);
 });

@@ -60,6 +60,8 @@ export function createSlicedWork(deps: {
    * cheaper, such as reading its rows on the read worker so their pages are in memory.
    */
   prepare?: (max: number) => Promise<void>;
+  /** Each start begins at sizing.first again, rather than at the size the last run ended on. */
+  resizeOnStart?: boolean;
 }): SlicedWork {
   const timeNow = deps.elapsed ?? (() => performance.now());
   const yieldTurn =
@@ -115,6 +117,7 @@ export function createSlicedWork(deps: {
     start() {
       if (running) return;
       running = true;
+      if (deps.resizeOnStart) size = deps.sizing.first;
       cancelNext = yieldTurn(step);
     },
     stop() {

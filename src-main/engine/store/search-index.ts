@@ -3,6 +3,21 @@ import { statements } from './statements';
 
 /** Messages a search takes into the index per transaction before it reads (see settle). */
 export const INDEX_OWED_LIMIT = 5_000;
+/** The share of a segment's rows deleted (percent) at which a tidy step merges it: FTS5's own default. */
+export const TIDY_DELETED_PERCENT = 10;
+/**
+ * Tidy steps, in pages written, sized by their time (about 4 ms each) and never more than twice
+ * the last: a step reads input until it has written its pages, and where nearly every row is gone
+ * (after a Clear log) one page written can take a hundred read. Restarted from one page each time
+ * the tidying starts, since the last run's size says nothing of the next one's segments.
+ */
+export const SEARCH_TIDY_SLICES = { first: 1, min: 1, max: 64, targetMs: 4 } as const;
+
+/** Pure: the next tidy step's pages from how long the last one took (ms). */
+export function nextTidyPages(pages: number, tookMs: number): number {
+  const s = SEARCH_TIDY_SLICES;
+  return Math.min(s.max, pages * 2, Math.max(s.min, Math.round((pages * s.targetMs) / Math.max(tookMs, 0.05))));
+}
 
 /**
  * What the search index (message_text, FTS5 with trigrams) is owed. Since schema 20 a commit does
@@ -23,7 +38,31 @@ export class SearchIndexStore {
       lastOf: 'SELECT MAX(id) AS last FROM (SELECT id FROM messages WHERE id > ? ORDER BY id LIMIT ?)',
       index: `INSERT INTO message_text (rowid, user_id, anonymous_id, event)
         SELECT id, user_id, anonymous_id, event FROM messages WHERE id > ? AND id <= ?`,
+      // FTS5 takes this setting only as an integer, which a bound JavaScript number is not.
+      deleteMergeOn: `INSERT INTO message_text (message_text, rank) VALUES ('deletemerge', ${TIDY_DELETED_PERCENT})`,
+      deleteMergeOff: "INSERT INTO message_text (message_text, rank) VALUES ('deletemerge', 0)",
+      merge: "INSERT INTO message_text (message_text, rank) VALUES ('merge', ?)",
+      changes: 'SELECT total_changes() AS n',
     });
+  }
+
+  /**
+   * One short step of merging the index's segments (at most about `pages` pages written, in one
+   * transaction), with the segments whose rows were deleted first chosen too: deletions leave
+   * their rows marked gone (schema 25) and this gives the space back. True when there was nothing
+   * to merge. A segment whose rows are all gone is dropped whole in one step, however big: it is
+   * read through, and nothing is written to count against `pages`.
+   */
+  tidy(pages: number): boolean {
+    return this.db.transaction(() => {
+      this.s.deleteMergeOn.run();
+      const before = (this.s.changes.get() as { n: number }).n;
+      this.s.merge.run(Math.max(1, Math.floor(pages)));
+      // The merge command counts as one change itself; anything more is work it did.
+      const worked = (this.s.changes.get() as { n: number }).n - before > 1;
+      this.s.deleteMergeOff.run();
+      return !worked;
+    })();
   }
 
   /**

@@ -433,3 +433,56 @@ test("a count's MATCH asks for the needle's rare trigrams only, as substrings of
   // A long needle is judged on a spread of its trigrams.
   assert.equal(probedTrigrams('abcdefghijklmnopqrstuvwxyz').length, 16);
 });
+
+test('a deletion only marks its rows gone in the search index; tidy steps give the space back and searches stay exact', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hookbench-tidy-'));
+  const engine = newEngine(dir);
+  const inspect = LogInspector.of(dir);
+  try {
+    // No deliveries: every message may go.
+    for (let c = 0; c < 40; c++) {
+      commit(
+        engine,
+        Array.from({ length: 100 }, (_, k) => {
+          const i = c * 100 + k;
+          return { userId: `user_${i % 37}`, anonymousId: `anon-${i}`, event: i % 5 === 0 ? 'Order Completed' : 'Product Viewed', messageId: `m-${i}` };
+        }),
+        T0,
+        [],
+      );
+      engine.stores.searchIndex.settle();
+    }
+    const rows = (): number => inspect.count('message_text_data');
+    const indexed = rows();
+    assert.equal(inspect.value("SELECT v FROM message_text_config WHERE k = 'deletemerge'"), 0);
+
+    // Three quarters of the log go, 50 messages a transaction, as retention's slices take them.
+    for (let after = 0; after < 3000; ) {
+      const r = engine.stores.retention.slice({ cutoff: T0 + 1, maxMessageId: 3000, limit: 50, afterMessageId: after, afterRequestId: 0 });
+      assert.equal(r.messages, 50);
+      after = r.nextMessageId;
+    }
+    assert.equal(inspect.count('messages'), 1000);
+    // Nothing was merged while deleting: the segments are all still there.
+    assert.ok(rows() >= indexed, `${rows()} rows of the index after the deletions, ${indexed} before`);
+
+    let steps = 0;
+    while (!engine.stores.searchIndex.tidy(16)) steps++;
+    assert.ok(steps > 1, `${steps} steps`);
+    assert.ok(rows() < indexed / 2, `${rows()} rows of the index after tidying, ${indexed} before`);
+    assert.equal(engine.stores.searchIndex.tidy(16), true, 'nothing left to tidy');
+    assert.equal(inspect.value("SELECT v FROM message_text_config WHERE k = 'deletemerge'"), 0, 'left off after each step');
+
+    for (const needle of ['user_7', 'user_1', 'anon-3999', 'anon-12', 'Order Comp', 'ct Vie']) {
+      const found = inspect.all<{ rowid: number }>('SELECT rowid FROM message_text WHERE message_text MATCH ? ORDER BY rowid', `"${needle}"`).map((r) => r.rowid);
+      const inLog = inspect
+        .all<{ id: number }>('SELECT id FROM messages WHERE instr(user_id, ?) OR instr(anonymous_id, ?) OR instr(event, ?) ORDER BY id', needle, needle, needle)
+        .map((r) => r.id);
+      assert.deepEqual(found, inLog, needle);
+    }
+  } finally {
+    inspect.close();
+    await engine.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
