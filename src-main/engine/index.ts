@@ -460,7 +460,13 @@ export function createEngine(options: EngineOptions): Engine {
       if (receiverRequests > 0) publishTo('receivers', []);
     },
     onCleared: async () => {
-      if (!started) return;
+      if (!started) {
+        // `hookbench clear` on a folder nothing else uses: no ingest to leave turns to.
+        while (!stores.searchIndex.tidy(SEARCH_TIDY_SLICES.max)) {
+          // The next step.
+        }
+        return;
+      }
       searchTidy.start();
       // Stopped first (the engine stopping): the clear ends without it.
       await searchTidy.done().catch(() => undefined);

@@ -25,7 +25,17 @@ function counts(dir: string): Record<string, number> {
   const db = LogInspector.of(dir, { readonly: true });
   try {
     const n = (table: string): number => db.count(table);
-    return { sources: n('sources'), destinations: n('destinations'), requests: n('requests'), messages: n('messages'), deliveries: n('deliveries'), attempts: n('attempts'), profiles: n('persona_profiles') };
+    return {
+      sources: n('sources'),
+      destinations: n('destinations'),
+      requests: n('requests'),
+      messages: n('messages'),
+      deliveries: n('deliveries'),
+      attempts: n('attempts'),
+      profiles: n('persona_profiles'),
+      // The search index's pages of segments: FTS5 numbers them from segment id << 37.
+      searchPages: db.count('message_text_data', 'id >= ?', 2 ** 37),
+    };
   } finally {
     db.close();
   }
@@ -36,12 +46,14 @@ test('hookbench clear on a real data folder: says what would go, then clears the
   const receiver = await new Receiver().start();
   try {
     const h = await startHarness(configWith(receiver.url), { dataDir: dir });
-    for (let i = 0; i < 5; i++) assert.equal((await h.post('/v1/identify', { userId: `u${i}`, traits: { n: i } })).status, 200);
+    for (let i = 0; i < 5; i++) assert.equal((await h.post('/v1/identify', { userId: `user-${i}`, traits: { n: i } })).status, 200);
     assert.equal((await h.post('/v1/track', {}, { writeKey: 'nope' })).status, 200, 'an unknown key is answered 200 and logged as refused');
     await waitUntil(() => h.engine.stores.log.countDeliveriesByStatus().succeeded === 5, 'five deliveries');
     await h.close();
     // Each commit read its messages into the profiles.
-    assert.deepEqual(counts(dir), { sources: 1, destinations: 1, requests: 6, messages: 5, deliveries: 5, attempts: 5, profiles: 5 });
+    const before = counts(dir);
+    assert.ok(before.searchPages > 0, 'the messages were indexed');
+    assert.deepEqual(before, { sources: 1, destinations: 1, requests: 6, messages: 5, deliveries: 5, attempts: 5, profiles: 5, searchPages: before.searchPages });
 
     const dry = clear(['--data-dir', dir]);
     assert.equal(dry.status, 1, dry.stderr as string);
@@ -52,8 +64,9 @@ test('hookbench clear on a real data folder: says what would go, then clears the
     const done = clear(['--data-dir', dir, '--yes']);
     assert.equal(done.status, 0, done.stderr as string);
     assert.match(done.stdout as string, /cleared .*: 6 requests, 5 messages, 5 deliveries, 5 attempts, 0 dropped items, 0 receiver requests; kept 0 deliveries/);
-    // The profiles read every message before it went, and stay.
-    assert.deepEqual(counts(dir), { sources: 1, destinations: 1, requests: 0, messages: 0, deliveries: 0, attempts: 0, profiles: 5 });
+    // The profiles read every message before it went, and stay; the search index's segments, whose
+    // rows were all marked gone, were dropped.
+    assert.deepEqual(counts(dir), { sources: 1, destinations: 1, requests: 0, messages: 0, deliveries: 0, attempts: 0, profiles: 5, searchPages: 0 });
   } finally {
     await receiver.close();
     rmSync(dir, { recursive: true, force: true });
