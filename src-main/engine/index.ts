@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DEFAULT_DELIVERY_SETTINGS, DEFAULT_RETENTION, type DeliverySettings, type Destination, type RetentionSettings } from '../../src-shared/settings';
-import { systemClock, type Clock } from './clock';
+import { systemClock, type Clock, type ClockTimer } from './clock';
 import { deliverySettingsOf, type HookbenchConfig } from './config';
 import { createThreadSender } from './delivery/sender-thread';
 import { Scheduler, type Sender } from './delivery/scheduler';
@@ -37,7 +37,7 @@ import { createTextIndexCatchUp } from './text-index';
 import { createCommitFollowUp } from './commit-follow-up';
 import { createSlicedWork, fixedSlices, timedSlices, type SliceSizing } from './sliced-work';
 import { TALLY_BACKFILL_SLICE } from './store/message-tallies';
-import { nextTidyPages, SEARCH_TIDY_SLICES } from './store/search-index';
+import { nextTidyPages, SEARCH_TIDY_AFTER_MS, SEARCH_TIDY_SLICES } from './store/search-index';
 import { createOffThreadReads, type OffThreadReads } from './reads/off-thread';
 
 export interface EngineOptions {
@@ -353,6 +353,17 @@ export function createEngine(options: EngineOptions): Engine {
     },
   });
 
+  // Retention's slices come every 5 to 100 ms while it has a backlog: the tidying is asked for
+  // once a second at most, so that a slice never brings a step that finds nothing with it.
+  let tidyTimer: ClockTimer | null = null;
+  const tidyAfterRemoval = (): void => {
+    if (!started || tidyTimer !== null || searchTidy.running()) return;
+    tidyTimer = clock.setTimer(() => {
+      tidyTimer = null;
+      if (started) searchTidy.start();
+    }, SEARCH_TIDY_AFTER_MS);
+  };
+
   const sender: Sender = createThreadSender({ clock, ca: options.ca, entry: options.senderWorkerEntry ?? null, log: options.log });
   // Built before the scheduler, which reports to it; it wakes the scheduler only once running.
   const deletions = createDeletions({
@@ -365,7 +376,7 @@ export function createEngine(options: EngineOptions): Engine {
     wake: () => scheduler.wake(),
     publish: (type, ids) => {
       // A purge's steps are done: what they removed is tidied from the search index.
-      if (type === 'deletions' && started) searchTidy.start();
+      if (type === 'deletions') tidyAfterRemoval();
       publishTo(type, ids);
     },
     purgeSizing: options.purgeSizing,
@@ -454,7 +465,7 @@ export function createEngine(options: EngineOptions): Engine {
     // A slice's deletes land on scattered pages, like a purge step's: it waits for room in the WAL.
     wal,
     onRemoved: ({ deliveryIds, requestIds, receiverRequests }) => {
-      if (started) searchTidy.start();
+      tidyAfterRemoval();
       publish(deliveryIds);
       publishTo('requests', requestIds);
       if (receiverRequests > 0) publishTo('receivers', []);
@@ -595,6 +606,8 @@ export function createEngine(options: EngineOptions): Engine {
       textIndex.stop();
       tallyBackfill.stop();
       searchTidy.stop();
+      tidyTimer?.cancel();
+      tidyTimer = null;
       try {
         commitFollowUp.finish();
       } catch (err) {

@@ -52,7 +52,7 @@ test('hookbench clear on a real data folder: says what would go, then clears the
     await h.close();
     // Each commit read its messages into the profiles.
     const before = counts(dir);
-    assert.ok(before.searchPages > 0, 'the messages were indexed');
+    assert.ok((before.searchPages ?? 0) > 0, 'the messages were indexed');
     assert.deepEqual(before, { sources: 1, destinations: 1, requests: 6, messages: 5, deliveries: 5, attempts: 5, profiles: 5, searchPages: before.searchPages });
 
     const dry = clear(['--data-dir', dir]);
