@@ -175,7 +175,8 @@ test('Clear log says how far it has got while it runs, answers other calls meanw
     const after = await call<StorageStatus>(h, 'getStorage');
     assert.equal(after.clearing, null);
     assert.equal(h.inspect.pragma('freelist_count'), 0, 'every freed page given back');
-    assert.ok(after.databaseBytes < before.databaseBytes / 2, `${before.databaseBytes} → ${after.databaseBytes} bytes`);
+    // The pages the rows took (the file on disk may not have been written from the WAL yet before).
+    assert.ok(after.usedBytes < before.usedBytes / 2, `${before.usedBytes} → ${after.usedBytes} bytes used`);
   } finally {
     await h.close();
     await receiver.close();
