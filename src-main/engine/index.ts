@@ -590,7 +590,6 @@ export function createEngine(options: EngineOptions): Engine {
         retention.start();
         textIndex.start();
         tallyBackfill.start();
-        searchTidy.start();
         commitFollowUp.start();
         bodyPacking.start();
       } catch (err) {
