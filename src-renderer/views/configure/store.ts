@@ -130,6 +130,23 @@ const numberOr = (text: string): number | string => (/^\s*\d+\s*$/.test(text) ? 
 export type ConfigureStore = ViewStore<ConfigureState>;
 
 export function createConfigureStore(transport: Transport, newKey: () => string = generateWriteKey): ConfigureStore {
+  // A running Clear log (this window's, or one asked elsewhere: another window, the API) is
+  // read every second until it is done.
+  let clearPoll: ReturnType<typeof setInterval> | null = null;
+  const followClear = (): void => {
+    clearPoll ??= setInterval(() => {
+      void store
+        .getState()
+        .refreshStorage()
+        .catch(() => {})
+        .finally(() => {
+          const s = store.getState();
+          if (s.storage?.clearing || s.clearing || clearPoll === null) return;
+          clearInterval(clearPoll);
+          clearPoll = null;
+        });
+    }, CLEAR_PROGRESS_MS);
+  };
   const store = createStore<ConfigureState>()((set, get) => ({
     loaded: false,
     error: null,
@@ -327,20 +344,19 @@ export function createConfigureStore(transport: Transport, newKey: () => string 
       // A form being edited keeps what the user typed.
       const editing = get().retentionErrors.length > 0 || (get().storage !== null && !sameDraft(get().retentionDraft, get().storage?.retention));
       set({ storage, ...(editing ? {} : { retentionDraft: draftOfRetention(storage.retention) }) });
+      if (storage.clearing) followClear();
     },
     async clearLog() {
       if (get().clearing) return;
       set({ clearing: true, clearError: null, cleared: null });
       // A big log takes minutes to clear (it goes in short slices beside ingest): its progress
       // is read while the call runs.
-      const progress = setInterval(() => void get().refreshStorage().catch(() => {}), CLEAR_PROGRESS_MS);
+      followClear();
       try {
         const cleared = await transport.call('clearLog');
         set({ cleared, clearing: false });
       } catch (err) {
         set({ clearError: messageOf(err), clearing: false });
-      } finally {
-        clearInterval(progress);
       }
       await get().refreshStorage().catch(() => {});
     },
@@ -428,7 +444,12 @@ export function createConfigureStore(transport: Transport, newKey: () => string 
     retry: () => void loadAll(),
     start() {
       void loadAll();
-      return followLive(transport, { onEvent, onReconnect: () => void loadAll() });
+      const stopLive = followLive(transport, { onEvent, onReconnect: () => void loadAll() });
+      return () => {
+        stopLive();
+        if (clearPoll !== null) clearInterval(clearPoll);
+        clearPoll = null;
+      };
     },
   };
 }
