@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DEFAULT_DELIVERY_SETTINGS, DEFAULT_RETENTION, type DeliverySettings, type Destination, type RetentionSettings } from '../../src-shared/settings';
-import { systemClock, type Clock, type ClockTimer } from './clock';
+import { systemClock, type Clock } from './clock';
 import { deliverySettingsOf, type HookbenchConfig } from './config';
 import { createThreadSender } from './delivery/sender-thread';
 import { Scheduler, type Sender } from './delivery/scheduler';
@@ -37,7 +37,7 @@ import { createTextIndexCatchUp } from './text-index';
 import { createCommitFollowUp } from './commit-follow-up';
 import { createSlicedWork, fixedSlices, timedSlices, type SliceSizing } from './sliced-work';
 import { TALLY_BACKFILL_SLICE } from './store/message-tallies';
-import { nextTidyPages, SEARCH_TIDY_AFTER_MS, SEARCH_TIDY_SLICES } from './store/search-index';
+import { nextTidyPages, SEARCH_TIDY_SLICES } from './store/search-index';
 import { createOffThreadReads, type OffThreadReads } from './reads/off-thread';
 
 export interface EngineOptions {
@@ -337,11 +337,12 @@ export function createEngine(options: EngineOptions): Engine {
     await wal.roomForBackgroundWrite();
   };
 
-  // Deletions leave the search index's rows marked gone (schema 25); its segments that carry
-  // them are merged after each removal, in short steps that wait for room in the WAL.
+  // Deletions leave the search index's rows marked gone (schema 25). After a Clear log, which
+  // marks nearly all of them, the segments are merged in short steps that wait for room in the
+  // WAL. Retention's slices and purges leave theirs to FTS5's own merging as it indexes: a tidy
+  // after them carried on whatever level merge that had half done, which at 10M messages took
+  // steps of seconds (docs/scale.md, "Deleting from the search index").
   const searchTidy = createSlicedWork({
-    // Not while a Clear log removes rows: it would merge each segment again at every tenth
-    // removed. It starts again once the clear is done (onCleared).
     slice: (pages) => retention.removingAll() || stores.searchIndex.tidy(pages),
     sizing: { first: SEARCH_TIDY_SLICES.first, next: nextTidyPages },
     resizeOnStart: true,
@@ -353,17 +354,6 @@ export function createEngine(options: EngineOptions): Engine {
     },
   });
 
-  // Retention's slices come every 5 to 100 ms while it has a backlog: the tidying is asked for
-  // once a second at most, so that a slice never brings a step that finds nothing with it.
-  let tidyTimer: ClockTimer | null = null;
-  const tidyAfterRemoval = (): void => {
-    if (!started || tidyTimer !== null || searchTidy.running()) return;
-    tidyTimer = clock.setTimer(() => {
-      tidyTimer = null;
-      if (started) searchTidy.start();
-    }, SEARCH_TIDY_AFTER_MS);
-  };
-
   const sender: Sender = createThreadSender({ clock, ca: options.ca, entry: options.senderWorkerEntry ?? null, log: options.log });
   // Built before the scheduler, which reports to it; it wakes the scheduler only once running.
   const deletions = createDeletions({
@@ -374,11 +364,7 @@ export function createEngine(options: EngineOptions): Engine {
     sources: () => config.listSources(),
     destinations: () => config.listDestinations(),
     wake: () => scheduler.wake(),
-    publish: (type, ids) => {
-      // A purge's steps are done: what they removed is tidied from the search index.
-      if (type === 'deletions') tidyAfterRemoval();
-      publishTo(type, ids);
-    },
+    publish: publishTo,
     purgeSizing: options.purgeSizing,
     // Each step's rows read first on the read worker: when the log's pages are not in memory the
     // step would otherwise wait for the disk on this thread (tens of ms for a few messages).
@@ -465,7 +451,6 @@ export function createEngine(options: EngineOptions): Engine {
     // A slice's deletes land on scattered pages, like a purge step's: it waits for room in the WAL.
     wal,
     onRemoved: ({ deliveryIds, requestIds, receiverRequests }) => {
-      tidyAfterRemoval();
       publish(deliveryIds);
       publishTo('requests', requestIds);
       if (receiverRequests > 0) publishTo('receivers', []);
@@ -605,8 +590,6 @@ export function createEngine(options: EngineOptions): Engine {
       textIndex.stop();
       tallyBackfill.stop();
       searchTidy.stop();
-      tidyTimer?.cancel();
-      tidyTimer = null;
       try {
         commitFollowUp.finish();
       } catch (err) {

@@ -15,7 +15,6 @@ import { waitUntil } from '../testing/wait';
 import { DAY_MS, MAX_IDLE_MS } from './plan';
 import { createRetention, IDLE_INTERVAL_MS, NUDGE_DELAY_MS, WAL_MAX_WAIT_MS, WAL_POLL_MS } from './service';
 import { WAL_SIZE_LIMIT_BYTES } from '../store/database';
-import { SEARCH_TIDY_AFTER_MS } from '../store/search-index';
 
 const count = (h: Harness, table: string, where = '1'): number =>
   (h.inspect.get(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`) as { n: number }).n;
@@ -175,9 +174,8 @@ test('on the clock: a write wakes retention within a second, it sleeps until the
     clock.advance(2 * MAX_IDLE_MS);
     assert.equal(count(h, 'messages'), 0);
     assert.equal(count(h, 'requests'), 0);
-    // It went at the first instant it was over a day old (a second ago): an empty log sleeps an
-    // hour; the search index's tidying, asked for by the removal, starts a second after it.
-    assert.deepEqual(clock.pendingTimers(), [SEARCH_TIDY_AFTER_MS - NUDGE_DELAY_MS + 1, MAX_IDLE_MS - NUDGE_DELAY_MS + 1]);
+    // It went at the first instant it was over a day old (a second ago): an empty log sleeps an hour.
+    assert.deepEqual(clock.pendingTimers(), [MAX_IDLE_MS - NUDGE_DELAY_MS + 1]);
   } finally {
     await h.close();
   }
@@ -231,38 +229,5 @@ test('on the clock: a slice waits for room in the WAL, looking every few millise
   } finally {
     retention.stop();
     await h.close();
-  }
-});
-
-test("retention's removals are tidied from the search index a second later on the engine's clock, not inside its slices", async () => {
-  const receiver = await new Receiver().start();
-  const h = await startHarness(configWith(receiver.url));
-  const clock = h.clock as ManualClock;
-  const searchPages = (): number => count(h, 'message_text_data', `id >= ${2 ** 37}`);
-  try {
-    h.engine.retention.stop();
-    for (let b = 0; b < 10; b++) {
-      const batch = Array.from({ length: 100 }, (_, k) => ({ type: 'track', userId: `user-${b}-${k}`, event: `Event ${k % 7}` }));
-      assert.equal((await h.post('/v1/batch', { batch })).status, 200);
-    }
-    await waitUntil(() => statuses(h).succeeded === 1000, 'every delivery');
-    h.engine.stores.searchIndex.settle();
-    const indexed = searchPages();
-    assert.ok(indexed > 0);
-
-    clock.advance(31 * DAY_MS);
-    drain(h);
-    assert.equal(count(h, 'messages'), 0);
-    // Marking a row gone adds it to its segment's tombstone pages; no segment was merged.
-    const marked = searchPages();
-    assert.ok(marked >= indexed, `${marked} pages after the slices, ${indexed} before`);
-    for (let k = 0; k < 20; k++) await new Promise((r) => setImmediate(r));
-    assert.equal(searchPages(), marked, 'nothing tidied before the second is up');
-
-    clock.advance(SEARCH_TIDY_AFTER_MS);
-    await waitUntil(() => searchPages() === 0, 'the segments dropped by the tidying');
-  } finally {
-    await h.close();
-    await receiver.close();
   }
 });

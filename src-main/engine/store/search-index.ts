@@ -13,9 +13,6 @@ export const TIDY_DELETED_PERCENT = 10;
  */
 export const SEARCH_TIDY_SLICES = { first: 1, min: 1, max: 64, targetMs: 4 } as const;
 
-/** How long after a removal the tidying starts (the engine's clock): removals in between join it. */
-export const SEARCH_TIDY_AFTER_MS = 1_000;
-
 /** Pure: the next tidy step's pages from how long the last one took (ms). */
 export function nextTidyPages(pages: number, tookMs: number): number {
   const s = SEARCH_TIDY_SLICES;
