@@ -343,14 +343,14 @@ export function createEngine(options: EngineOptions): Engine {
   // after them carried on whatever level merge that had half done, which at 10M messages took
   // steps of seconds (docs/scale.md, "Deleting from the search index").
   const searchTidy = createSlicedWork({
-    slice: (pages) => retention.removingAll() || stores.searchIndex.tidy(pages),
+    slice: (pages) => stores.searchIndex.tidy(pages),
     sizing: { first: SEARCH_TIDY_SLICES.first, next: nextTidyPages },
     resizeOnStart: true,
     clock,
     prepare: () => wal.roomForBackgroundWrite(),
     stoppedMessage: 'the tidying of the search index stopped',
     onError: (err) => {
-      if (health.fault(err) === null) process.stderr.write(`hookbench: the search index could not be tidied after a removal: ${String(err)}\n`);
+      if (health.fault(err) === null) process.stderr.write(`hookbench: the search index could not be tidied after Clear log: ${String(err)}\n`);
     },
   });
 

@@ -94,8 +94,6 @@ export interface Retention {
   runSlice(rows?: number): SliceReport;
   /** Removes every finished row received until now, in slices that yield between them; then gives the free space back. */
   clear(): Promise<ClearLogResult>;
-  /** Whether a clear is removing rows now (not yet giving the space back). */
-  removingAll(): boolean;
   status(): StorageStatus;
 }
 
@@ -204,7 +202,6 @@ export function createRetention(deps: RetentionDeps): Retention {
         clearing = null;
       }
     },
-    removingAll: () => clearing !== null && !clearing.releasing,
     status() {
       const usage = store.usage();
       return {
