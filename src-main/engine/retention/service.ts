@@ -194,10 +194,9 @@ export function createRetention(deps: RetentionDeps): Retention {
     runSlice,
     async clear() {
       const until = deps.clock.now();
-      const total = { requests: 0, messages: 0, deliveries: 0, attempts: 0, droppedItems: 0, receiverRequests: 0 };
       clearing = { startedAt: until, removedMessages: 0, aboutMessages: store.messageSpan(), releasing: false, freeBytesLeft: 0 };
       try {
-        return await clearAll(until, total, clearing);
+        return await clearAll(until, clearing);
       } finally {
         clearing = null;
       }
@@ -215,7 +214,8 @@ export function createRetention(deps: RetentionDeps): Retention {
     },
   };
 
-  async function clearAll(until: number, total: Omit<ClearLogResult, 'keptActiveDeliveries'>, progress: ClearProgress): Promise<ClearLogResult> {
+  async function clearAll(until: number, progress: ClearProgress): Promise<ClearLogResult> {
+    const total = { requests: 0, messages: 0, deliveries: 0, attempts: 0, droppedItems: 0, receiverRequests: 0 };
     // Profiles read everything received so far first, so the clear loses nothing they need.
     let maxMessageId = deps.profilesReadUpTo(SLICE_ROWS * 5);
     for (let previous = -1; maxMessageId !== previous; maxMessageId = deps.profilesReadUpTo(SLICE_ROWS * 5)) {
