@@ -1,43 +1,117 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from './clock';
-import { createCommitFollowUp, FOLLOW_UP_DELAY_MS } from './commit-follow-up';
+import { BEHIND_MESSAGES, BEHIND_TARGET_MS, createCommitFollowUp, FOLLOW_UP_DELAY_MS, FOLLOW_UP_SLICES, followUpTargetMs, SETTLE_ROUNDS, SETTLED_TAIL, settledEnough } from './commit-follow-up';
 
 const turns = (n: number): Promise<void> =>
   n === 0 ? Promise.resolve() : new Promise((resolve) => setImmediate(() => void turns(n - 1).then(resolve)));
 
+/** A log whose newest id is `last` and whose follow-up has taken in through `through`, a slice of `max` at a time. */
+function fakeLog(last: number, through = 0) {
+  const log = { last, through, slices: [] as number[] };
+  return {
+    log,
+    takeInOwed: (max: number) => {
+      log.slices.push(max);
+      log.through = Math.min(log.last, log.through + max);
+      return log.through >= log.last;
+    },
+    progress: () => ({ through: log.through, last: log.last }),
+  };
+}
+
 test('commits within the delay share one follow-up, which takes in everything owed in slices', async () => {
   const clock = new ManualClock(0);
-  let owedIndex = 250;
-  let owedProfiles = 120;
-  const slices: number[] = [];
-  const followUp = createCommitFollowUp({
-    takeInOwed: (max) => {
-      slices.push(max);
-      owedIndex = Math.max(0, owedIndex - max);
-      owedProfiles = Math.max(0, owedProfiles - max);
-      return owedIndex === 0 && owedProfiles === 0;
-    },
-    onError: (err) => assert.fail(String(err)),
-    clock,
-  });
+  const { log, takeInOwed, progress } = fakeLog(250);
+  const followUp = createCommitFollowUp({ takeInOwed, progress, onError: (err) => assert.fail(String(err)), clock });
   followUp.committed();
   followUp.committed();
   followUp.committed();
   clock.advance(FOLLOW_UP_DELAY_MS - 1);
   await turns(5);
-  assert.deepEqual(slices, [], 'nothing before the delay');
+  assert.deepEqual(log.slices, [], 'nothing before the delay');
   clock.advance(1);
   await turns(20);
-  assert.equal(owedIndex, 0);
-  assert.equal(owedProfiles, 0);
-  assert.ok(slices.length >= 2, `in slices: ${slices.join(', ')}`);
+  assert.equal(log.through, 250);
+  assert.ok(log.slices.length >= 2, `in slices: ${log.slices.join(', ')}`);
 
   // Stopped before its delay ran out, it never starts.
-  owedIndex = 10;
+  log.last = 260;
   followUp.committed();
   followUp.stop();
   clock.advance(FOLLOW_UP_DELAY_MS * 2);
   await turns(5);
-  assert.equal(owedIndex, 10);
+  assert.equal(log.through, 250);
+});
+
+test('slices hold the thread longer while the follow-up is behind or a read waits for it', () => {
+  assert.equal(followUpTargetMs(0, false), FOLLOW_UP_SLICES.targetMs);
+  assert.equal(followUpTargetMs(BEHIND_MESSAGES, false), FOLLOW_UP_SLICES.targetMs);
+  assert.equal(followUpTargetMs(BEHIND_MESSAGES + 1, false), BEHIND_TARGET_MS);
+  assert.equal(followUpTargetMs(0, true), BEHIND_TARGET_MS);
+  assert.ok(BEHIND_TARGET_MS <= 5, 'no slice over about 5 ms, even behind');
+});
+
+test('a read waits until what it must see is in and at most a small tail is left, or until it has chased ingest a few rounds', () => {
+  assert.equal(settledEnough(SETTLED_TAIL, 0), true);
+  assert.equal(settledEnough(SETTLED_TAIL + 1, 0), false);
+  assert.equal(settledEnough(SETTLED_TAIL + 1, SETTLE_ROUNDS - 1), false);
+  assert.equal(settledEnough(50_000, SETTLE_ROUNDS), true, 'ingest outruns it: the read stops chasing');
+});
+
+test('settled() waits for what was committed before it, in slices with turns between, and stops chasing what commits after it', async () => {
+  const clock = new ManualClock(0);
+  const { log, takeInOwed, progress } = fakeLog(1_000);
+  let committing = true;
+  const followUp = createCommitFollowUp({
+    // A hundred messages a slice, whatever the sizing asks, while ingest commits three hundred.
+    takeInOwed: (max) => {
+      if (committing) log.last += 300;
+      return takeInOwed(Math.min(max, 100));
+    },
+    progress,
+    onError: (err) => assert.fail(String(err)),
+    clock,
+  });
+  let settled = false;
+  const waiting = followUp.settled().then(() => {
+    settled = true;
+  });
+  // It starts at once, without the commit delay, and a slice at a time.
+  await turns(1);
+  assert.equal(log.slices.length, 1);
+  assert.equal(settled, false);
+  // Ingest outruns it: the read waits for the 1,000 owed when it asked, then chases the rest a few rounds at most.
+  await waiting;
+  assert.ok(log.through >= 1_000);
+  assert.ok(log.last - log.through > SETTLED_TAIL, 'it did not wait until ingest stopped');
+
+  // Ingest stops: a read waits until the tail is taken in.
+  committing = false;
+  await followUp.settled();
+  assert.ok(log.last - log.through <= SETTLED_TAIL);
+  // Nothing owed: at once. Stopped: at once too (the reader takes in the rest itself).
+  log.last = log.through;
+  await followUp.settled();
+  log.last += 50;
+  followUp.stop();
+  await followUp.settled();
+  assert.ok(log.through < log.last);
+});
+
+test('settled() resolves when the newest messages it waited for were removed meanwhile', async () => {
+  const clock = new ManualClock(0);
+  const { log, takeInOwed, progress } = fakeLog(100, 90);
+  const followUp = createCommitFollowUp({
+    takeInOwed: (max) => {
+      // A purge took ids 91 to 100: nothing is left to take in, and `through` stays short of 100.
+      log.last = 90;
+      return takeInOwed(max);
+    },
+    progress: () => ({ ...progress(), last: 100 }),
+    onError: (err) => assert.fail(String(err)),
+    clock,
+  });
+  await followUp.settled();
+  assert.equal(log.through, 90);
 });

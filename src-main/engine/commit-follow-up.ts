@@ -1,60 +1,149 @@
 /**
- * What a commit leaves owed: its messages' trigrams for the search index and its messages for the
- * profiles (store/search-index.ts, store/profiles.ts). Taking them in inside the commit held each
- * commit, and the claim of its deliveries, for as long again as the commit itself. Here they are
- * taken in a moment later, many commits at a time (a transaction per slice costs the same for 10
- * messages or 200, so waiting a little more than halves the cost per message), in slices of about
- * two milliseconds between other work. Reads never wait for it: each read takes in what is still
- * owed before it runs.
+ * What a commit leaves owed: its messages' trigrams for the search index, its messages for the
+ * profiles and its tallies (store/search-index.ts, store/profiles.ts, store/message-tallies.ts).
+ * Taking them in inside the commit held each commit, and the claim of its deliveries, for as long
+ * again as the commit itself. Here they are taken in a moment later, many commits at a time (a
+ * transaction per slice costs the same for 10 messages or 200, so waiting a little more than
+ * halves the cost per message), in slices of a few milliseconds between other work.
+ *
+ * A read that must see every committed message (a free-text search, the profiles) waits for the
+ * follow-up (`settled`) rather than taking in what is owed at once: under sustained ingest the
+ * follow-up can be tens of thousands of messages behind, and taking them in on the spot held the
+ * engine's thread, and every acknowledgement, for seconds.
  */
 import type { Clock, ClockTimer } from './clock';
-import { createSlicedWork, timedSlices } from './sliced-work';
+import { createSlicedWork, nextTimedSize, type TimedSlices } from './sliced-work';
 
 /** How long after a commit its follow-up starts, so that it takes in the commits that follow too. */
 export const FOLLOW_UP_DELAY_MS = 25;
-/** Messages per transaction when everything owed is taken in at once. */
+/** Messages per transaction when everything owed is taken in at once (at stop). */
 const FINISH_SLICE = 5_000;
+/** Slices while the follow-up keeps up: short, so an acknowledgement never waits long behind one. */
+export const FOLLOW_UP_SLICES: TimedSlices = { first: 100, min: 10, max: 5_000, targetMs: 2 };
+/**
+ * Owed messages beyond which the follow-up is behind. A slice's cost per message hardly falls
+ * with its size within a few milliseconds (each message dirties pages of its own in the profiles'
+ * tables), so at 2 ms a slice the follow-up gets too small a share of the thread to keep up with
+ * ingest above about a thousand messages a second; behind, or with a read waiting, each slice
+ * takes BEHIND_TARGET_MS instead, and ingest gives up that share until it has caught up.
+ */
+export const BEHIND_MESSAGES = 2_000;
+export const BEHIND_TARGET_MS = 5;
+
+/**
+ * A read that waited gets the rest taken in at once by its own settling; while it waited, ingest
+ * went on, so the follow-up goes on to what was committed meanwhile until that rest is this small
+ * (or it has done so SETTLE_ROUNDS times, when ingest outruns it).
+ */
+export const SETTLED_TAIL = 200;
+export const SETTLE_ROUNDS = 3;
+
+/** Pure: whether a read's wait is over, with `owed` messages still owed after `rounds` rounds of catching up. */
+export function settledEnough(owed: number, rounds: number): boolean {
+  return owed <= SETTLED_TAIL || rounds >= SETTLE_ROUNDS;
+}
+
+/** Pure: how long the next slice should hold the thread, from how far behind the follow-up is. */
+export function followUpTargetMs(owed: number, readWaiting: boolean): number {
+  return readWaiting || owed > BEHIND_MESSAGES ? BEHIND_TARGET_MS : FOLLOW_UP_SLICES.targetMs;
+}
 
 export interface CommitFollowUp {
   /** A commit left messages owed: the follow-up starts FOLLOW_UP_DELAY_MS later, unless already due or running. */
   committed(): void;
   /** Starts now (engine start: a tail a crash left). */
   start(): void;
+  /**
+   * Resolves once every message committed before the call is taken in and at most SETTLED_TAIL
+   * are owed (see settledEnough), the follow-up running at once and in its longer slices until
+   * then. Resolves at once when stopped (the caller's own settling takes in what is left).
+   */
+  settled(): Promise<void>;
   /** Takes in everything still owed at once, then stops (engine stop: the file is left complete). */
   finish(): void;
   stop(): void;
 }
 
 export function createCommitFollowUp(deps: {
-  /** Takes up to `max` owed messages into the search index and the profiles; true when none is left. */
+  /** Takes up to `max` owed messages into the search index, the tallies and the profiles; true when none is left. */
   takeInOwed: (max: number) => boolean;
+  /** Through which id everything is taken in, and the log's newest id. */
+  progress: () => { through: number; last: number };
   /** A storage fault or another failure: reported by the caller; the follow-up tries again later. */
   onError: (err: unknown) => void;
   clock: Clock;
   delayMs?: number;
 }): CommitFollowUp {
+  let waiting: { upTo: number; rounds: number; resolve: () => void }[] = [];
+  let stopped = false;
+  const release = (all: boolean): void => {
+    if (waiting.length === 0) return;
+    const { through, last } = all ? { through: Number.POSITIVE_INFINITY, last: 0 } : deps.progress();
+    waiting = waiting.filter((w) => {
+      if (w.upTo > through) return true;
+      if (!settledEnough(last - through, w.rounds)) {
+        w.upTo = last;
+        w.rounds++;
+        return true;
+      }
+      w.resolve();
+      return false;
+    });
+  };
+  let owed = 0;
   const work = createSlicedWork({
-    slice: deps.takeInOwed,
+    slice: (max) => {
+      const done = deps.takeInOwed(max);
+      if (done) release(true);
+      else {
+        const { through, last } = deps.progress();
+        owed = last - through;
+        release(false);
+      }
+      if (done) owed = 0;
+      return done;
+    },
     clock: deps.clock,
-    sizing: timedSlices({ first: 100, min: 10, max: 5_000, targetMs: 2 }),
+    sizing: {
+      first: FOLLOW_UP_SLICES.first,
+      next: (size, ms) => nextTimedSize({ ...FOLLOW_UP_SLICES, targetMs: followUpTargetMs(owed, waiting.length > 0) }, size, ms),
+    },
     stoppedMessage: 'the follow-up of commits stopped',
     onError: deps.onError,
   });
   let timer: ClockTimer | null = null;
   const stop = (): void => {
+    stopped = true;
     timer?.cancel();
     timer = null;
     work.stop();
+    release(true);
+  };
+  const startNow = (): void => {
+    timer?.cancel();
+    timer = null;
+    stopped = false;
+    work.start();
   };
   return {
     committed() {
       if (timer !== null || work.running()) return;
+      stopped = false;
       timer = deps.clock.setTimer(() => {
         timer = null;
         work.start();
       }, deps.delayMs ?? FOLLOW_UP_DELAY_MS);
     },
-    start: () => work.start(),
+    start: startNow,
+    settled() {
+      if (stopped) return Promise.resolve();
+      const { through, last } = deps.progress();
+      if (through >= last) return Promise.resolve();
+      return new Promise((resolve) => {
+        waiting.push({ upTo: last, rounds: 0, resolve });
+        if (!work.running()) startNow();
+      });
+    },
     finish() {
       stop();
       while (!deps.takeInOwed(FINISH_SLICE)) {

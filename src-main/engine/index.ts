@@ -109,6 +109,12 @@ export interface Engine {
   readonly stores: Stores;
   /** Reads that may take long, run on a worker thread with its own connection (or here while none answers). */
   readonly reads: OffThreadReads;
+  /**
+   * Resolves once every message committed before the call is in the search index, the tallies
+   * and the profiles, taken in by the engine's follow-up in its slices: a read on this thread
+   * that must see them all awaits it first, so that it never takes a long backlog in at once.
+   */
+  owedTakenIn(): Promise<void>;
   readonly clock: Clock;
   /** Storage health: degraded while the log cannot be written, and why (also the `health` live event). */
   readonly health: HealthMonitor;
@@ -229,14 +235,19 @@ export function createEngine(options: EngineOptions): Engine {
     countBudgetMs: options.readCountBudgetMs,
     nice: options.readWorkerNice,
   });
-  // The worker reads what is committed: before a free-text read of deliveries, what commits still
-  // owe the search index goes in; before a page of profiles, what they owe the profiles. Other
-  // reads do not need it and do not pay for it.
+  // The worker reads what is committed: before a free-text read of deliveries or a page of
+  // profiles, the follow-up takes in what commits owe (in its slices, so ingest goes on), then
+  // whatever the last turn committed goes in here. Other reads do not need it and do not pay for it.
   const reads: typeof offThread = {
     ...offThread,
-    run: (op, args, fallback) => {
-      if (op === 'profiles.page') stores.profiles.settle();
-      else if ('text' in args && args.text !== null) stores.searchIndex.settle();
+    run: async (op, args, fallback) => {
+      if (op === 'profiles.page') {
+        await commitFollowUp.settled();
+        stores.profiles.settle();
+      } else if ('text' in args && args.text !== null) {
+        await commitFollowUp.settled();
+        stores.searchIndex.settle();
+      }
       return offThread.run(op, args, fallback);
     },
   };
@@ -428,8 +439,12 @@ export function createEngine(options: EngineOptions): Engine {
     sources: () => config.listSources(),
     commit: commitInternal,
     // A big sync's slices write a commit each, thousands of calls with their deliveries: they wait
-    // for room in the WAL like a purge's steps and retention's slices.
-    betweenSlices: backgroundTurn,
+    // for room in the WAL like a purge's steps and retention's slices, and for the follow-up, so
+    // that the next slice's read of the profiles finds nothing owed to take in at once.
+    betweenSlices: async () => {
+      await backgroundTurn();
+      await commitFollowUp.settled();
+    },
     publish: (ids) => publishTo('computations', ids),
     onError: (id, err) => {
       if (health.fault(err) === null) {
@@ -475,6 +490,7 @@ export function createEngine(options: EngineOptions): Engine {
 
   const commitFollowUp = createCommitFollowUp({
     takeInOwed: (max) => stores.takeInOwed(max),
+    progress: () => ({ through: stores.takenInThrough(), last: stores.log.lastMessageId() }),
     clock,
     onError: (err) => {
       if (health.fault(err) === null) process.stderr.write(`hookbench: the newest messages could not be indexed or read into the profiles: ${String(err)}\n`);
@@ -552,6 +568,7 @@ export function createEngine(options: EngineOptions): Engine {
     secretsAtRest: options.secretsAtRest ?? (options.secrets?.seal ? SEALED : PLAIN),
     stores,
     reads,
+    owedTakenIn: () => commitFollowUp.settled(),
     clock,
     health,
     checkStorage(waitMs = 2000) {

@@ -53,7 +53,10 @@ export function createPersonasApi(engine: Engine): Pick<EngineApi, PersonasCalls
   const personas = engine.personas;
   // Reads answer at once with what is built (and say so while a backlog is read); what sends
   // anything waits until the profiles are current, since it compares them with what was sent.
-  const caughtUp = (): Promise<void> => personas.current();
+  const caughtUp = async (): Promise<void> => {
+    await personas.current();
+    await engine.owedTakenIn();
+  };
   return {
     async listProfiles(page) {
       // Fifty profiles with their ids, traits and events take a few milliseconds to read at a
@@ -65,6 +68,8 @@ export function createPersonasApi(engine: Engine): Pick<EngineApi, PersonasCalls
       return progress === undefined ? read : { ...read, catchingUp: progress };
     },
     async getProfile(profileId) {
+      // What commits still owe the profiles is taken in by the follow-up first, not by this read at once.
+      await engine.owedTakenIn();
       return personas.getProfile(profileId);
     },
     async listComputations() {
@@ -85,6 +90,7 @@ export function createPersonasApi(engine: Engine): Pick<EngineApi, PersonasCalls
     },
     async previewComputation(input) {
       const { definition, space } = parsePreview(input as Record<string, unknown>, engine.stores.config.listSources().map((s) => s.name));
+      await engine.owedTakenIn();
       return personas.preview(definition, space);
     },
     async syncComputation(id) {

@@ -214,6 +214,7 @@ export class LogStore {
            (source_id, request_id, message_id, dedupe_key, type, user_id, anonymous_id, event, received_at, json, warnings, violations)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       findDuplicate: 'SELECT id, received_at FROM messages WHERE source_id = ? AND dedupe_key = ?',
+      lastMessageId: 'SELECT COALESCE(MAX(id), 0) AS id FROM messages',
       releaseDedupeKey: 'UPDATE messages SET dedupe_key = NULL WHERE id = ?',
       // A delivery takes its destination's warp when it is made, and keeps it.
       insertDelivery: `INSERT INTO deliveries (message_id, destination_id, payload_type, status, body, body_format, created_at, next_attempt_at, warp)
@@ -311,6 +312,11 @@ export class LogStore {
         record.bodyClipped ? 1 : 0,
       ).lastInsertRowid,
     );
+  }
+
+  /** The newest message's id (0 in an empty log): one seek. */
+  lastMessageId(): number {
+    return (this.s.lastMessageId.get() as { id: number }).id;
   }
 
   /**

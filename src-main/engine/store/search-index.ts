@@ -76,6 +76,11 @@ export class SearchIndexStore {
     this.owed = true;
   }
 
+  /** The id through which every committed message is in the index (those below the backfill aside). */
+  through(): number {
+    return (this.s.through.get() as { through: number }).through;
+  }
+
   /** Indexes up to `max` owed messages, oldest first, in one transaction; true when none is left. */
   indexOwed(max: number): boolean {
     if (!this.owed) return true;

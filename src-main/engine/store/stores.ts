@@ -54,6 +54,12 @@ export interface Stores {
    * slices; stopping, and a seed, run it until it is true.
    */
   takeInOwed(max: number): boolean;
+  /**
+   * The id through which every committed message is in the search index, the tallies and the
+   * profiles (while the profiles read a backlog of their own, they do not count): what is above
+   * it, up to the log's newest id, is owed.
+   */
+  takenInThrough(): number;
 }
 
 export function createStores(db: Db, secrets?: SecretSealer): Stores {
@@ -91,6 +97,10 @@ export function createStores(db: Db, secrets?: SecretSealer): Stores {
       // The index and the tallies read the same new rows: one transaction for both (a commit each cost more than the tallies).
       const [indexed, tallied] = db.transaction((): [boolean, boolean] => [searchIndex.indexOwed(max), tallies.tallyOwed(max)])();
       return profiles.followOwed(max) && indexed && tallied;
+    },
+    takenInThrough: () => {
+      const through = Math.min(searchIndex.through(), tallies.range().through);
+      return profiles.isCurrent() ? Math.min(through, profiles.cursor()) : through;
     },
   };
 }

@@ -1,0 +1,116 @@
+/**
+ * Sustained ingest with many users, and the reads that must see every committed message asked
+ * meanwhile: a measurement, not one of the `npm run bench` ratios.
+ *
+ *   node --import tsx bench/follow-up.measure.ts <data folder> [seconds, default 200] [messages/s, default 2000] [users' log size, default 10000000]
+ *
+ * The data folder is a COPY of a seeded scale log (bench/.cache/scale-<n>-seed2/data; this adds
+ * messages to it) or an empty folder (a log of 0). The users are those of a seeded log of the
+ * size given (50,000 for 10M), so the profiles' rows are as scattered as there. Starts an engine
+ * with a receiver on another thread, waits for what an upgraded log does after start, then posts
+ * batches of 20 realistic messages (random messageIds) paced at the rate asked, from this thread:
+ * the rate reached says what the engine's thread had to spare. At 60, 120 and 180 s it asks a
+ * free-text search and a page of profiles through the control API. It prints the acknowledgements'
+ * percentiles, the longest event-loop stall, each read's time, the follow-up's slices (search
+ * index, tallies and profiles, timed), and how far behind the follow-up was at the end.
+ */
+import { randomUUID } from 'node:crypto';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Pool } from 'undici';
+import { engineOnSeededCopy } from './support/seeded-engine';
+import { realisticMessage } from './support/seed';
+import { fmt, percentile } from './support/load';
+import { createEngineApi } from '../src-main/engine/api';
+
+const dataDir = process.argv[2] ?? '';
+const SECONDS = Number(process.argv[3] ?? 200);
+const RATE = Number(process.argv[4] ?? 2000);
+const USERS_OF = Number(process.argv[5] ?? 10_000_000);
+if (!dataDir) throw new Error('usage: node --import tsx bench/follow-up.measure.ts <copy of a seeded data folder, or an empty one> [seconds] [messages/s] [log size for the users]');
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+const seeded = await engineOnSeededCopy(dataDir);
+const { engine } = seeded;
+const api = createEngineApi(engine);
+const slices: number[] = [];
+const takeInOwed = engine.stores.takeInOwed.bind(engine.stores);
+// Timed where the engine's follow-up calls it: stores.takeInOwed.
+(engine.stores as { takeInOwed: (max: number) => boolean }).takeInOwed = (max) => {
+  const t = performance.now();
+  try {
+    return takeInOwed(max);
+  } finally {
+    slices.push(performance.now() - t);
+  }
+};
+// How far behind the follow-up is (NaN on a commit from before takenInThrough, for comparisons).
+const owed = (): number => {
+  const stores = engine.stores as Partial<Pick<typeof engine.stores, 'takenInThrough'>> & { log: Partial<Pick<typeof engine.stores.log, 'lastMessageId'>> };
+  return stores.takenInThrough && stores.log.lastMessageId ? stores.log.lastMessageId() - stores.takenInThrough() : NaN;
+};
+
+const pool = new Pool(seeded.server.url, { connections: 4 });
+const auth = `Basic ${Buffer.from(`${seeded.config.sources[0]?.writeKey ?? ''}:`).toString('base64')}`;
+const acks: number[] = [];
+const reads: string[] = [];
+let failures = 0;
+let sent = 0;
+let next = USERS_OF + 5_000_000;
+const loop = monitorEventLoopDelay({ resolution: 1 });
+loop.enable();
+const t0 = performance.now();
+const at = (): string => `${fmt((performance.now() - t0) / 1000)} s`;
+async function timedRead(label: string, call: () => Promise<unknown>): Promise<void> {
+  const behind = owed();
+  const t = performance.now();
+  await call();
+  reads.push(`  ${label} at ${at()}, ${fmt(behind)} messages owed: ${fmt(performance.now() - t)} ms`);
+}
+const readsAt = [60, 120, 180];
+const inflight = new Set<Promise<void>>();
+const batchesPerTick = Math.max(1, Math.round(RATE / 100 / 20));
+while (performance.now() - t0 < SECONDS * 1000) {
+  const tick = performance.now();
+  if (readsAt.length > 0 && tick - t0 > (readsAt[0] as number) * 1000) {
+    readsAt.shift();
+    void timedRead('free-text search', () => api.listDeliveries({ text: 'user_77' })).then(() => timedRead('page of profiles', () => api.listProfiles({})));
+  }
+  for (let b = 0; b < batchesPerTick; b++) {
+    const batch = Array.from({ length: 20 }, () => {
+      const m = realisticMessage(next++, USERS_OF, Date.now());
+      m.messageId = `ajs-next-${randomUUID()}`;
+      return m;
+    });
+    sent += batch.length;
+    const start = performance.now();
+    const request = pool
+      .request({ path: '/v1/batch', method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify({ batch }) })
+      .then(async (res) => {
+        await res.body.text();
+        if (res.statusCode !== 200) failures++;
+        acks.push(performance.now() - start);
+      })
+      .catch(() => void failures++)
+      .finally(() => inflight.delete(request));
+    inflight.add(request);
+  }
+  await sleep(Math.max(0, 10 - (performance.now() - tick)));
+}
+await Promise.all(inflight);
+loop.disable();
+const seconds = (performance.now() - t0) / 1000;
+const sortedAcks = [...acks].sort((a, b) => a - b);
+const sortedSlices = [...slices].sort((a, b) => a - b);
+const behindAtEnd = owed();
+console.log(`follow-up  ${dataDir}: ${fmt(sent)} messages in ${fmt(seconds)} s (${fmt(sent / seconds)} messages/s of ${fmt(RATE)} asked), users of a ${fmt(USERS_OF)}-message log, ${failures} failed`);
+console.log(`  acknowledgements: p50 ${fmt(percentile(sortedAcks, 50), 1)} ms, p99 ${fmt(percentile(sortedAcks, 99), 1)} ms, p99.9 ${fmt(percentile(sortedAcks, 99.9), 1)} ms, max ${fmt(sortedAcks.at(-1) ?? NaN, 1)} ms`);
+console.log(`  event loop: p99 ${fmt(loop.percentile(99) / 1e6, 1)} ms, longest stall ${fmt(loop.max / 1e6, 1)} ms`);
+console.log(reads.join('\n'));
+console.log(
+  `  follow-up slices: ${fmt(slices.length)}, p50 ${fmt(percentile(sortedSlices, 50), 2)} ms, p99 ${fmt(percentile(sortedSlices, 99), 1)} ms, max ${fmt(sortedSlices.at(-1) ?? NaN, 1)} ms; ` +
+    `owed at the end ${fmt(behindAtEnd)} messages`,
+);
+await pool.close();
+const stopping = performance.now();
+await seeded.close();
+console.log(`  the engine's stop took in the rest in ${fmt(performance.now() - stopping)} ms`);
