@@ -6,10 +6,10 @@
  * transaction per slice costs the same for 10 messages or 200, so waiting a little more than
  * halves the cost per message), in slices of a few milliseconds between other work.
  *
- * A read that must see every committed message (a free-text search, the profiles) waits for the
- * follow-up (`settled`) rather than taking in what is owed at once: under sustained ingest the
- * follow-up can be tens of thousands of messages behind, and taking them in on the spot held the
- * engine's thread, and every acknowledgement, for seconds.
+ * A read that must see every committed message (the profiles) waits for the follow-up
+ * (`settled`) rather than taking in what is owed at once: under sustained ingest the follow-up can
+ * be tens of thousands of messages behind, and taking them in on the spot held the engine's
+ * thread, and every acknowledgement, for seconds.
  */
 import type { Clock, ClockTimer } from './clock';
 import { createSlicedWork, nextTimedSize, type TimedSlices } from './sliced-work';
@@ -29,19 +29,8 @@ export const FOLLOW_UP_SLICES: TimedSlices = { first: 100, min: 10, max: 5_000, 
  */
 export const BEHIND_MESSAGES = 2_000;
 export const BEHIND_TARGET_MS = 5;
-
-/**
- * A read that waited gets the rest taken in at once by its own settling; while it waited, ingest
- * went on, so the follow-up goes on to what was committed meanwhile until that rest is this small
- * (or it has done so SETTLE_ROUNDS times, when ingest outruns it).
- */
-export const SETTLED_TAIL = 200;
-export const SETTLE_ROUNDS = 3;
-
-/** Pure: whether a read's wait is over, with `owed` messages still owed after `rounds` rounds of catching up. */
-export function settledEnough(owed: number, rounds: number): boolean {
-  return owed <= SETTLED_TAIL || rounds >= SETTLE_ROUNDS;
-}
+/** A free-text read's own catch-up of the search index alone (engine/index.ts): slices as long as the follow-up's when behind. */
+export const SEARCH_INDEX_CATCH_UP: TimedSlices = { first: 100, min: 10, max: 5_000, targetMs: BEHIND_TARGET_MS };
 
 /** Pure: how long the next slice should hold the thread, from how far behind the follow-up is. */
 export function followUpTargetMs(owed: number, readWaiting: boolean): number {
@@ -54,9 +43,10 @@ export interface CommitFollowUp {
   /** Starts now (engine start: a tail a crash left). */
   start(): void;
   /**
-   * Resolves once every message committed before the call is taken in and at most SETTLED_TAIL
-   * are owed (see settledEnough), the follow-up running at once and in its longer slices until
-   * then. Resolves at once when stopped (the caller's own settling takes in what is left).
+   * Resolves once every message committed before the call is taken in, the follow-up running at
+   * once and in its longer slices until then; what commits after the call does not hold it (a
+   * read takes in a little of that itself, see ProfileStore.settle). Resolves at once when
+   * stopped (the caller's own settling takes in what is left).
    */
   settled(): Promise<void>;
   /** Takes in everything still owed at once, then stops (engine stop: the file is left complete). */
@@ -74,18 +64,13 @@ export function createCommitFollowUp(deps: {
   clock: Clock;
   delayMs?: number;
 }): CommitFollowUp {
-  let waiting: { upTo: number; rounds: number; resolve: () => void }[] = [];
+  let waiting: { upTo: number; resolve: () => void }[] = [];
   let stopped = false;
   const release = (all: boolean): void => {
     if (waiting.length === 0) return;
-    const { through, last } = all ? { through: Number.POSITIVE_INFINITY, last: 0 } : deps.progress();
+    const through = all ? Number.POSITIVE_INFINITY : deps.progress().through;
     waiting = waiting.filter((w) => {
       if (w.upTo > through) return true;
-      if (!settledEnough(last - through, w.rounds)) {
-        w.upTo = last;
-        w.rounds++;
-        return true;
-      }
       w.resolve();
       return false;
     });
@@ -140,7 +125,7 @@ export function createCommitFollowUp(deps: {
       const { through, last } = deps.progress();
       if (through >= last) return Promise.resolve();
       return new Promise((resolve) => {
-        waiting.push({ upTo: last, rounds: 0, resolve });
+        waiting.push({ upTo: last, resolve });
         if (!work.running()) startNow();
       });
     },

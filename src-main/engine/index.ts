@@ -12,6 +12,7 @@ import { openDatabase, truncateWal, useIncrementalVacuum, type Db } from './stor
 import { DataDirLockedError, lockDataDir } from './store/data-lock';
 import { preparePrivateDatabase, preparePrivateDir } from './store/private-files';
 import { startCheckpointer } from './store/checkpointer';
+import { READ_SETTLES_AT_MOST } from './store/profiles';
 import { walWatch } from './store/wal-watch';
 import { createGroupCommit } from './store/group-commit';
 import { webhookBodyOf } from './delivery/payloads';
@@ -34,8 +35,8 @@ import { createReceivers, type Receivers } from './receivers/service';
 import { compilePlan, type CompiledPlan } from './tracking-plan/check';
 import type { TrackingPlan } from '../../src-shared/tracking-plan';
 import { createTextIndexCatchUp } from './text-index';
-import { createCommitFollowUp } from './commit-follow-up';
-import { createSlicedWork, fixedSlices, timedSlices, type SliceSizing } from './sliced-work';
+import { createCommitFollowUp, SEARCH_INDEX_CATCH_UP } from './commit-follow-up';
+import { createSlicedWork, fixedSlices, timedSlices, untilDoneInSlices, type SliceSizing } from './sliced-work';
 import { TALLY_BACKFILL_SLICE } from './store/message-tallies';
 import { nextTidyPages, SEARCH_TIDY_SLICES } from './store/search-index';
 import { createOffThreadReads, type OffThreadReads } from './reads/off-thread';
@@ -235,18 +236,17 @@ export function createEngine(options: EngineOptions): Engine {
     countBudgetMs: options.readCountBudgetMs,
     nice: options.readWorkerNice,
   });
-  // The worker reads what is committed: before a free-text read of deliveries or a page of
-  // profiles, the follow-up takes in what commits owe (in its slices, so ingest goes on), then
-  // whatever the last turn committed goes in here. Other reads do not need it and do not pay for it.
+  // The worker reads what is committed: before a page of profiles, the follow-up takes in what
+  // commits owed when it was asked (in its slices, so ingest goes on; the profiles cost most of
+  // it). Before a free-text read, only the search index must be current, and it takes messages in
+  // several times faster than the profiles: it catches up in slices of its own. Other reads need
+  // neither and do not pay for it.
   const reads: typeof offThread = {
     ...offThread,
     run: async (op, args, fallback) => {
-      if (op === 'profiles.page') {
-        await commitFollowUp.settled();
-        stores.profiles.settle();
-      } else if ('text' in args && args.text !== null) {
-        await commitFollowUp.settled();
-        stores.searchIndex.settle();
+      if (op === 'profiles.page') await commitFollowUp.settled();
+      else if ('text' in args && args.text !== null) {
+        await untilDoneInSlices((max) => stores.searchIndex.indexOwed(max), SEARCH_INDEX_CATCH_UP);
       }
       return offThread.run(op, args, fallback);
     },
@@ -439,12 +439,8 @@ export function createEngine(options: EngineOptions): Engine {
     sources: () => config.listSources(),
     commit: commitInternal,
     // A big sync's slices write a commit each, thousands of calls with their deliveries: they wait
-    // for room in the WAL like a purge's steps and retention's slices, and for the follow-up, so
-    // that the next slice's read of the profiles finds nothing owed to take in at once.
-    betweenSlices: async () => {
-      await backgroundTurn();
-      await commitFollowUp.settled();
-    },
+    // for room in the WAL like a purge's steps and retention's slices.
+    betweenSlices: backgroundTurn,
     publish: (ids) => publishTo('computations', ids),
     onError: (id, err) => {
       if (health.fault(err) === null) {
@@ -593,6 +589,8 @@ export function createEngine(options: EngineOptions): Engine {
         textIndex.start();
         tallyBackfill.start();
         commitFollowUp.start();
+        // From now on the follow-up keeps the profiles close behind ingest, and the API waits for it before a read.
+        stores.profiles.limitReadSettling(READ_SETTLES_AT_MOST);
         bodyPacking.start();
       } catch (err) {
         reportOrThrow(err);

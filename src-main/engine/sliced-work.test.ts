@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createSlicedWork, fixedSlices, nextTimedSize, type TimedSlices } from './sliced-work';
+import { createSlicedWork, fixedSlices, nextTimedSize, untilDoneInSlices, type TimedSlices } from './sliced-work';
 import { ManualClock } from './clock';
 import { nextTidyPages } from './store/search-index';
 
@@ -87,4 +87,32 @@ test('work made to size afresh starts each run at its first size, not where the 
     await work.done();
   }
   assert.deepEqual(sizes, [1, 2, 4, 1, 2]);
+});
+
+test('untilDoneInSlices runs a slice a turn, sized by its time, until nothing is left', async () => {
+  let left = 1_000;
+  const sizes: number[] = [];
+  let turnsBetween = 0;
+  let ticking = true;
+  const tick = (): void => {
+    turnsBetween++;
+    if (ticking) setImmediate(tick);
+  };
+  setImmediate(tick);
+  let now = 0;
+  await untilDoneInSlices(
+    (max) => {
+      sizes.push(max);
+      now += max / 100; // 100 items a millisecond
+      left = Math.max(0, left - max);
+      return left === 0;
+    },
+    { first: 10, min: 10, max: 400, targetMs: 2 },
+    () => now,
+  );
+  ticking = false;
+  assert.equal(left, 0);
+  assert.deepEqual(sizes.slice(0, 3), [10, 40, 160], 'each at most four times the last');
+  assert.ok(sizes.every((s) => s <= 400));
+  assert.ok(turnsBetween >= sizes.length - 1, `${turnsBetween} turns for ${sizes.length} slices`);
 });

@@ -32,6 +32,21 @@ export function nextTimedSize(s: TimedSlices, size: number, tookMs: number): num
 
 export const timedSlices = (s: TimedSlices): SliceSizing => ({ first: s.first, next: (size, ms) => nextTimedSize(s, size, ms) });
 
+/**
+ * Runs `slice` (up to `max` items in one transaction; true when none is left) in slices sized by
+ * their time, a turn of the event loop between them, until nothing is left: for a caller that
+ * waits for work it would otherwise do at once.
+ */
+export async function untilDoneInSlices(slice: (max: number) => boolean, sizing: TimedSlices, elapsed: () => number = () => performance.now()): Promise<void> {
+  let size = sizing.first;
+  for (;;) {
+    const t = elapsed();
+    if (slice(size)) return;
+    size = nextTimedSize(sizing, size, elapsed() - t);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 export interface SlicedWork {
   /** Starts working, unless already running. */
   start(): void;

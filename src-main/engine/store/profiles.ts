@@ -17,6 +17,8 @@ import { idsOf, profileMessageOf, reduceChunk, type MessageRow, type ProfileMess
 export const CATCH_UP_CHUNK = 5000;
 /** Messages a read takes in per transaction when commits left it many (a batch of tiny calls can hold thousands). */
 export const FOLLOW_LIMIT = 5000;
+/** Owed messages a read takes in at once, at most (see settle). */
+export const READ_SETTLES_AT_MOST = 500;
 
 /** How far the profiles have read the log, while they catch up with a backlog. */
 export interface ProfilesProgress {
@@ -212,11 +214,23 @@ export class ProfileStore {
     }
   }
 
-  /** Before a read: what commits left owed is read first, so every read sees every committed message. */
-  /** Takes in everything commits still owe the profiles, so a read sees every committed message. */
-  settle(): void {
-    while (!this.followOwed(FOLLOW_LIMIT)) {
-      // A tail larger than one transaction's share: the next one.
+  /**
+   * How many owed messages a read takes in at once: all of them, unless the engine's follow-up
+   * runs (`limitReadSettling`). Under sustained ingest far more than a few milliseconds' worth can
+   * be owed, and taking it all in held the engine's thread for seconds; a running engine's API
+   * waits for its follow-up before such a read instead (`engine.owedTakenIn`), so what was
+   * committed before the call is in by then, and the read takes in at most a little more.
+   */
+  private readSettlesAtMost = Number.POSITIVE_INFINITY;
+
+  limitReadSettling(messages: number): void {
+    this.readSettlesAtMost = messages;
+  }
+
+  /** Takes in what commits still owe the profiles, at most `limit` messages (all by default), so that a read sees every committed message. */
+  settle(limit = Number.POSITIVE_INFINITY): void {
+    for (let left = limit; left > 0; left -= FOLLOW_LIMIT) {
+      if (this.followOwed(Math.min(FOLLOW_LIMIT, left))) return;
     }
   }
 
@@ -320,12 +334,12 @@ export class ProfileStore {
 
   /** The profile an id belongs to (its own id, an anonymousId, a previousId), or null. */
   resolve(id: string): string | null {
-    this.settle();
+    this.settle(this.readSettlesAtMost);
     return (this.q.profileOfId.get(id) as { profile_id: string } | undefined)?.profile_id ?? null;
   }
 
   view(profileId: string): ProfileView | null {
-    this.settle();
+    this.settle(this.readSettlesAtMost);
     const row = this.q.profile.get(profileId) as ProfileRow | undefined;
     return row ? this.toView(row) : null;
   }
@@ -350,7 +364,7 @@ export class ProfileStore {
 
   /** Profiles by id after `after`, optionally those whose id, any linked id or any trait value contains `text`. */
   page(page: ProfilePageArgs): { items: ProfileView[]; next: string | null } {
-    this.settle();
+    this.settle(this.readSettlesAtMost);
     return this.readPage(page);
   }
 
@@ -389,7 +403,7 @@ export class ProfileStore {
 
   /** The ids linked to each of these profiles (their own id included), in id order. */
   linkedIds(profileIds: readonly string[]): Map<string, string[]> {
-    this.settle();
+    this.settle(this.readSettlesAtMost);
     const out = new Map<string, string[]>();
     for (const r of this.q.idsOfProfiles.all(JSON.stringify(profileIds)) as { id: string; profile_id: string }[]) {
       let list = out.get(r.profile_id);
@@ -406,13 +420,13 @@ export class ProfileStore {
    * of the profiles whose occurrences straddle it.
    */
   snapshots(needs: Needs, now: number): ProfileSnapshot[] {
-    this.settle();
+    this.settle(this.readSettlesAtMost);
     return this.load(needs, now, null);
   }
 
   /** The same for these profiles only (those that exist, in profile order): a preview's batch. */
   snapshotsOf(needs: Needs, now: number, profileIds: readonly string[]): ProfileSnapshot[] {
-    this.settle();
+    this.settle(this.readSettlesAtMost);
     return profileIds.length === 0 ? [] : this.load(needs, now, JSON.stringify(profileIds));
   }
 
@@ -492,7 +506,7 @@ export class ProfileStore {
    * others probed per row by their keys.
    */
   candidateIds(c: Candidates | null, now: number, after: string, limit: number): string[] {
-    this.settle();
+    this.settle(this.readSettlesAtMost);
     const { sql, params } = candidateQuery(c, now, after, limit);
     return rowsOf<[string]>(statement(this.db, sql), ...params).map((r) => r[0]);
   }
