@@ -66,9 +66,8 @@ export function createCommitFollowUp(deps: {
 }): CommitFollowUp {
   let waiting: { upTo: number; resolve: () => void }[] = [];
   let stopped = false;
-  const release = (all: boolean): void => {
-    if (waiting.length === 0) return;
-    const through = all ? Number.POSITIVE_INFINITY : deps.progress().through;
+  /** Resolves the reads waiting for messages up to `through`. */
+  const release = (through: number): void => {
     waiting = waiting.filter((w) => {
       if (w.upTo > through) return true;
       w.resolve();
@@ -79,13 +78,9 @@ export function createCommitFollowUp(deps: {
   const work = createSlicedWork({
     slice: (max) => {
       const done = deps.takeInOwed(max);
-      if (done) release(true);
-      else {
-        const { through, last } = deps.progress();
-        owed = last - through;
-        release(false);
-      }
-      if (done) owed = 0;
+      const { through, last } = done ? { through: Number.POSITIVE_INFINITY, last: 0 } : deps.progress();
+      owed = Math.max(0, last - through);
+      release(through);
       return done;
     },
     clock: deps.clock,
@@ -102,7 +97,7 @@ export function createCommitFollowUp(deps: {
     timer?.cancel();
     timer = null;
     work.stop();
-    release(true);
+    release(Number.POSITIVE_INFINITY);
   };
   const startNow = (): void => {
     timer?.cancel();
