@@ -23,7 +23,7 @@ function fakeLog(last: number, through = 0) {
 test('commits within the delay share one follow-up, which takes in everything owed in slices', async () => {
   const clock = new ManualClock(0);
   const { log, takeInOwed, progress } = fakeLog(250);
-  const followUp = createCommitFollowUp({ takeInOwed, progress, onError: (err) => assert.fail(String(err)), clock });
+  const followUp = createCommitFollowUp({ takeInOwed, progress, readTakesInAtMost: 0, onError: (err) => assert.fail(String(err)), clock });
   followUp.committed();
   followUp.committed();
   followUp.committed();
@@ -63,6 +63,7 @@ test('settled() waits for what was committed before it, in slices with turns bet
       return takeInOwed(Math.min(max, 100));
     },
     progress,
+    readTakesInAtMost: 0,
     onError: (err) => assert.fail(String(err)),
     clock,
   });
@@ -103,9 +104,23 @@ test('settled() resolves when the newest messages it waited for were removed mea
       return takeInOwed(max);
     },
     progress: () => ({ ...progress(), last: 100 }),
+    readTakesInAtMost: 0,
     onError: (err) => assert.fail(String(err)),
     clock,
   });
   await followUp.settled();
   assert.equal(log.through, 90);
+});
+
+test('settled() resolves at once when no more is owed than the read takes in itself, and neither starts nor hurries the follow-up', async () => {
+  const clock = new ManualClock(0);
+  const { log, takeInOwed, progress } = fakeLog(300);
+  const followUp = createCommitFollowUp({ takeInOwed, progress, readTakesInAtMost: 300, onError: (err) => assert.fail(String(err)), clock });
+  await followUp.settled();
+  assert.deepEqual(log.slices, [], 'the read takes these in itself');
+  log.last = 301;
+  const waiting = followUp.settled();
+  await turns(1);
+  assert.equal(log.slices.length, 1, 'one more than that: the follow-up starts at once');
+  await waiting;
 });

@@ -45,8 +45,8 @@ export interface CommitFollowUp {
   /**
    * Resolves once every message committed before the call is taken in, the follow-up running at
    * once and in its longer slices until then; what commits after the call does not hold it (a
-   * read takes in a little of that itself, see ProfileStore.settle). Resolves at once when
-   * stopped (the caller's own settling takes in what is left).
+   * read takes in a little of that itself, see ProfileStore.settle). Resolves at once when at
+   * most readTakesInAtMost are owed, and when stopped: the caller's own settling takes in the rest.
    */
   settled(): Promise<void>;
   /** Takes in everything still owed at once, then stops (engine stop: the file is left complete). */
@@ -59,6 +59,13 @@ export function createCommitFollowUp(deps: {
   takeInOwed: (max: number) => boolean;
   /** Through which id everything is taken in, and the log's newest id. */
   progress: () => { through: number; last: number };
+  /**
+   * Owed messages a waiting read takes in itself (ProfileStore.settle's bound): when no more are
+   * owed, `settled` resolves at once, so that a read at a steady rate costs what it did before
+   * it could wait (the follow-up neither hurried nor started early, the read's own settling
+   * taking in the few milliseconds of traffic).
+   */
+  readTakesInAtMost: number;
   /** A storage fault or another failure: reported by the caller; the follow-up tries again later. */
   onError: (err: unknown) => void;
   clock: Clock;
@@ -118,7 +125,7 @@ export function createCommitFollowUp(deps: {
     settled() {
       if (stopped) return Promise.resolve();
       const { through, last } = deps.progress();
-      if (through >= last) return Promise.resolve();
+      if (last - through <= deps.readTakesInAtMost) return Promise.resolve();
       return new Promise((resolve) => {
         waiting.push({ upTo: last, resolve });
         if (!work.running()) startNow();

@@ -238,14 +238,16 @@ export function createEngine(options: EngineOptions): Engine {
   });
   // The worker reads what is committed: before a page of profiles, the follow-up takes in what
   // commits owed when it was asked (in its slices, so ingest goes on; the profiles cost most of
-  // it). Before a free-text read, only the search index must be current, and it takes messages in
+  // it) and the rest, a few hundred messages at most, goes in here. Before a free-text read, only the search index must be current, and it takes messages in
   // several times faster than the profiles: it catches up in slices of its own. Other reads need
   // neither and do not pay for it.
   const reads: typeof offThread = {
     ...offThread,
     run: async (op, args, fallback) => {
-      if (op === 'profiles.page') await commitFollowUp.settled();
-      else if ('text' in args && args.text !== null) {
+      if (op === 'profiles.page') {
+        await commitFollowUp.settled();
+        stores.profiles.settle(READ_SETTLES_AT_MOST);
+      } else if ('text' in args && args.text !== null) {
         await untilDoneInSlices((max) => stores.searchIndex.indexOwed(max), SEARCH_INDEX_CATCH_UP);
       }
       return offThread.run(op, args, fallback);
@@ -487,6 +489,7 @@ export function createEngine(options: EngineOptions): Engine {
   const commitFollowUp = createCommitFollowUp({
     takeInOwed: (max) => stores.takeInOwed(max),
     progress: () => ({ through: stores.takenInThrough(), last: stores.log.lastMessageId() }),
+    readTakesInAtMost: READ_SETTLES_AT_MOST,
     clock,
     onError: (err) => {
       if (health.fault(err) === null) process.stderr.write(`hookbench: the newest messages could not be indexed or read into the profiles: ${String(err)}\n`);
