@@ -30,7 +30,7 @@ export const FOLLOW_UP_SLICES: TimedSlices = { first: 100, min: 10, max: 5_000, 
 export const BEHIND_MESSAGES = 2_000;
 export const BEHIND_TARGET_MS = 5;
 /** A free-text read's own catch-up of the search index alone (engine/index.ts): slices as long as the follow-up's when behind. */
-export const SEARCH_INDEX_CATCH_UP: TimedSlices = { first: 100, min: 10, max: 5_000, targetMs: BEHIND_TARGET_MS };
+export const SEARCH_INDEX_CATCH_UP: TimedSlices = { ...FOLLOW_UP_SLICES, targetMs: BEHIND_TARGET_MS };
 
 /** Pure: how long the next slice should hold the thread, from how far behind the follow-up is. */
 export function followUpTargetMs(owed: number, readWaiting: boolean): number {

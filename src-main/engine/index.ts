@@ -246,7 +246,7 @@ export function createEngine(options: EngineOptions): Engine {
     run: async (op, args, fallback) => {
       if (op === 'profiles.page') {
         await commitFollowUp.settled();
-        stores.profiles.settle(READ_SETTLES_AT_MOST);
+        stores.profiles.settleForRead();
       } else if ('text' in args && args.text !== null) {
         await untilDoneInSlices((max) => stores.searchIndex.indexOwed(max), SEARCH_INDEX_CATCH_UP);
       }

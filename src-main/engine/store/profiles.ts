@@ -227,6 +227,11 @@ export class ProfileStore {
     this.readSettlesAtMost = messages;
   }
 
+  /** Before a read: takes in what commits still owe the profiles, as much as a read may (see readSettlesAtMost). */
+  settleForRead(): void {
+    this.settle(this.readSettlesAtMost);
+  }
+
   /** Takes in what commits still owe the profiles, at most `limit` messages (all by default), so that a read sees every committed message. */
   settle(limit = Number.POSITIVE_INFINITY): void {
     for (let left = limit; left > 0; left -= FOLLOW_LIMIT) {
@@ -334,12 +339,12 @@ export class ProfileStore {
 
   /** The profile an id belongs to (its own id, an anonymousId, a previousId), or null. */
   resolve(id: string): string | null {
-    this.settle(this.readSettlesAtMost);
+    this.settleForRead();
     return (this.q.profileOfId.get(id) as { profile_id: string } | undefined)?.profile_id ?? null;
   }
 
   view(profileId: string): ProfileView | null {
-    this.settle(this.readSettlesAtMost);
+    this.settleForRead();
     const row = this.q.profile.get(profileId) as ProfileRow | undefined;
     return row ? this.toView(row) : null;
   }
@@ -364,7 +369,7 @@ export class ProfileStore {
 
   /** Profiles by id after `after`, optionally those whose id, any linked id or any trait value contains `text`. */
   page(page: ProfilePageArgs): { items: ProfileView[]; next: string | null } {
-    this.settle(this.readSettlesAtMost);
+    this.settleForRead();
     return this.readPage(page);
   }
 
@@ -403,7 +408,7 @@ export class ProfileStore {
 
   /** The ids linked to each of these profiles (their own id included), in id order. */
   linkedIds(profileIds: readonly string[]): Map<string, string[]> {
-    this.settle(this.readSettlesAtMost);
+    this.settleForRead();
     const out = new Map<string, string[]>();
     for (const r of this.q.idsOfProfiles.all(JSON.stringify(profileIds)) as { id: string; profile_id: string }[]) {
       let list = out.get(r.profile_id);
@@ -420,13 +425,13 @@ export class ProfileStore {
    * of the profiles whose occurrences straddle it.
    */
   snapshots(needs: Needs, now: number): ProfileSnapshot[] {
-    this.settle(this.readSettlesAtMost);
+    this.settleForRead();
     return this.load(needs, now, null);
   }
 
   /** The same for these profiles only (those that exist, in profile order): a preview's batch. */
   snapshotsOf(needs: Needs, now: number, profileIds: readonly string[]): ProfileSnapshot[] {
-    this.settle(this.readSettlesAtMost);
+    this.settleForRead();
     return profileIds.length === 0 ? [] : this.load(needs, now, JSON.stringify(profileIds));
   }
 
@@ -506,7 +511,7 @@ export class ProfileStore {
    * others probed per row by their keys.
    */
   candidateIds(c: Candidates | null, now: number, after: string, limit: number): string[] {
-    this.settle(this.readSettlesAtMost);
+    this.settleForRead();
     const { sql, params } = candidateQuery(c, now, after, limit);
     return rowsOf<[string]>(statement(this.db, sql), ...params).map((r) => r[0]);
   }
