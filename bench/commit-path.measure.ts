@@ -19,6 +19,7 @@ import { ManualClock } from '../src-main/engine/clock';
 import { webhookBodyOf } from '../src-main/engine/delivery/payloads';
 import { FOLLOW_LIMIT } from '../src-main/engine/store/profiles';
 import { realisticMessage } from './support/seed';
+import { followUpAtOnce } from './support/follow-up';
 
 const N = Number(process.argv[2] ?? 20_000);
 const RUNS = Number(process.argv[3] ?? 3);
@@ -41,9 +42,7 @@ async function run(way: Way): Promise<{ commits: number[]; follows: number[] }> 
     });
     const { log, profiles, searchIndex } = engine.stores;
     const followUp = (): void => {
-      while (!engine.stores.takeInOwed(FOLLOW_LIMIT)) {
-        // the rest
-      }
+      followUpAtOnce(engine.stores, FOLLOW_LIMIT);
     };
     if (way === 'inside the commit') {
       log.followCommits((first) => {

@@ -12,7 +12,8 @@
  * the rate reached says what the engine's thread had to spare. At 60, 120 and 180 s it asks a
  * free-text search and a page of profiles through the control API. It prints the acknowledgements'
  * percentiles, the longest event-loop stall, each read's time, the follow-up's slices (search
- * index, tallies and profiles, timed), and how far behind the follow-up was at the end.
+ * index, tallies and profiles, timed) and the search index's merge steps, and how far behind the
+ * follow-up was at the end.
  */
 import { randomUUID } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -33,16 +34,23 @@ const seeded = await engineOnSeededCopy(dataDir);
 const { engine } = seeded;
 const api = createEngineApi(engine);
 const slices: number[] = [];
-const takeInOwed = engine.stores.takeInOwed.bind(engine.stores);
-// Timed where the engine's follow-up calls it: stores.takeInOwed.
-(engine.stores as { takeInOwed: (max: number) => boolean }).takeInOwed = (max) => {
-  const t = performance.now();
-  try {
-    return takeInOwed(max);
-  } finally {
-    slices.push(performance.now() - t);
-  }
-};
+const merges: number[] = [];
+/** Times each call of `object[name]` into `into`: where the engine calls it, as it runs. */
+function timeCalls<K extends string>(object: Record<K, (n: number) => boolean>, name: K, into: number[]): void {
+  const original = object[name].bind(object);
+  object[name] = (n) => {
+    const t = performance.now();
+    try {
+      return original(n);
+    } finally {
+      into.push(performance.now() - t);
+    }
+  };
+}
+// The follow-up's slices (stores.takeInOwed) and, since schema 26, the search index's merge steps.
+timeCalls(engine.stores as unknown as Record<'takeInOwed', (n: number) => boolean>, 'takeInOwed', slices);
+const searchIndex = engine.stores.searchIndex as unknown as Partial<Record<'mergeStep', (n: number) => boolean>>;
+if (searchIndex.mergeStep) timeCalls(searchIndex as Record<'mergeStep', (n: number) => boolean>, 'mergeStep', merges);
 // How far behind the follow-up is (NaN on a commit from before takenInThrough, for comparisons).
 const owed = (): number => {
   const stores = engine.stores as Partial<Pick<typeof engine.stores, 'takenInThrough'>> & { log: Partial<Pick<typeof engine.stores.log, 'lastMessageId'>> };
@@ -100,16 +108,19 @@ await Promise.all(inflight);
 loop.disable();
 const seconds = (performance.now() - t0) / 1000;
 const sortedAcks = [...acks].sort((a, b) => a - b);
-const sortedSlices = [...slices].sort((a, b) => a - b);
 const behindAtEnd = owed();
 console.log(`follow-up  ${dataDir}: ${fmt(sent)} messages in ${fmt(seconds)} s (${fmt(sent / seconds)} messages/s of ${fmt(RATE)} asked), users of a ${fmt(USERS_OF)}-message log, ${failures} failed`);
 console.log(`  acknowledgements: p50 ${fmt(percentile(sortedAcks, 50), 1)} ms, p99 ${fmt(percentile(sortedAcks, 99), 1)} ms, p99.9 ${fmt(percentile(sortedAcks, 99.9), 1)} ms, max ${fmt(sortedAcks.at(-1) ?? NaN, 1)} ms`);
 console.log(`  event loop: p99 ${fmt(loop.percentile(99) / 1e6, 1)} ms, longest stall ${fmt(loop.max / 1e6, 1)} ms`);
 console.log(reads.join('\n'));
-console.log(
-  `  follow-up slices: ${fmt(slices.length)}, p50 ${fmt(percentile(sortedSlices, 50), 2)} ms, p99 ${fmt(percentile(sortedSlices, 99), 1)} ms, max ${fmt(sortedSlices.at(-1) ?? NaN, 1)} ms; ` +
-    `owed at the end ${fmt(behindAtEnd)} messages`,
-);
+/** Count, percentiles, maximum and how many took over 20 and 50 ms. */
+const spread = (times: number[]): string => {
+  const sorted = [...times].sort((a, b) => a - b);
+  const over = (ms: number): string => fmt(sorted.filter((x) => x > ms).length);
+  return `${fmt(sorted.length)}, p50 ${fmt(percentile(sorted, 50), 2)} ms, p99 ${fmt(percentile(sorted, 99), 1)} ms, max ${fmt(sorted.at(-1) ?? NaN, 1)} ms, ${over(20)} over 20 ms, ${over(50)} over 50 ms`;
+};
+console.log(`  follow-up slices: ${spread(slices)}; owed at the end ${fmt(behindAtEnd)} messages`);
+console.log(`  search index merge steps: ${merges.length === 0 ? 'none (FTS5 merged inside the slices)' : spread(merges)}`);
 await pool.close();
 const stopping = performance.now();
 await seeded.close();

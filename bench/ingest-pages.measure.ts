@@ -22,6 +22,7 @@ import { createStores, type Stores } from '../src-main/engine/store/stores';
 import { webhookBodyOf } from '../src-main/engine/delivery/payloads';
 import { MAX_MESSAGES_PER_COMMIT } from '../src-main/engine/store/group-commit';
 import { realisticMessage, scaleConfig } from './support/seed';
+import { followUpAtOnce } from './support/follow-up';
 
 const from = process.argv[2] ?? 'bench/.cache/scale-1000000-seed2/data';
 const count = Number(process.argv[3] ?? 1_000_000);
@@ -62,9 +63,7 @@ function side(dir: string, label: string): void {
   const first = count + 2_000_000;
   // A first block, not counted: statements prepared, the tails of the trees read in.
   ingest(stores, first, block);
-  while (!stores.takeInOwed(5_000)) {
-    // the rest of it
-  }
+  followUpAtOnce(stores);
   db.pragma('wal_checkpoint(TRUNCATE)');
   const t0 = performance.now();
   ingest(stores, first + block, block);
@@ -72,9 +71,7 @@ function side(dir: string, label: string): void {
   const commits = walPages(`${file}-wal`);
   db.pragma('wal_checkpoint(TRUNCATE)');
   const t1 = performance.now();
-  while (!stores.takeInOwed(5_000)) {
-    // the rest of it
-  }
+  followUpAtOnce(stores);
   const followUpMs = performance.now() - t1;
   const followUps = walPages(`${file}-wal`);
   db.pragma('wal_checkpoint(TRUNCATE)');

@@ -15,6 +15,7 @@ import { createEngine, type Engine } from '../../src-main/engine';
 import { webhookBodyOf } from '../../src-main/engine/delivery/payloads';
 import { MAX_MESSAGES_PER_COMMIT } from '../../src-main/engine/store/group-commit';
 import { realisticMessage, scaleConfig } from './seed';
+import { followUpAtOnce } from './follow-up';
 
 export interface IngestFlatOptions {
   /** The big log's data folder (a copy: this adds messages to it). */
@@ -61,9 +62,7 @@ function ingestBlock(engine: Engine, ids: { source: number; destination: number 
     engine.stores.log.commitRequest({ sourceId: ids.source, path: '/v1/batch', receivedAt: now, httpStatus: 200, bytes: 0, userAgent: 'bench' }, ids.source, part, [], DEDUPE_WINDOW_MS);
   }
   const committed = performance.now();
-  while (!engine.stores.takeInOwed(5_000)) {
-    // the rest of the block
-  }
+  followUpAtOnce(engine.stores);
   return { commits: committed - t, followUp: performance.now() - committed };
 }
 

@@ -38,7 +38,7 @@ import { createTextIndexCatchUp } from './text-index';
 import { createCommitFollowUp, SEARCH_INDEX_CATCH_UP } from './commit-follow-up';
 import { createSlicedWork, fixedSlices, timedSlices, untilDoneInSlices, type SliceSizing } from './sliced-work';
 import { TALLY_BACKFILL_SLICE } from './store/message-tallies';
-import { nextTidyPages, SEARCH_TIDY_SLICES } from './store/search-index';
+import { nextTidyPages, SEARCH_MERGE_STEPS, SEARCH_TIDY_SLICES } from './store/search-index';
 import { createOffThreadReads, type OffThreadReads } from './reads/off-thread';
 
 export interface EngineOptions {
@@ -248,7 +248,7 @@ export function createEngine(options: EngineOptions): Engine {
         await commitFollowUp.settled();
         stores.profiles.settleForRead();
       } else if ('text' in args && args.text !== null) {
-        await untilDoneInSlices((max) => stores.searchIndex.indexOwed(max), SEARCH_INDEX_CATCH_UP);
+        await untilDoneInSlices((max) => indexed(stores.searchIndex.indexOwed(max)), SEARCH_INDEX_CATCH_UP);
       }
       return offThread.run(op, args, fallback);
     },
@@ -350,11 +350,32 @@ export function createEngine(options: EngineOptions): Engine {
     await wal.roomForBackgroundWrite();
   };
 
+  // Indexing merges nothing (schema 26): each transaction that indexes leaves a small segment,
+  // and these steps merge them, a few pages each with a turn between, as FTS5 would have merged
+  // them inside the indexing transaction, hundreds of pages at a time on a big log
+  // (docs/scale.md, "The search index's merging").
+  const searchMerging = createSlicedWork({
+    slice: (pages) => stores.searchIndex.mergeStep(pages),
+    sizing: timedSlices(SEARCH_MERGE_STEPS),
+    clock,
+    // Background work like the tidy: a step waits (a bounded while) for the checkpointer to make room.
+    prepare: () => wal.roomForBackgroundWrite(),
+    stoppedMessage: 'the merging of the search index stopped',
+    onError: (err) => {
+      if (health.fault(err) === null) process.stderr.write(`hookbench: the search index could not be merged: ${String(err)}\n`);
+    },
+  });
+  /** After a transaction that indexed messages: the merging goes on (a step that finds nothing to merge ends it). */
+  const indexed = (done: boolean): boolean => {
+    searchMerging.start();
+    return done;
+  };
+
   // Deletions leave the search index's rows marked gone (schema 25). After a Clear log, which
   // marks nearly all of them, the segments are merged in short steps that wait for room in the
-  // WAL. Retention's slices and purges leave theirs to FTS5's own merging as it indexes: a tidy
-  // after them carried on whatever level merge that had half done, which at 10M messages took
-  // steps of seconds (docs/scale.md, "Deleting from the search index").
+  // WAL. Retention's slices and purges leave theirs to the merge steps above, which drop them
+  // when they merge their segment: a tidy after them carried on whatever level merge was half
+  // done, which at 10M messages took steps of seconds (docs/scale.md, "Deleting from the search index").
   const searchTidy = createSlicedWork({
     slice: (pages) => stores.searchIndex.tidy(pages),
     sizing: { first: SEARCH_TIDY_SLICES.first, next: nextTidyPages },
@@ -487,7 +508,7 @@ export function createEngine(options: EngineOptions): Engine {
   });
 
   const commitFollowUp = createCommitFollowUp({
-    takeInOwed: (max) => stores.takeInOwed(max),
+    takeInOwed: (max) => indexed(stores.takeInOwed(max)),
     progress: () => ({ through: stores.takenInThrough(), last: stores.log.lastMessageId() }),
     readTakesInAtMost: READ_SETTLES_AT_MOST,
     clock,
@@ -509,7 +530,7 @@ export function createEngine(options: EngineOptions): Engine {
 
   const textIndex = createTextIndexCatchUp({
     slice: (max) => {
-      return stores.deliveryViews.backfillTextIndex(max);
+      return indexed(stores.deliveryViews.backfillTextIndex(max));
     },
     clock,
     onError: (err) => {
@@ -614,6 +635,8 @@ export function createEngine(options: EngineOptions): Engine {
         // What is still owed is taken in at the next start, as a crash's tail is.
         if (health.fault(err) === null) process.stderr.write(`hookbench: the newest messages could not be indexed or read into the profiles before stopping: ${String(err)}\n`);
       }
+      // After the follow-up's last transactions, which start it again.
+      searchMerging.stop();
       bodyPacking.stop();
       personas.stop();
       receivers.stop();

@@ -522,4 +522,14 @@ export const MIGRATIONS: readonly string[] = [
   INSERT INTO message_text (message_text, rank) VALUES ('deletemerge', 0);
   INSERT INTO message_text (message_text, rank) VALUES ('usermerge', 16);
   `,
+  /* 26: the search index's segments are merged in steps of the engine's own, not by FTS5 in the
+     transaction that indexes. FTS5's own merging ("automerge") did 64 pages of merge work per
+     level of the index for every 64 pages written: at 10M messages (seven levels) a follow-up
+     slice that indexed a few dozen messages also merged 448 pages, 50 to 500 ms of the engine's
+     thread. The engine now asks for merges of a few pages at a time, between slices
+     (SearchIndexStore.mergeStep), with FTS5's default threshold of four segments a level;
+     "crisismerge" stays FTS5's backstop should they fall behind. */ `
+  INSERT INTO message_text (message_text, rank) VALUES ('automerge', 0);
+  INSERT INTO message_text (message_text, rank) VALUES ('usermerge', 4);
+  `,
 ];
