@@ -86,6 +86,8 @@ export interface EngineOptions {
    * give the worker no limit (Infinity), so a busy machine cannot make them differ.
    */
   readCountBudgetMs?: number;
+  /** Messages per part of the search index (store/search-index.ts, PART_MESSAGES): smaller in tests. */
+  searchIndexPartMessages?: number;
 }
 
 const SEALED: SecretsAtRest = { sealed: true, reason: 'Shared secrets are encrypted with the system keychain before they are stored.' };
@@ -225,7 +227,7 @@ export function createEngine(options: EngineOptions): Engine {
   }
   const checkpointer = startCheckpointer(dbPath, { nativeBinding: options.nativeBinding, onWalCopied: () => truncateWal(db) });
   const wal = walWatch(dbPath);
-  const stores = createStores(db, options.secrets);
+  const stores = createStores(db, options.secrets, { searchIndexPartMessages: options.searchIndexPartMessages });
   // Started at the first long read, not here: most engines (tests, short CLI runs) never make one.
   const offThread = createOffThreadReads({
     dbPath,

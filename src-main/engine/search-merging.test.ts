@@ -5,9 +5,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { systemClock } from './clock';
 import { createEngineApi } from './api';
 import { configWith, startHarness } from './testing/harness';
+import { createEngine } from './index';
 import { Receiver } from './testing/receiver';
 import { stoppedEngine } from './testing/stopped-engine';
 import { waitUntil } from './testing/wait';
@@ -80,4 +85,71 @@ test('a running engine merges what its follow-ups index: after 200 commits, each
     await h.close();
     await receiver.close();
   }
+});
+
+test('an index in parts: each removed message leaves its own part, closed parts are merged into one segment each, ids given again across a boundary are found, and a tidy empties every part', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hookbench-search-parts-'));
+  const engine = createEngine({ dataDir: dir, clock: systemClock, searchIndexPartMessages: 50 });
+  engine.applyConfig({
+    sources: [{ name: 'b', writeKey: 'wk_b' }],
+    destinations: [{ name: 'd', enabled: true, sources: ['b'], sharedSecret: null, webhooks: [{ url: 'http://127.0.0.1:9/hook', headers: {} }] }],
+  });
+  const db = new Database(join(dir, 'hookbench.sqlite'));
+  t.after(async () => {
+    db.close();
+    await engine.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const index = engine.stores.searchIndex;
+  const settle = (): void => {
+    while (!index.indexOwed(1_000)) {
+      // the next part
+    }
+  };
+  const found = (needle: string): number => index.parts().reduce((n, p) => n + db.prepare(`SELECT COUNT(*) AS n FROM ${p.name} WHERE ${p.name} MATCH ?`).pluck().get(`"${needle}"`) as number, 0);
+  const segmentsOf = (name: string): number => db.prepare(`SELECT COUNT(DISTINCT segid) FROM ${name}_idx`).pluck().get() as number;
+  const page = (text: string, textIndex: boolean): number[] =>
+    engine.stores.deliveryViews.page({ ...NO_FILTER, text, beforeId: null, afterId: null, limit: 1000 }, textIndex).map((r) => r.id);
+  const remove = (where: string): void => {
+    db.exec(`DELETE FROM attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE message_id ${where});
+      DELETE FROM deliveries WHERE message_id ${where}; DELETE FROM messages WHERE id ${where};`);
+  };
+
+  for (let i = 0; i < 20; i++) commitTracks(engine, i * 20, 20);
+  settle();
+  const parts = index.parts();
+  assert.deepEqual(parts.map((p) => p.low), [0, 50, 100, 150, 200, 250, 300, 350, 400], 'a part for each 50 message ids (the first message is id 1)');
+  assert.deepEqual(page('user_77', true), page('user_77', false));
+
+  // Closed parts are merged into one segment each; the newest keeps a few.
+  for (const p of parts.slice(0, -1)) assert.ok(segmentsOf(p.name) >= 1);
+  while (!index.mergeStep(4)) {
+    // the next step
+  }
+  assert.deepEqual(parts.slice(0, -1).map((p) => segmentsOf(p.name)), Array(8).fill(1), 'one segment in each closed part');
+  assert.deepEqual(db.prepare('SELECT merged FROM message_text_parts ORDER BY part').pluck().all(), [1, 1, 1, 1, 1, 1, 1, 1, 0]);
+
+  // The delete triggers take each message out of the part its id falls in.
+  for (const i of [42, 75, 333]) assert.equal(found(`user_${i}`), 1);
+  remove('IN (43, 76, 334)');
+  for (const i of [42, 75, 333]) assert.equal(found(`user_${i}`), 0, `user_${i} (message ${i + 1}) left the index`);
+
+  // The newest messages go, across a part's start, and new ones take their ids again.
+  remove('>= 346');
+  commitTracks(engine, 1_000, 30);
+  settle();
+  assert.deepEqual(
+    ['user_1000', 'user_1029', 'user_345', 'Order', 'user_10'].map((n) => page(n, true)),
+    ['user_1000', 'user_1029', 'user_345', 'Order', 'user_10'].map((n) => page(n, false)),
+  );
+  assert.equal(page('user_1029', true).length, 1);
+  assert.equal(found('user_399'), 0, 'the removed message of the part before');
+
+  // After every message goes, a tidy takes every segment of every part.
+  remove('> 0');
+  while (!index.tidy(16)) {
+    // the next step
+  }
+  assert.deepEqual(index.parts().map((p) => segmentsOf(p.name)), Array(9).fill(0));
+  assert.deepEqual(page('Order', true), []);
 });

@@ -7,6 +7,7 @@ import { COUNT_LIMIT, type DeliveryCounts, type DeliveryStatus } from '../../../
 import type { Db } from './database';
 import { BODY_OF } from './body-pack';
 import { statement, statements } from './statements';
+import { partName } from './search-index';
 
 /** A Deliveries filter as the query takes it: checked already, empty text as null. */
 export interface DeliveryQueryFilter {
@@ -339,7 +340,7 @@ function textPageIdsSql(p: DeliveryQueryPage, reach: UrlReach, plan: TextPagePla
   const sql = `SELECT id FROM (
         SELECT id FROM (
           SELECT d.id FROM (
-              SELECT rowid AS message_id FROM message_text WHERE message_text MATCH ? ${walkBounds.join(' ')} ORDER BY rowid ${dir} LIMIT -1
+              ${partsMatchSql(plan.parts, walkBounds.join(' '), dir)} LIMIT -1
             ) t CROSS JOIN deliveries d ON d.message_id = t.message_id LEFT JOIN messages m ON m.id = d.message_id
           WHERE d.replay_of IS NULL AND ${where}
           ORDER BY t.message_id ${dir}, d.id ${dir} LIMIT ?)
@@ -356,7 +357,7 @@ function textPageIdsSql(p: DeliveryQueryPage, reach: UrlReach, plan: TextPagePla
   const text = p.text ?? '';
   return {
     sql,
-    params: [plan.match ?? textMatchQuery(text), ...walkParams, ...params, p.limit, text, prefixEnd(text), ...params, p.limit],
+    params: [...partParams(plan.parts, [plan.match ?? textMatchQuery(text), ...walkParams]), ...params, p.limit, text, prefixEnd(text), ...params, p.limit],
   };
 }
 
@@ -372,15 +373,38 @@ function textPageIdsSql(p: DeliveryQueryPage, reach: UrlReach, plan: TextPagePla
  * any other is walked.
  */
 export type TextPagePlan =
-  /** `match`: the MATCH walked, a superset of the needle's (sparseTextQuery); the needle itself when absent. */
-  { kind: 'walk'; match?: string } | { kind: 'set'; messageIds: number[] };
+  /**
+   * `match`: the MATCH walked, a superset of the needle's (sparseTextQuery); the needle itself when
+   * absent. `parts`: the search index's tables, oldest first (store/search-index.ts).
+   */
+  { kind: 'walk'; match?: string; parts: TextParts } | { kind: 'set'; messageIds: number[] };
+
+/** The search index's parts (FTS5 tables, store/search-index.ts), oldest first. */
+export type TextParts = readonly string[];
+
+/**
+ * Pure: the message ids (`message_id`) that the MATCH finds in every part of the index, with
+ * `extra` (terms on rowid) applied in each, in id order `dir`; partParams gives the parameters
+ * each part takes (the MATCH, then those of `extra`). One part is its own subquery. More are a
+ * compound whose ORDER BY SQLite answers by merging the parts' walks, each read in that order, so
+ * a walk stopped early reads each part only as far as it must.
+ */
+export function partsMatchSql(parts: TextParts, extra: string, dir: 'ASC' | 'DESC'): string {
+  const one = (name: string): string => `SELECT rowid AS message_id FROM ${name} WHERE ${name} MATCH ?${extra === '' ? '' : ` ${extra}`}`;
+  if (parts.length === 1) return `${one(parts[0] as string)} ORDER BY rowid ${dir}`;
+  return `${parts.map(one).join(' UNION ALL ')} ORDER BY 1 ${dir}`;
+}
+
+/** The parameters of partsMatchSql: each part's, one part after another. */
+export const partParams = (parts: TextParts, params: readonly unknown[]): unknown[] => parts.flatMap(() => params);
 
 /** Most messages a text page takes as a set rather than walk the index (for a needle that starts a messageId). */
 export const PAGE_SET_LIMIT = 2_000;
 
 /** Pure: up to `max` + 1 messages the index finds for a needle, in its own (ascending) order. */
-export function textProbeSql(needle: string, max: number): { sql: string; params: unknown[] } {
-  return { sql: 'SELECT rowid AS id FROM message_text WHERE message_text MATCH ? LIMIT ?', params: [textMatchQuery(needle), max + 1] };
+export function textProbeSql(parts: TextParts, needle: string, max: number): { sql: string; params: unknown[] } {
+  if (parts.length === 1) return { sql: `SELECT rowid AS id FROM ${parts[0]} WHERE ${parts[0]} MATCH ? LIMIT ?`, params: [textMatchQuery(needle), max + 1] };
+  return { sql: `SELECT message_id AS id FROM (${partsMatchSql(parts, '', 'ASC')}) LIMIT ?`, params: [...partParams(parts, [textMatchQuery(needle)]), max + 1] };
 }
 
 /** The message of the nearest delivery made at its message's commit with an id on one side of a bound (one parameter). */
@@ -531,7 +555,14 @@ export interface IndexedCount {
  * the exact check turns down still gives its rows, so the caller can stop between any two messages. `low` is the lowest message the walk need read (a bound's); the
  * bounds on the delivery id are checked like the filter's other terms.
  */
-export function textCountWalkSql(f: DeliveryQueryFilter, reach: UrlReach, query: string, bounds: { afterId: number; beforeId: number } | null, low: number | null): { sql: string; params: unknown[] } {
+export function textCountWalkSql(
+  parts: TextParts,
+  f: DeliveryQueryFilter,
+  reach: UrlReach,
+  query: string,
+  bounds: { afterId: number; beforeId: number } | null,
+  low: number | null,
+): { sql: string; params: unknown[] } {
   const { terms, params } = filterSql({ ...f, text: null }, reach);
   if (bounds !== null) {
     terms.push('d.id > ?', 'd.id < ?');
@@ -539,9 +570,9 @@ export function textCountWalkSql(f: DeliveryQueryFilter, reach: UrlReach, query:
   }
   const text = f.text ?? '';
   const sql = `SELECT t.message_id * 2 + CASE WHEN d.id IS NOT NULL AND ${[MESSAGE_CONTAINS, ...terms].join(' AND ')} THEN 1 ELSE 0 END AS row FROM (
-        SELECT rowid AS message_id FROM message_text WHERE message_text MATCH ?${low === null ? '' : ' AND rowid >= ?'} ORDER BY rowid DESC LIMIT -1
+        ${partsMatchSql(parts, low === null ? '' : 'AND rowid >= ?', 'DESC')} LIMIT -1
       ) t LEFT JOIN deliveries d ON d.message_id = t.message_id LEFT JOIN messages m ON m.id = t.message_id`;
-  return { sql, params: [text, text, text, ...params, query, ...(low === null ? [] : [low])] };
+  return { sql, params: [text, text, text, ...params, ...partParams(parts, [query, ...(low === null ? [] : [low])])] };
 }
 
 /**
@@ -627,8 +658,8 @@ export class DeliveryViewStore {
       urlInEntries: 'SELECT EXISTS (SELECT 1 FROM webhook_entries WHERE instr(lower(url), lower(?)) > 0) AS found',
       urlInTargets: 'SELECT EXISTS (SELECT 1 FROM deliveries WHERE target_url IS NOT NULL AND instr(lower(target_url), lower(?)) > 0) AS found',
       urlInAttempts: 'SELECT EXISTS (SELECT 1 FROM attempt_urls WHERE instr(lower(url), lower(?)) > 0) AS found',
-      // A text count's probes: the newest entries of one trigram, and the span of message ids.
-      trigramProbe: 'SELECT rowid FROM message_text WHERE message_text MATCH ? ORDER BY rowid DESC LIMIT ?',
+      // A text count's probes: the span of message ids (the newest entries of one trigram: trigramEntries).
+      textParts: 'SELECT part FROM message_text_parts ORDER BY part',
       messageSpan: 'SELECT (SELECT id FROM messages ORDER BY id DESC LIMIT 1) - (SELECT id FROM messages ORDER BY id LIMIT 1) + 1 AS span',
       // The message of the first delivery made at its message's commit above an id (a bound's walk starts there).
       commitMessageAbove: `${COMMIT_DELIVERY_NEAR('>', 'ASC')}`,
@@ -640,6 +671,11 @@ export class DeliveryViewStore {
       textBackfillLowest: 'SELECT MIN(id) AS low FROM (SELECT id FROM messages WHERE id < ? ORDER BY id DESC LIMIT ?)',
       textBackfillSet: 'UPDATE message_text_backfill SET below = ?',
     });
+  }
+
+  /** The search index's tables, oldest first (store/search-index.ts, partName). */
+  textParts(): TextParts {
+    return (this.s.textParts.all() as { part: number }[]).map((r) => partName(r.part));
   }
 
   /** Whether every message older than the triggers is in the text index yet. */
@@ -694,9 +730,9 @@ export class DeliveryViewStore {
    */
   textPagePlan(f: DeliveryQueryFilter, choice: 'auto' | TextPagePlan['kind'] = 'auto'): TextPagePlan {
     const needle = f.text ?? '';
-    const walk = (): TextPagePlan => ({ kind: 'walk', match: this.countTextQuery(needle) });
+    const walk = (): TextPagePlan => ({ kind: 'walk', match: this.countTextQuery(needle), parts: this.textParts() });
     if (choice === 'walk' || (choice === 'auto' && this.prefixMatches(needle) === 0)) return walk();
-    const { sql, params } = textProbeSql(needle, choice === 'set' ? Number.MAX_SAFE_INTEGER - 1 : PAGE_SET_LIMIT);
+    const { sql, params } = textProbeSql(this.textParts(), needle, choice === 'set' ? Number.MAX_SAFE_INTEGER - 1 : PAGE_SET_LIMIT);
     const ids = (statement(this.db, sql).all(...params) as { id: number }[]).map((r) => r.id);
     return ids.length > PAGE_SET_LIMIT && choice === 'auto' ? walk() : { kind: 'set', messageIds: ids };
   }
@@ -743,7 +779,7 @@ export class DeliveryViewStore {
       (statement(this.db, `EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail);
     if (f.text === null || !this.usesTextIndex(f)) return explain(countSql(f, reach));
     const ids = { afterId: 0, beforeId: Number.MAX_SAFE_INTEGER };
-    return [...explain(textCountWalkSql(f, reach, this.countTextQuery(f.text), null, null)), ...explain(textCountRestSql(f, reach, ids, 1, COUNT_LIMIT + 1))];
+    return [...explain(textCountWalkSql(this.textParts(), f, reach, this.countTextQuery(f.text), null, null)), ...explain(textCountRestSql(f, reach, ids, 1, COUNT_LIMIT + 1))];
   }
 
   /**
@@ -755,8 +791,10 @@ export class DeliveryViewStore {
   trigramEntries(needle: string): Map<string, number> {
     const span = Math.max(1, (this.s.messageSpan.get() as { span: number | null }).span ?? 1);
     const entries = new Map<string, number>();
+    const parts = this.textParts();
+    const probe = statement(this.db, `SELECT message_id AS rowid FROM (${partsMatchSql(parts, '', 'DESC')}) LIMIT ?`);
     for (const trigram of probedTrigrams(needle)) {
-      const rowids = (this.s.trigramProbe.all(phraseQuery(trigram), PROBE_ROWS) as { rowid: number }[]).map((r) => r.rowid);
+      const rowids = (probe.all(...partParams(parts, [phraseQuery(trigram)]), PROBE_ROWS) as { rowid: number }[]).map((r) => r.rowid);
       const newest = rowids[0];
       const oldest = rowids[rowids.length - 1];
       const all = newest === undefined || oldest === undefined || rowids.length < PROBE_ROWS;
@@ -795,7 +833,7 @@ export class DeliveryViewStore {
     let stoppedAt: number | null = null;
     let messages = 0;
     if (bounds === null || low !== null) {
-      const walk = textCountWalkSql(f, reach, this.countTextQuery(f.text), bounds, low);
+      const walk = textCountWalkSql(this.textParts(), f, reach, this.countTextQuery(f.text), bounds, low);
       const rows = statement(this.db, walk.sql).pluck(true).iterate(...walk.params) as IterableIterator<number>;
       for (const row of rows) {
         const message = Math.floor(row / 2);

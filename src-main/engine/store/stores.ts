@@ -62,10 +62,10 @@ export interface Stores {
   takenInThrough(): number;
 }
 
-export function createStores(db: Db, secrets?: SecretSealer): Stores {
+export function createStores(db: Db, secrets?: SecretSealer, options: { searchIndexPartMessages?: number | undefined } = {}): Stores {
   const log = new LogStore(db);
   const profiles = new ProfileStore(db);
-  const searchIndex = new SearchIndexStore(db);
+  const searchIndex = new SearchIndexStore(db, options.searchIndexPartMessages);
   const tallies = new MessageTallyStore(db);
   // A commit leaves its messages owed to the profiles, the search index and the tallies, which
   // take them in a turn later (the engine's follow-up); the first two also before their next read.

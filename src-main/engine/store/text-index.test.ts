@@ -26,8 +26,11 @@ interface Fields {
   messageId: string;
 }
 
-function newEngine(dir: string, clock = new ManualClock(T0), hook = HOOK): Engine {
-  const engine = createEngine({ dataDir: dir, clock });
+/** The search index in one part, and in parts of 37 messages (store/search-index.ts): the searches must not tell them apart. */
+const PARTS = [{ label: '', partMessages: undefined }, { label: ' (an index in parts of 37 messages)', partMessages: 37 }];
+
+function newEngine(dir: string, clock = new ManualClock(T0), hook = HOOK, searchIndexPartMessages?: number): Engine {
+  const engine = createEngine({ dataDir: dir, clock, searchIndexPartMessages });
   engine.applyConfig({
     sources: [{ name: 'b', writeKey: 'wk_b' }],
     destinations: [{ name: 'd', enabled: true, sources: ['b'], sharedSecret: null, webhooks: [{ url: hook, headers: {} }] }],
@@ -58,9 +61,9 @@ function commit(engine: Engine, rows: Fields[], at = T0, destinationIds = [1]): 
 const pageOf = (engine: Engine, text: string, textIndex: boolean): number[] =>
   engine.stores.deliveryViews.page({ ...NO_FILTER, text, beforeId: null, afterId: null, limit: 1_000_000 }, textIndex).map((r) => r.id);
 
-test('a search through the trigram index finds exactly what reading the log finds, for any needle and rows', async () => {
+for (const { label, partMessages } of PARTS) test(`a search through the trigram index finds exactly what reading the log finds, for any needle and rows${label}`, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'hookbench-fts-'));
-  const engine = newEngine(dir);
+  const engine = newEngine(dir, undefined, undefined, partMessages);
   try {
     // Mixed case, a non-ASCII letter in both cases, and the characters FTS5 queries give meaning to.
     const char = fc.constantFrom('a', 'A', 'b', 'B', 'x', '-', '_', '1', ' ', 'é', 'É', '"', '*', ':', '(');
@@ -226,9 +229,9 @@ test('a log from before the index is taken in after start: until then the API sa
   }
 });
 
-test('a text page walks the index newest (oldest) first and merges the deliveries made later: the same pages as reading the log, for every filter and bound', async () => {
+for (const { label, partMessages } of PARTS) test(`a text page walks the index newest (oldest) first and merges the deliveries made later: the same pages as reading the log, for every filter and bound${label}`, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'hookbench-fts-walk-'));
-  const engine = createEngine({ dataDir: dir, clock: new ManualClock(T0) });
+  const engine = createEngine({ dataDir: dir, clock: new ManualClock(T0), searchIndexPartMessages: partMessages });
   try {
     engine.applyConfig({
       sources: [{ name: 'b', writeKey: 'wk_b' }],
@@ -299,6 +302,7 @@ test('a text page walks the index newest (oldest) first and merges the deliverie
       }
     }
     assert.ok(walked >= 120, `${walked} non-empty pages`);
+    assert.equal(views.textParts().length, partMessages === undefined ? 1 : Math.ceil(600 / partMessages), 'the parts the index was read in');
     // Counts: through the index (a clock that never runs out) exactly what reading the log counts,
     // for each needle and filter; and a walk stopped after a few messages counts exactly the
     // matching deliveries from where it stopped up, which is what searchedTo says.
@@ -340,7 +344,9 @@ test('a text page walks the index newest (oldest) first and merges the deliverie
         }
         // However soon the clock runs out, the walk reads MIN_WALK_MESSAGES first: a needle with
         // fewer candidates is counted whole, and one with more stops no sooner.
-        const candidates = inspect.get<{ n: number }>('SELECT COUNT(*) AS n FROM message_text WHERE message_text MATCH ?', views.countTextQuery(text))?.n ?? 0;
+        const candidates = views
+          .textParts()
+          .reduce((sum, part) => sum + (inspect.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${part} WHERE ${part} MATCH ?`, views.countTextQuery(text))?.n ?? 0), 0);
         const soon = views.countByIndex(f, null, () => true);
         if (candidates <= MIN_WALK_MESSAGES) assert.equal(soon.fromId, null, `whole at once ${JSON.stringify(input)}`);
         else if (soon.fromId !== null) assert.ok(soon.fromId < views.countByIndex(f, null, () => true, 1).fromId!, 'further than a walk that may stop at once');
@@ -370,7 +376,9 @@ test('a text page walks the index newest (oldest) first and merges the deliverie
     // The walk is read in the index's order and stops at the page: no sort of every match.
     const plan = (page: DeliveryPage): string => views.pagePlan(parseDeliveryPage(page), 'walk').join('\n');
     for (const page of [{ text: 'Completed' }, { text: 'Completed', oldest: true }, { text: 'Completed', beforeId: 500, afterId: 20 }]) {
-      assert.match(plan(page), /CO-ROUTINE t\nSCAN message_text VIRTUAL TABLE INDEX (64|192):M/, JSON.stringify(page));
+      // In parts, each part is walked in that order and SQLite merges the walks.
+      const walk = partMessages === undefined ? /CO-ROUTINE t\nSCAN message_text VIRTUAL TABLE INDEX (64|192):M/ : /CO-ROUTINE t\nMERGE \(UNION ALL\)\n(.*\n)+SCAN message_text_\d+ VIRTUAL TABLE INDEX (64|192):M/;
+      assert.match(plan(page), walk, JSON.stringify(page));
       assert.match(plan(page), /USE TEMP B-TREE FOR LAST TERM OF ORDER BY/, JSON.stringify(page));
       assert.match(plan(page), /SEARCH x USING COVERING INDEX deliveries_replay_of/, JSON.stringify(page));
     }
