@@ -355,7 +355,7 @@ export function createEngine(options: EngineOptions): Engine {
   // Indexing merges nothing (schema 26): each transaction that indexes leaves a small segment,
   // and these steps merge them, a few pages each with a turn between, as FTS5 would have merged
   // them inside the indexing transaction, hundreds of pages at a time on a big log
-  // (docs/scale.md, "The search index's merging").
+  // (docs/scale.md, "The search index's merging, and its parts").
   const searchMerging = createSlicedWork({
     slice: (pages) => stores.searchIndex.mergeStep(pages),
     sizing: timedSlices(SEARCH_MERGE_STEPS),

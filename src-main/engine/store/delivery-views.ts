@@ -666,8 +666,6 @@ export class DeliveryViewStore {
       // The first delivery made at the commit of a message at or above this one (deliveries_message, in (message, id) order).
       commitDeliveryFrom: 'SELECT id FROM deliveries WHERE message_id >= ? AND replay_of IS NULL ORDER BY message_id, id LIMIT 1',
       textBackfillBelow: 'SELECT below FROM message_text_backfill',
-      textBackfillSlice: `INSERT INTO message_text (rowid, user_id, anonymous_id, event)
-        SELECT id, user_id, anonymous_id, event FROM messages WHERE id < ? ORDER BY id DESC LIMIT ?`,
       textBackfillLowest: 'SELECT MIN(id) AS low FROM (SELECT id FROM messages WHERE id < ? ORDER BY id DESC LIMIT ?)',
       textBackfillSet: 'UPDATE message_text_backfill SET below = ?',
     });
@@ -696,7 +694,9 @@ export class DeliveryViewStore {
         this.s.textBackfillSet.run(0);
         return true;
       }
-      this.s.textBackfillSlice.run(below, max);
+      // Into the first part: the messages from before the index have the lowest ids.
+      const first = this.textParts()[0] as string;
+      statement(this.db, `INSERT INTO ${first} (rowid, user_id, anonymous_id, event) SELECT id, user_id, anonymous_id, event FROM messages WHERE id < ? ORDER BY id DESC LIMIT ?`).run(below, max);
       this.s.textBackfillSet.run(low);
       return false;
     })();

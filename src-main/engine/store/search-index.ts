@@ -49,7 +49,19 @@ export interface TextPart {
   name: string;
 }
 
+/** How long a part taken out of the parts keeps its table, for the reads that listed it just before. */
+export const RETIRED_DROP_AFTER_MS = 10_000;
+
 export const partName = (part: number): string => (part === 0 ? 'message_text' : `message_text_${part}`);
+
+/**
+ * Pure: the part being written, the one `through` + 1 falls in: the newest, except after ids were
+ * given again from lower down (a purge of the newest messages; an emptied log, from 1). The first
+ * part takes every id below the second's.
+ */
+export function activePart(parts: readonly TextPart[], through: number): TextPart {
+  return parts.filter((p, k) => k === 0 || p.low <= through + 1).at(-1) as TextPart;
+}
 
 /**
  * Pure: the triggers that take a removed message's row out of its part (one per part, each for
@@ -59,8 +71,10 @@ export function partTriggersSql(before: readonly TextPart[], parts: readonly Tex
   const drop = ['DROP TRIGGER IF EXISTS message_text_delete;', ...before.map((p) => `DROP TRIGGER IF EXISTS message_text_delete_${p.part};`)];
   const create = parts.map((p, k) => {
     const next = parts[k + 1];
-    const range = `OLD.id >= ${p.low}${next === undefined ? '' : ` AND OLD.id < ${next.low}`}`;
-    return `CREATE TRIGGER message_text_delete_${p.part} AFTER DELETE ON messages WHEN ${range} BEGIN DELETE FROM ${p.name} WHERE rowid = OLD.id; END;`;
+    // The first part takes every id below the second's (see indexOwed).
+    const range = [k === 0 ? null : `OLD.id >= ${p.low}`, next === undefined ? null : `OLD.id < ${next.low}`].filter((t) => t !== null);
+    const when = range.length === 0 ? '' : ` WHEN ${range.join(' AND ')}`;
+    return `CREATE TRIGGER message_text_delete_${p.part} AFTER DELETE ON messages${when} BEGIN DELETE FROM ${p.name} WHERE rowid = OLD.id; END;`;
   });
   return [...drop, ...create].join('\n');
 }
@@ -76,15 +90,16 @@ export class SearchIndexStore {
   private readonly s;
   /** Whether messages may be owed: true at open (a tail left by a crash), and after each commit. */
   private owed = true;
-  /** Closed parts not yet merged into one segment, oldest first (read at the first merge step). */
-  private toOptimize: TextPart[] | null = null;
   /** The tidy's next part after a Clear log. */
   private tidyAt = 0;
+  /** Tables of parts taken out (retireEmptyPart), to drop; read from the schema at the first step after open. */
+  private retired: { name: string; at: number }[] | null = null;
 
   constructor(
     private readonly db: Db,
     /** Messages per part: PART_MESSAGES, smaller in tests. */
     private readonly partMessages = PART_MESSAGES,
+    private readonly retiredDropAfterMs = RETIRED_DROP_AFTER_MS,
   ) {
     this.s = statements(db, {
       through: 'SELECT through FROM message_text_top',
@@ -95,6 +110,11 @@ export class SearchIndexStore {
       addPart: 'INSERT INTO message_text_parts (part, low) VALUES (?, ?)',
       unmerged: 'SELECT part, low, (SELECT MIN(n.low) FROM message_text_parts n WHERE n.part > p.part) AS high FROM message_text_parts p WHERE merged = 0 ORDER BY part',
       setMerged: 'UPDATE message_text_parts SET merged = 1 WHERE part = ?',
+      setUnmerged: 'UPDATE message_text_parts SET merged = 0 WHERE part = ? AND merged = 1',
+      removePart: 'DELETE FROM message_text_parts WHERE part = ?',
+      anyMessage: 'SELECT EXISTS (SELECT 1 FROM messages WHERE id >= ? AND id < ?) AS found',
+      // The parts' tables: message_text and message_text_<n> (not FTS5's own message_text_<n>_data and the like).
+      partTables: "SELECT name FROM sqlite_schema WHERE type = 'table' AND (name = 'message_text' OR (name GLOB 'message_text_[0-9]*' AND name NOT GLOB 'message_text_[0-9]*_*'))",
       changes: 'SELECT total_changes() AS n',
     });
   }
@@ -106,25 +126,88 @@ export class SearchIndexStore {
 
   /**
    * One short step of merging (at most about `pages` pages written, in one transaction; more when a
-   * single term's list of messages is longer, since FTS5 stops only between terms). In the newest
-   * part it carries on a merge under way, or merges a level that holds four segments; with nothing
-   * to do there, it merges a closed part towards one segment. Indexing merges nothing (schema 26):
-   * each transaction that indexes writes a new small segment. True when there was nothing to merge.
+   * single term's list of messages is longer, since FTS5 stops only between terms). In the part
+   * being written (activePart) it carries on a merge under way, or merges a level that holds four
+   * segments; with nothing to do there, it merges another part written since it was last merged
+   * into one segment, then takes out a part none of whose messages is left. Indexing merges nothing
+   * (schema 26): each transaction that indexes writes a new small segment. True when there was
+   * nothing to do.
    */
   mergeStep(pages: number): boolean {
     return this.db.transaction(() => {
-      const newest = this.parts().at(-1) as TextPart;
-      if (!this.merge(newest.name, pages)) return false;
-      this.toOptimize ??= (this.s.unmerged.all() as { part: number; low: number; high: number | null }[])
-        .filter((r) => r.high !== null && this.optimizable(r.low, r.high))
-        .map((r) => ({ part: r.part, low: r.low, name: partName(r.part) }));
-      for (let first = this.toOptimize[0]; first !== undefined; first = this.toOptimize[0]) {
-        if (!this.merge(first.name, -pages)) return false;
-        this.s.setMerged.run(first.part);
-        this.toOptimize.shift();
+      const parts = this.parts();
+      const active = activePart(parts, this.through());
+      if (!this.merge(active.name, pages)) return false;
+      const unmerged = (this.s.unmerged.all() as { part: number; low: number; high: number | null }[]).filter(
+        (r) => r.part !== active.part && r.high !== null && r.high - r.low <= this.partMessages * OPTIMIZE_UP_TO_SHARES,
+      );
+      for (const r of unmerged) {
+        if (!this.merge(partName(r.part), -pages)) return false;
+        this.s.setMerged.run(r.part);
       }
-      return true;
+      return !this.retireEmptyPart(parts, active) && !this.dropRetired(pages);
     })();
+  }
+
+  /**
+   * A closed part none of whose messages is left (retention removed the oldest ones) is taken out
+   * of the parts, so no read names it any more; its table is dropped by a later step
+   * (dropRetired). Otherwise the rows retention marked gone would keep their pages for good:
+   * nothing merges a closed part again. True when it took one out.
+   */
+  private retireEmptyPart(parts: TextPart[], active: TextPart): boolean {
+    const retired = this.retiredTables();
+    const empty = parts
+      .slice(0, -1)
+      .find((p, k) => p !== active && (this.s.anyMessage.get(k === 0 ? 0 : p.low, (parts[k + 1] as TextPart).low) as { found: number }).found === 0);
+    if (empty === undefined) return false;
+    this.s.removePart.run(empty.part);
+    this.db.exec(partTriggersSql(parts, parts.filter((p) => p !== empty)));
+    retired.push({ name: empty.name, at: performance.now() });
+    return true;
+  }
+
+  /**
+   * One step of dropping a part taken out of the parts at least RETIRED_DROP_AFTER_MS before (a
+   * read that listed the parts just before still has its table meanwhile), or left by an engine
+   * that stopped in between. Dropped in one statement, a part's table frees every page at once:
+   * 85 ms for a part of 2^19 messages, seconds for the one table of a big log from before the
+   * parts. So its pages go first, about `pages` of its segments' pages a step (and 16 times as
+   * many of its per-message rows), and the table last. FTS5's tables are written by FTS5
+   * alone (SQLite's defensive mode): these deletes run with it off, on a table no read uses any
+   * more. True when it did something.
+   */
+  private dropRetired(pages: number): boolean {
+    const retired = this.retiredTables();
+    const due = retired.find((r) => performance.now() - r.at >= this.retiredDropAfterMs);
+    if (due === undefined) return false;
+    const rows = Math.max(1, Math.floor(pages));
+    const slices: [string, number][] = [
+      [`${due.name}_data`, rows],
+      [`${due.name}_docsize`, rows * 16],
+    ];
+    this.db.unsafeMode(true);
+    try {
+      for (const [table, limit] of slices) {
+        const deleted = this.db.prepare(`DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} LIMIT ?)`).run(limit).changes;
+        if (deleted > 0) return true;
+      }
+    } finally {
+      this.db.unsafeMode(false);
+    }
+    this.db.exec(`DROP TABLE ${due.name}`);
+    retired.splice(retired.indexOf(due), 1);
+    return true;
+  }
+
+  /** The tables to drop; at the first call, those an engine that stopped before dropping them left. */
+  private retiredTables(): { name: string; at: number }[] {
+    if (this.retired === null) {
+      const named = new Set(this.parts().map((p) => p.name));
+      const tables = (this.s.partTables.all() as { name: string }[]).map((r) => r.name);
+      this.retired = tables.filter((n) => !named.has(n)).map((name) => ({ name, at: Number.NEGATIVE_INFINITY }));
+    }
+    return this.retired;
   }
 
   /**
@@ -184,17 +267,22 @@ export class SearchIndexStore {
       const found = (this.s.lastOf.get(through, max) as { last: number | null }).last;
       if (found === null) return true;
       let parts = this.parts();
-      if (through + 1 - (parts.at(-1) as TextPart).low >= this.partMessages) parts = this.addPart(parts, through + 1);
+      const newest = parts.at(-1) as TextPart;
+      if (activePart(parts, through) === newest && through + 1 - newest.low >= this.partMessages) parts = this.addPart(parts, through + 1);
       // Up to the end of the newest part at most: the next transaction starts the next part. A
       // message above the end exists, so no message committed later takes an id at or below it.
       const end = (parts.at(-1) as TextPart).low + this.partMessages - 1;
       const last = through < end ? Math.min(found, end) : found;
       parts.forEach((p, k) => {
-        const from = Math.max(through, p.low - 1);
+        // The first part takes every id below the second's, whatever its own low: after the parts
+        // before it were dropped, and after a Clear log, when ids start again from 1.
+        const from = k === 0 ? through : Math.max(through, p.low - 1);
         const next = parts[k + 1];
         const to = next === undefined ? last : Math.min(last, next.low - 1);
         if (to > from) {
           statement(this.db, `INSERT INTO ${p.name} (rowid, user_id, anonymous_id, event) SELECT id, user_id, anonymous_id, event FROM messages WHERE id > ? AND id <= ?`).run(from, to);
+          // Merged into one segment again once it is no longer the part being written.
+          this.s.setUnmerged.run(p.part);
         }
       });
       this.s.setThrough.run(last);
@@ -216,13 +304,7 @@ export class SearchIndexStore {
     this.s.addPart.run(part.part, part.low);
     const next = [...parts, part];
     this.db.exec(partTriggersSql(parts, next));
-    if (this.optimizable(newest.low, low)) this.toOptimize?.push(newest);
     return next;
-  }
-
-  /** Whether a closed part with ids from `low` to `high` is small enough to merge into one segment. */
-  private optimizable(low: number, high: number): boolean {
-    return high - low <= this.partMessages * OPTIMIZE_UP_TO_SHARES;
   }
 
   /** Before a search on this connection: everything committed is in the index. */
