@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { systemClock } from './clock';
+import { systemClock, type ManualClock } from './clock';
+import { DAY_MS } from './retention/plan';
 import { createEngineApi } from './api';
 import { configWith, startHarness } from './testing/harness';
 import { createEngine } from './index';
@@ -184,4 +185,46 @@ test('an index in parts: each removed message leaves its own part, closed parts 
   assert.deepEqual(index.parts().map((p) => p.low), [100, 400]);
   assert.deepEqual(index.parts().map((p) => segmentsOf(p.name)), [0, 0]);
   assert.deepEqual(page('Order', true), []);
+});
+
+test("retention on an engine whose index is in parts: what it removes leaves the searches, and the engine's merge steps take out the parts it emptied", async () => {
+  const receiver = await new Receiver().start();
+  const h = await startHarness(configWith(receiver.url), { searchIndexPartMessages: 20 });
+  const clock = h.clock as ManualClock;
+  const api = createEngineApi(h.engine);
+  const delivered = (n: number): Promise<unknown> => waitUntil(() => h.engine.stores.log.countDeliveriesByStatus().succeeded === n, `${n} deliveries`);
+  const batch = (from: number): Promise<{ status: number }> =>
+    h.post('/v1/batch', { batch: Array.from({ length: 20 }, (_, k) => ({ type: 'track', userId: `user_${from + k}`, event: 'Order Completed' })) });
+  try {
+    h.engine.retention.stop();
+    for (let b = 0; b < 5; b++) {
+      assert.equal((await batch(b * 20)).status, 200);
+      // A search takes each batch into the index on its own: a part for each 20 ids.
+      assert.equal((await api.countDeliveries({ text: 'user_' })).matching, (b + 1) * 20);
+    }
+    await delivered(100);
+    clock.advance(10 * DAY_MS);
+    assert.equal((await batch(100)).status, 200);
+    await delivered(120);
+    assert.equal((await api.countDeliveries({ text: 'Order' })).matching, 120);
+    const parts = (): number[] => h.engine.stores.searchIndex.parts().map((p) => p.low);
+    // Ids start at 1: the first part holds 19 messages, the 120th message starts the seventh part.
+    assert.deepEqual(parts(), [0, 20, 40, 60, 80, 100, 120]);
+
+    clock.advance(21 * DAY_MS);
+    for (let more = true; more; ) more = h.engine.retention.runSlice().more;
+    assert.equal(h.inspect.count('messages'), 20, 'the ten-day-old batch is left');
+    const fromIndex = await api.listDeliveries({ text: 'user_' });
+    assert.deepEqual(fromIndex.items.map((d) => d.userId).sort(), Array.from({ length: 20 }, (_, k) => `user_${100 + k}`).sort());
+
+    // The next indexing starts the merge steps, which take out the parts none of whose messages is left.
+    assert.equal((await batch(120)).status, 200);
+    assert.equal((await api.countDeliveries({ text: 'Order' })).matching, 40);
+    await waitUntil(() => parts().length === 3, `the emptied parts taken out (parts from ${parts().join(', ')})`);
+    assert.deepEqual(parts(), [100, 120, 140]);
+    assert.equal((await api.countDeliveries({ text: 'user_' })).matching, 40);
+  } finally {
+    await h.close();
+    await receiver.close();
+  }
 });
