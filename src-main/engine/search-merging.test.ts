@@ -18,7 +18,7 @@ import { Receiver } from './testing/receiver';
 import { stoppedEngine } from './testing/stopped-engine';
 import { waitUntil } from './testing/wait';
 import { LogInspector } from './store/inspect';
-import { SearchIndexStore } from './store/search-index';
+import { activePart, partTriggersSql, SearchIndexStore } from './store/search-index';
 import type { Engine } from './index';
 import type { DeliveryQueryFilter } from './store/delivery-views';
 import type { InboundMessage } from '../../src-shared/events';
@@ -227,4 +227,23 @@ test("retention on an engine whose index is in parts: what it removes leaves the
     await h.close();
     await receiver.close();
   }
+});
+
+test('activePart and partTriggersSql: the first part takes every id below the second, the newest every id from its own', () => {
+  const parts = [
+    { part: 2, low: 100, name: 'message_text_2' },
+    { part: 3, low: 150, name: 'message_text_3' },
+    { part: 4, low: 200, name: 'message_text_4' },
+  ];
+  assert.equal(activePart(parts, 0).part, 2, 'ids given again from 1 go into the first part');
+  assert.equal(activePart(parts, 148).part, 2);
+  assert.equal(activePart(parts, 149).part, 3, 'the next id, 150, starts the second');
+  assert.equal(activePart(parts, 10_000).part, 4);
+  assert.deepEqual(partTriggersSql([{ part: 1, low: 50, name: 'message_text_1' }], parts).split('\n'), [
+    'DROP TRIGGER IF EXISTS message_text_delete;',
+    'DROP TRIGGER IF EXISTS message_text_delete_1;',
+    'CREATE TRIGGER message_text_delete_2 AFTER DELETE ON messages WHEN OLD.id < 150 BEGIN DELETE FROM message_text_2 WHERE rowid = OLD.id; END;',
+    'CREATE TRIGGER message_text_delete_3 AFTER DELETE ON messages WHEN OLD.id >= 150 AND OLD.id < 200 BEGIN DELETE FROM message_text_3 WHERE rowid = OLD.id; END;',
+    'CREATE TRIGGER message_text_delete_4 AFTER DELETE ON messages WHEN OLD.id >= 200 BEGIN DELETE FROM message_text_4 WHERE rowid = OLD.id; END;',
+  ]);
 });
