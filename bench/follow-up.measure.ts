@@ -12,8 +12,8 @@
  * the rate reached says what the engine's thread had to spare. At 60, 120 and 180 s it asks a
  * free-text search and a page of profiles through the control API. It prints the acknowledgements'
  * percentiles, the longest event-loop stall, each read's time, the follow-up's slices (search
- * index, tallies and profiles, timed) and the search index's merge steps, and how far behind the
- * follow-up was at the end.
+ * index, tallies and profiles, timed, and what the long ones were made of) and the search index's
+ * merge steps, and how far behind the follow-up was at the end.
  */
 import { randomUUID } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -48,7 +48,45 @@ function timeCalls<K extends string>(object: Record<K, (n: number) => boolean>, 
   };
 }
 // The follow-up's slices (stores.takeInOwed) and, since schema 26, the search index's merge steps.
-timeCalls(engine.stores as unknown as Record<'takeInOwed', (n: number) => boolean>, 'takeInOwed', slices);
+// A slice's parts are timed too: each store's own step (the profiles' with its transaction's
+// commit), and the rest, the commit of the transaction the search index and the tallies share.
+const part = { index: 0, tallies: 0, profiles: 0 };
+const longSlices = { n: 0, index: 0, tallies: 0, profiles: 0, rest: 0 };
+const LONG_SLICE_MS = 25;
+function timePart<K extends string>(object: Record<K, (n: number) => boolean>, name: K, key: keyof typeof part): void {
+  const original = object[name].bind(object);
+  object[name] = (n) => {
+    const t = performance.now();
+    try {
+      return original(n);
+    } finally {
+      part[key] += performance.now() - t;
+    }
+  };
+}
+timePart(engine.stores.searchIndex as unknown as Record<'indexOwed', (n: number) => boolean>, 'indexOwed', 'index');
+timePart(engine.stores.tallies as unknown as Record<'tallyOwed', (n: number) => boolean>, 'tallyOwed', 'tallies');
+timePart(engine.stores.profiles as unknown as Record<'followOwed', (n: number) => boolean>, 'followOwed', 'profiles');
+{
+  const takeInOwed = engine.stores.takeInOwed.bind(engine.stores);
+  (engine.stores as { takeInOwed: (n: number) => boolean }).takeInOwed = (n) => {
+    part.index = part.tallies = part.profiles = 0;
+    const t = performance.now();
+    try {
+      return takeInOwed(n);
+    } finally {
+      const ms = performance.now() - t;
+      slices.push(ms);
+      if (ms > LONG_SLICE_MS) {
+        longSlices.n++;
+        longSlices.index += part.index;
+        longSlices.tallies += part.tallies;
+        longSlices.profiles += part.profiles;
+        longSlices.rest += ms - part.index - part.tallies - part.profiles;
+      }
+    }
+  };
+}
 const searchIndex = engine.stores.searchIndex as unknown as Partial<Record<'mergeStep', (n: number) => boolean>>;
 if (searchIndex.mergeStep) timeCalls(searchIndex as Record<'mergeStep', (n: number) => boolean>, 'mergeStep', merges);
 // How far behind the follow-up is (NaN on a commit from before takenInThrough, for comparisons).
@@ -120,6 +158,11 @@ const spread = (times: number[]): string => {
   return `${fmt(sorted.length)}, p50 ${fmt(percentile(sorted, 50), 2)} ms, p99 ${fmt(percentile(sorted, 99), 1)} ms, max ${fmt(sorted.at(-1) ?? NaN, 1)} ms, ${over(20)} over 20 ms, ${over(50)} over 50 ms`;
 };
 console.log(`  follow-up slices: ${spread(slices)}; owed at the end ${fmt(behindAtEnd)} messages`);
+const mean = (ms: number): string => `${fmt(ms / Math.max(1, longSlices.n), 1)} ms`;
+console.log(
+  `  slices over ${LONG_SLICE_MS} ms: ${fmt(longSlices.n)}, on average search index ${mean(longSlices.index)}, tallies ${mean(longSlices.tallies)}, ` +
+    `profiles (with their commit) ${mean(longSlices.profiles)}, the search index's and tallies' commit ${mean(longSlices.rest)}`,
+);
 console.log(`  search index merge steps: ${merges.length === 0 ? 'none (FTS5 merged inside the slices)' : spread(merges)}`);
 await pool.close();
 const stopping = performance.now();
