@@ -35,15 +35,17 @@ const { engine } = seeded;
 const api = createEngineApi(engine);
 const slices: number[] = [];
 const merges: number[] = [];
-/** Times each call of `object[name]` into `into`: where the engine calls it, as it runs. */
-function timeCalls<K extends string>(object: Record<K, (n: number) => boolean>, name: K, into: number[]): void {
+type Step = (n: number) => boolean;
+/** Replaces `object[name]` with itself timed: `took` gets each call's time (ms), where the engine calls it; `before` runs first. */
+function timeCalls<K extends string>(object: Record<K, Step>, name: K, took: (ms: number) => void, before = (): void => {}): void {
   const original = object[name].bind(object);
   object[name] = (n) => {
+    before();
     const t = performance.now();
     try {
       return original(n);
     } finally {
-      into.push(performance.now() - t);
+      took(performance.now() - t);
     }
   };
 }
@@ -53,42 +55,27 @@ function timeCalls<K extends string>(object: Record<K, (n: number) => boolean>, 
 const part = { index: 0, tallies: 0, profiles: 0 };
 const longSlices = { n: 0, index: 0, tallies: 0, profiles: 0, rest: 0 };
 const LONG_SLICE_MS = 25;
-function timePart<K extends string>(object: Record<K, (n: number) => boolean>, name: K, key: keyof typeof part): void {
-  const original = object[name].bind(object);
-  object[name] = (n) => {
-    const t = performance.now();
-    try {
-      return original(n);
-    } finally {
-      part[key] += performance.now() - t;
+timeCalls(engine.stores.searchIndex as unknown as Record<'indexOwed', Step>, 'indexOwed', (ms) => (part.index += ms));
+timeCalls(engine.stores.tallies as unknown as Record<'tallyOwed', Step>, 'tallyOwed', (ms) => (part.tallies += ms));
+timeCalls(engine.stores.profiles as unknown as Record<'followOwed', Step>, 'followOwed', (ms) => (part.profiles += ms));
+timeCalls(
+  engine.stores as unknown as Record<'takeInOwed', Step>,
+  'takeInOwed',
+  (ms) => {
+    slices.push(ms);
+    if (ms > LONG_SLICE_MS) {
+      longSlices.n++;
+      longSlices.index += part.index;
+      longSlices.tallies += part.tallies;
+      longSlices.profiles += part.profiles;
+      longSlices.rest += ms - part.index - part.tallies - part.profiles;
     }
-  };
-}
-timePart(engine.stores.searchIndex as unknown as Record<'indexOwed', (n: number) => boolean>, 'indexOwed', 'index');
-timePart(engine.stores.tallies as unknown as Record<'tallyOwed', (n: number) => boolean>, 'tallyOwed', 'tallies');
-timePart(engine.stores.profiles as unknown as Record<'followOwed', (n: number) => boolean>, 'followOwed', 'profiles');
-{
-  const takeInOwed = engine.stores.takeInOwed.bind(engine.stores);
-  (engine.stores as { takeInOwed: (n: number) => boolean }).takeInOwed = (n) => {
-    part.index = part.tallies = part.profiles = 0;
-    const t = performance.now();
-    try {
-      return takeInOwed(n);
-    } finally {
-      const ms = performance.now() - t;
-      slices.push(ms);
-      if (ms > LONG_SLICE_MS) {
-        longSlices.n++;
-        longSlices.index += part.index;
-        longSlices.tallies += part.tallies;
-        longSlices.profiles += part.profiles;
-        longSlices.rest += ms - part.index - part.tallies - part.profiles;
-      }
-    }
-  };
-}
-const searchIndex = engine.stores.searchIndex as unknown as Partial<Record<'mergeStep', (n: number) => boolean>>;
-if (searchIndex.mergeStep) timeCalls(searchIndex as Record<'mergeStep', (n: number) => boolean>, 'mergeStep', merges);
+  },
+  // Each slice's parts from nothing: a read's own settling in between counts for none.
+  () => (part.index = part.tallies = part.profiles = 0),
+);
+const searchIndex = engine.stores.searchIndex as unknown as Partial<Record<'mergeStep', Step>>;
+if (searchIndex.mergeStep) timeCalls(searchIndex as Record<'mergeStep', Step>, 'mergeStep', (ms) => merges.push(ms));
 // How far behind the follow-up is (NaN on a commit from before takenInThrough, for comparisons).
 const owed = (): number => {
   const stores = engine.stores as Partial<Pick<typeof engine.stores, 'takenInThrough'>> & { log: Partial<Pick<typeof engine.stores.log, 'lastMessageId'>> };

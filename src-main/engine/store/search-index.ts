@@ -189,6 +189,7 @@ export class SearchIndexStore {
     this.db.unsafeMode(true);
     try {
       for (const [table, limit] of slices) {
+        // Prepared here, not kept: SQLite checks defensive mode when it prepares.
         const deleted = this.db.prepare(`DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} LIMIT ?)`).run(limit).changes;
         if (deleted > 0) return true;
       }
