@@ -123,6 +123,9 @@ test('the doctor finds a body a Python receiver re-serialised, and names a base6
   await page.getByTestId('replay-edit').click();
   await page.getByTestId('replay-edited-send').click();
   await receiver.waitFor(before + 1);
+  // The receiver can have the replay before its answer reaches the page; the panel then moves to the
+  // replay and starts a fresh doctor, so what is pasted goes in only once it has.
+  await page.getByTestId('delivery-detail').getByTestId('replay-of').waitFor();
   const replayed = receiver.received[receiver.received.length - 1]!.body.toString('utf8');
   assert.match(replayed, /\n {2}"version": 1/, 'the edited body went out pretty-printed, as typed');
   await doctor.getByTestId('doctor-input').fill(JSON.stringify(JSON.parse(replayed)));
