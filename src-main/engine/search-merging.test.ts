@@ -18,7 +18,7 @@ import { Receiver } from './testing/receiver';
 import { stoppedEngine } from './testing/stopped-engine';
 import { waitUntil } from './testing/wait';
 import { LogInspector } from './store/inspect';
-import { activePart, partTriggersSql, SearchIndexStore } from './store/search-index';
+import { activePart, mergeable, partTriggersSql, SearchIndexStore } from './store/search-index';
 import type { Engine } from './index';
 import type { DeliveryQueryFilter } from './store/delivery-views';
 import type { InboundMessage } from '../../src-shared/events';
@@ -187,6 +187,42 @@ test('an index in parts: each removed message leaves its own part, closed parts 
   assert.deepEqual(page('Order', true), []);
 });
 
+test("an oversized part, the one table of a log from before the parts, is never merged, not even while it is the part being written", async (t) => {
+  // The log's index made in one table (parts of 2^19), then read as parts of 50: its table spans
+  // 600 ids, twelve times a part's share, as a 10M log's does after the upgrade.
+  const { engine, dir } = stoppedEngine(t, systemClock, 'hookbench-search-oversized-');
+  for (let i = 0; i < 15; i++) {
+    commitTracks(engine, i * 40, 40);
+    engine.stores.searchIndex.indexOwed(100);
+  }
+  const db = new Database(join(dir, 'hookbench.sqlite'));
+  t.after(() => db.close());
+  const segmentsOf = (name: string): number => db.prepare(`SELECT COUNT(DISTINCT segid) FROM ${name}_idx`).pluck().get() as number;
+  const index = new SearchIndexStore(db, 50, 0);
+  assert.equal(segmentsOf('message_text'), 15);
+  assert.equal(index.mergeStep(4), true, 'nothing to merge: the only part is oversized');
+  assert.equal(segmentsOf('message_text'), 15, 'its segments as they were');
+
+  // The first new messages start the next part, which is merged; the oversized one stays as it is.
+  for (let i = 0; i < 12; i++) {
+    commitTracks(engine, 1_000 + i, 1);
+    index.followCommit(engine.stores.log.lastMessageId());
+    while (!index.indexOwed(100)) {
+      // the rest
+    }
+  }
+  assert.deepEqual(index.parts().map((p) => p.low), [0, 601]);
+  assert.equal(segmentsOf('message_text_1'), 12);
+  while (!index.mergeStep(4)) {
+    // the next step
+  }
+  assert.ok(segmentsOf('message_text_1') <= 4, `${segmentsOf('message_text_1')} segments in the part being written`);
+  assert.equal(segmentsOf('message_text'), 15, 'the oversized part still as it was');
+  const page = (text: string, textIndex: boolean): number[] =>
+    engine.stores.deliveryViews.page({ ...NO_FILTER, text, beforeId: null, afterId: null, limit: 1000 }, textIndex).map((r) => r.id);
+  for (const needle of ['user_3', 'user_1005', 'Order']) assert.deepEqual(page(needle, true), page(needle, false), needle);
+});
+
 test("retention on an engine whose index is in parts: what it removes leaves the searches, and the engine's merge steps take out the parts it emptied", async () => {
   const receiver = await new Receiver().start();
   const h = await startHarness(configWith(receiver.url), { searchIndexPartMessages: 20 });
@@ -229,7 +265,7 @@ test("retention on an engine whose index is in parts: what it removes leaves the
   }
 });
 
-test('activePart and partTriggersSql: the first part takes every id below the second, the newest every id from its own', () => {
+test('activePart, mergeable and partTriggersSql: the first part takes every id below the second, the newest every id from its own; a part far over its share is left unmerged', () => {
   const parts = [
     { part: 2, low: 100, name: 'message_text_2' },
     { part: 3, low: 150, name: 'message_text_3' },
@@ -239,6 +275,8 @@ test('activePart and partTriggersSql: the first part takes every id below the se
   assert.equal(activePart(parts, 148).part, 2);
   assert.equal(activePart(parts, 149).part, 3, 'the next id, 150, starts the second');
   assert.equal(activePart(parts, 10_000).part, 4);
+  assert.equal(mergeable(62, 50), true, 'a part up to a quarter over its share is merged');
+  assert.equal(mergeable(63, 50), false);
   assert.deepEqual(partTriggersSql([{ part: 1, low: 50, name: 'message_text_1' }], parts).split('\n'), [
     'DROP TRIGGER IF EXISTS message_text_delete;',
     'DROP TRIGGER IF EXISTS message_text_delete_1;',

@@ -41,6 +41,13 @@ export const PART_MESSAGES = 2 ** 19;
  */
 const OPTIMIZE_UP_TO_SHARES = 1.25;
 
+/**
+ * Pure: whether a part whose rows span `span` message ids is merged at all. A part much bigger
+ * than its share (the one table of a log from before schema 27) is not: its merges write the long
+ * lists the parts exist to avoid (at 10M, steps of up to half a second).
+ */
+export const mergeable = (span: number, partMessages: number): boolean => span <= partMessages * OPTIMIZE_UP_TO_SHARES;
+
 /** A part of the search index: an FTS5 table holding the messages with ids from `low` to the next part's. */
 export interface TextPart {
   part: number;
@@ -137,9 +144,13 @@ export class SearchIndexStore {
     return this.db.transaction(() => {
       const parts = this.parts();
       const active = activePart(parts, this.through());
-      if (!this.merge(active.name, pages)) return false;
+      // The part being written is an oversized one after an upgrade, until the first new message
+      // starts the next part, and after ids were given again from lower down. Its rows' extent,
+      // not its range of ids, says how long its lists can be: parts taken out between two others
+      // widen a range without adding a row. FTS5's crisismerge keeps its newest segments few.
+      if (mergeable(this.extentOf(active.name), this.partMessages) && !this.merge(active.name, pages)) return false;
       const unmerged = (this.s.unmerged.all() as { part: number; low: number; high: number | null }[]).filter(
-        (r) => r.part !== active.part && r.high !== null && r.high - r.low <= this.partMessages * OPTIMIZE_UP_TO_SHARES,
+        (r) => r.part !== active.part && r.high !== null && mergeable(r.high - r.low, this.partMessages),
       );
       for (const r of unmerged) {
         if (!this.merge(partName(r.part), -pages)) return false;
@@ -231,6 +242,15 @@ export class SearchIndexStore {
       this.tidyAt = 0;
       return true;
     })();
+  }
+
+  /** How many message ids lie from a part's lowest row to its highest (two seeks: SQLite reads every row for MIN and MAX in one select). */
+  private extentOf(name: string): number {
+    const extent = statement(this.db, `SELECT (SELECT MIN(id) FROM ${name}_docsize) AS low, (SELECT MAX(id) FROM ${name}_docsize) AS high`).get() as {
+      low: number | null;
+      high: number | null;
+    };
+    return extent.low === null || extent.high === null ? 0 : extent.high - extent.low + 1;
   }
 
   /** One FTS5 merge command on a part (`pages` below zero: towards one segment); true when it did nothing. */
