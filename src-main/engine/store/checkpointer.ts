@@ -17,7 +17,8 @@ import { walIndexReader } from './wal-watch';
  * messages/s; copying at every 10 ms round started it over ten times a second, each time an fsync
  * of the WAL on the engine's thread (SQLite syncs a new WAL header before writing after it).
  *
- * journal_size_limit cuts the WAL file back to 4 MB each time the writer starts it over, and once
+ * journal_size_limit (32 MB, above the inline checkpoint) cuts the WAL file back only after a
+ * burst bigger than any the cadence leaves, and once
  * the log has been quiet for a second with every frame copied, the worker asks the main thread to
  * TRUNCATE it (onWalCopied), which then has nothing to copy and only cuts the file. It runs there,
  * between two tasks, because no transaction of ours is open then: from this thread, taking the

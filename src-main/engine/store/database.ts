@@ -4,7 +4,13 @@ import { MIGRATIONS } from './schema';
 
 export type Db = Database.Database;
 
-export const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
+/**
+ * The WAL file's size after each start over (journal_size_limit): above the inline checkpoint's
+ * 16 MB, so that under heavy writes the file is not cut back and grown again at every start over,
+ * an ftruncate on the engine's thread each time (docs/latency.md, change 13). A quiet log's WAL is
+ * cut to nothing (checkpointer.ts).
+ */
+export const WAL_SIZE_LIMIT_BYTES = 32 * 1024 * 1024;
 /** Up to this much data, a file still without incremental vacuum is rewritten with it at start-up (well under a second). */
 export const VACUUM_AT_START_MAX_BYTES = 64 * 1024 * 1024;
 
@@ -39,8 +45,8 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   // grows without bound; this inline one (about 16 MB) then finishes the job on the main thread,
   // with most frames already copied by the worker, and the next commit starts the WAL over.
   db.pragma('wal_autocheckpoint = 4096');
-  // Without it the WAL file keeps its high-water size for ever once a burst has grown it: after
-  // each complete checkpoint the next writer cuts it back to this.
+  // Without it the WAL file keeps its high-water size for ever once a burst (a migration, a huge
+  // transaction) has grown it: after each complete checkpoint the next writer cuts it back to this.
   db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   db.pragma('foreign_keys = ON');
   db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? BUSY_TIMEOUT_MS}`);
