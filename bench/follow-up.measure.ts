@@ -33,6 +33,22 @@ if (!dataDir) throw new Error('usage: node --import tsx bench/follow-up.measure.
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 type Step = (n: number) => boolean;
+/**
+ * Replaces `object[name]` with itself timed: `took` gets each call's time (ms), where the engine
+ * calls it; `before` runs first. On a prototype too: the original runs on the object called.
+ */
+function timeCalls<K extends string>(object: Record<K, Step>, name: K, took: (ms: number) => void, before = (): void => {}): void {
+  const original = object[name];
+  object[name] = function (this: unknown, n: number): boolean {
+    before();
+    const t = performance.now();
+    try {
+      return original.call(this, n);
+    } finally {
+      took(performance.now() - t);
+    }
+  };
+}
 const slices: number[] = [];
 const merges: number[] = [];
 // The search index's merge steps (since schema 26), timed from the engine's start: those an
@@ -40,35 +56,12 @@ const merges: number[] = [];
 const startSteps: number[] = [];
 let steps = startSteps;
 const stepProto = SearchIndexStore.prototype as unknown as Partial<Record<'mergeStep', Step>>;
-const mergeStep = stepProto.mergeStep;
-if (mergeStep) {
-  stepProto.mergeStep = function (this: unknown, n: number): boolean {
-    const t = performance.now();
-    try {
-      return mergeStep.call(this, n);
-    } finally {
-      steps.push(performance.now() - t);
-    }
-  };
-}
+if (stepProto.mergeStep) timeCalls(stepProto as Record<'mergeStep', Step>, 'mergeStep', (ms) => steps.push(ms));
 
 const seeded = await engineOnSeededCopy(dataDir);
 steps = merges;
 const { engine } = seeded;
 const api = createEngineApi(engine);
-/** Replaces `object[name]` with itself timed: `took` gets each call's time (ms), where the engine calls it; `before` runs first. */
-function timeCalls<K extends string>(object: Record<K, Step>, name: K, took: (ms: number) => void, before = (): void => {}): void {
-  const original = object[name].bind(object);
-  object[name] = (n) => {
-    before();
-    const t = performance.now();
-    try {
-      return original(n);
-    } finally {
-      took(performance.now() - t);
-    }
-  };
-}
 // The follow-up's slices (stores.takeInOwed) and, since schema 26, the search index's merge steps.
 // A slice's parts are timed too: each store's own step (the profiles' with its transaction's
 // commit), and the rest, the commit of the transaction the search index and the tallies share.

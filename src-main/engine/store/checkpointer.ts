@@ -12,19 +12,20 @@ import { walIndexReader } from './wal-watch';
  * While commits arrive it looks every 10 ms (checkpoint-cadence.ts) and copies once the WAL holds
  * a few hundred frames (copyAtFrames, read from the wal-index header), then every 10 ms until the
  * WAL has been entirely copied between two commits and the next writer starts it over from the
- * beginning: it stays a few MB and the inline checkpoint never fires. Stepping every 500 ms, as it
- * does when the log is quiet, let the WAL reach the inline limit (16 MB) under a steady 1,000
- * messages/s; copying at every 10 ms round started it over ten times a second, each time an fsync
- * of the WAL on the engine's thread (SQLite syncs a new WAL header before writing after it).
+ * beginning: it stays a few MB and the inline checkpoint does not fire at a steady 1,000
+ * messages/s (under heavier writes it still does, a few times a second: docs/latency.md, change
+ * 13). Stepping every 500 ms, as it does when the log is quiet, let the WAL reach the inline
+ * limit (16 MB) under a steady 1,000 messages/s; copying at every 10 ms round started it over
+ * ten times a second, each time an fsync of the WAL on the engine's thread (SQLite syncs a new WAL
+ * header before writing after it).
  *
  * journal_size_limit (32 MB, above the inline checkpoint) cuts the WAL file back only after a
- * burst bigger than any the cadence leaves, and once
- * the log has been quiet for a second with every frame copied, the worker asks the main thread to
- * TRUNCATE it (onWalCopied), which then has nothing to copy and only cuts the file. It runs there,
- * between two tasks, because no transaction of ours is open then: from this thread, taking the
- * write lock could make a transaction of the main connection that read first fail with
- * SQLITE_BUSY when it writes. Under load it never runs (it would mean an fsync and tens of
- * milliseconds on the event loop).
+ * burst bigger than any the cadence leaves, and once the log has been quiet for a second with
+ * every frame copied, the worker asks the main thread to TRUNCATE it (onWalCopied), which then
+ * has nothing to copy and only cuts the file. It runs there, between two tasks, because no
+ * transaction of ours is open then: from this thread, taking the write lock could make a
+ * transaction of the main connection that read first fail with SQLITE_BUSY when it writes.
+ * Under load it never runs (it would mean an fsync and tens of milliseconds on the event loop).
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');

@@ -10,7 +10,7 @@ export type Db = Database.Database;
  * an ftruncate on the engine's thread each time (docs/latency.md, change 13). A quiet log's WAL is
  * cut to nothing (checkpointer.ts).
  */
-export const WAL_SIZE_LIMIT_BYTES = 32 * 1024 * 1024;
+const WAL_SIZE_LIMIT_BYTES = 32 * 1024 * 1024;
 /** Up to this much data, a file still without incremental vacuum is rewritten with it at start-up (well under a second). */
 export const VACUUM_AT_START_MAX_BYTES = 64 * 1024 * 1024;
 

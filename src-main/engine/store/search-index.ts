@@ -42,7 +42,8 @@ export const PART_MESSAGES = 2 ** 19;
 const OPTIMIZE_UP_TO_SHARES = 1.25;
 
 /**
- * Pure: whether a part whose rows span `span` message ids is merged at all. A part much bigger
+ * Pure: whether a part spanning `span` message ids (a closed part's range; the part being written,
+ * its rows' extent: see mergeStep) is merged at all. A part much bigger
  * than its share (the one table of a log from before schema 27) is not: its merges write the long
  * lists the parts exist to avoid (at 10M, steps of up to half a second).
  */
