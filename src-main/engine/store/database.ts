@@ -139,3 +139,14 @@ export async function inReadSnapshot<T>(db: Db, fn: () => Promise<T>): Promise<T
     if (db.inTransaction) db.exec('COMMIT');
   }
 }
+
+/**
+ * Runs fn in a write transaction: its own, or the caller's when one is open, without a savepoint.
+ * SQLite keeps a savepoint's original pages in a statement journal that goes to a temporary file
+ * once it passes 64 KiB; a commit of 50 messages passed it every time, and those writes took about
+ * a third of ingest's rate (docs/latency.md, change 14). So a caller that lets fn join its
+ * transaction must roll the whole of it back when fn throws: nothing fn wrote is undone alone.
+ */
+export function inTransaction<T>(db: Db, fn: () => T): T {
+  return db.inTransaction ? fn() : db.transaction(fn)();
+}

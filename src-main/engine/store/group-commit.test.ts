@@ -71,3 +71,39 @@ test('group commit: writes queued together share one transaction up to the cap; 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('group commit: a write that throws rolls back the shared transaction, and the others of its batch commit again, each alone', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hookbench-group-commit-'));
+  const db = openDatabase(join(dir, 'hookbench.sqlite'));
+  try {
+    db.exec('CREATE TABLE IF NOT EXISTS gc_probe (name TEXT)');
+    const insert = db.prepare('INSERT INTO gc_probe (name) VALUES (?)');
+    const runs = new Map<string, number>();
+    const commit = createGroupCommit(db, { maxWeight: 50 });
+    const write = (name: string, fail = false): Promise<string> =>
+      commit(() => {
+        runs.set(name, (runs.get(name) ?? 0) + 1);
+        insert.run(name);
+        if (fail) throw new Error(`bad ${name}`);
+        return name;
+      });
+    const settled = await Promise.allSettled([write('a'), write('b', true), write('c')]);
+    assert.deepEqual(
+      settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message)),
+      ['a', 'bad b', 'c'],
+    );
+    // a ran, then b threw (c never ran in the shared transaction); then each ran alone.
+    assert.deepEqual(Object.fromEntries(runs), { a: 2, b: 2, c: 1 });
+    assert.deepEqual(
+      (db.prepare('SELECT name FROM gc_probe ORDER BY rowid').all() as { name: string }[]).map((r) => r.name),
+      ['a', 'c'],
+    );
+    // A batch that commits runs each write once.
+    runs.clear();
+    await Promise.all([write('d'), write('e')]);
+    assert.deepEqual(Object.fromEntries(runs), { d: 1, e: 1 });
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -30,14 +30,19 @@ export type GroupCommit = <T>(write: () => T, weight?: number) => Promise<T>;
 
 /**
  * Group commit: writes queued in the same turn of the event loop (concurrent ingest requests) run
- * in one SQLite transaction, each inside its own savepoint so that one failing write rolls back
- * alone. Every caller's promise settles only after the shared transaction has committed, so an
- * acknowledgement still means "on disk". A write's weight is the number of messages it carries;
- * one transaction takes at most maxWeight of them (writesInNextCommit).
+ * in one SQLite transaction. Every caller's promise settles only after the shared transaction has
+ * committed, so an acknowledgement still means "on disk". A write's weight is the number of
+ * messages it carries; one transaction takes at most maxWeight of them (writesInNextCommit).
+ *
+ * The writes share the transaction without a savepoint each (database.ts, inTransaction: a
+ * savepoint's journal cost a third of ingest). So when one throws, the whole transaction rolls
+ * back and each write of the batch runs again in a transaction of its own: the failing one fails
+ * alone, the others commit. A write must therefore be safe to run twice when the first run was
+ * rolled back, which a write whose only effects are its statements is.
  */
 export function createGroupCommit(db: Db, options: { maxWeight?: number } = {}): GroupCommit {
   const maxWeight = options.maxWeight ?? MAX_MESSAGES_PER_COMMIT;
-  let queue: { write: () => unknown; weight: number; resolve: (v: unknown) => void; reject: (e: unknown) => void }[] = [];
+  let queue: QueuedWrite[] = [];
   const flush = (): void => {
     const taken = writesInNextCommit(
       queue.map((item) => item.weight),
@@ -46,34 +51,41 @@ export function createGroupCommit(db: Db, options: { maxWeight?: number } = {}):
     const batch = queue.slice(0, taken);
     queue = queue.slice(taken);
     if (queue.length > 0) setImmediate(flush);
-    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    let values: unknown[];
     try {
-      db.transaction(() => {
-        for (const item of batch) {
-          try {
-            // A db.transaction() inside a transaction is a savepoint in better-sqlite3.
-            outcomes.push({ ok: true, value: db.transaction(item.write)() });
-          } catch (error) {
-            // A machine fault (disk full, I/O error) may have rolled back the whole transaction
-            // under the savepoint: the batch fails together, and no caller is told "committed".
-            if (storageFaultCode(error) !== null) throw error;
-            outcomes.push({ ok: false, error });
-          }
-        }
-      })();
+      values = db.transaction(() => batch.map((item) => item.write()))();
     } catch (error) {
-      for (const item of batch) item.reject(error);
+      // A machine fault (disk full, I/O error) fails the batch together: no caller is told "committed".
+      if (storageFaultCode(error) !== null || batch.length === 1) {
+        for (const item of batch) item.reject(error);
+        return;
+      }
+      for (const item of batch) commitAlone(db, item);
       return;
     }
-    batch.forEach((item, i) => {
-      const outcome = outcomes[i];
-      if (outcome?.ok) item.resolve(outcome.value);
-      else item.reject(outcome?.error);
-    });
+    batch.forEach((item, i) => item.resolve(values[i]));
   };
   return <T>(write: () => T, weight = 1): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       if (queue.length === 0) setImmediate(flush);
       queue.push({ write, weight, resolve: resolve as (v: unknown) => void, reject });
     });
+}
+
+interface QueuedWrite {
+  write: () => unknown;
+  weight: number;
+  resolve: (v: unknown) => void;
+  reject: (e: unknown) => void;
+}
+
+function commitAlone(db: Db, item: QueuedWrite): void {
+  let value: unknown;
+  try {
+    value = db.transaction(item.write)();
+  } catch (error) {
+    item.reject(error);
+    return;
+  }
+  item.resolve(value);
 }

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { Db } from './database';
+import { inTransaction, type Db } from './database';
 import { statements } from './statements';
 import { freshBodiesOf, type FreshBodies } from './fresh-bodies';
 import { BODY_DEFLATE_MESSAGE, BODY_OF, BODY_RAW, packBody } from './body-pack';
@@ -330,6 +330,7 @@ export class LogStore {
   /**
    * One transaction for a whole accepted request: the request row, every message with one delivery
    * per routed destination, and every dropped item. The caller acknowledges only after this returns.
+   * Inside a caller's transaction it joins it (inTransaction): a throw leaves the caller to roll back.
    */
   commitRequest(
     record: RequestRecord,
@@ -338,7 +339,7 @@ export class LogStore {
     dropped: DroppedItem[],
     dedupeWindowMs: number,
   ): CommitResult {
-    return this.db.transaction((): CommitResult => {
+    return inTransaction(this.db, (): CommitResult => {
       const requestId = record.appendTo ?? this.insertRequestRow(record);
       // Read once per request, not per delivery: the ingest path's hot loop stays two inserts.
       let warps: Map<number, number> | null = null;
@@ -400,7 +401,7 @@ export class LogStore {
       else this.s.growRequest.run(items.length + dropped.length, accepted, dropped.length, duplicates.length, record.bytes, requestId);
       if (firstMessageId !== null) this.follower?.(firstMessageId);
       return { requestId, accepted, duplicates: duplicates.length, deliveries: deliveryIds.length, deliveryIds };
-    })();
+    });
   }
 
   /**

@@ -10,7 +10,7 @@
  * background. The delete trigger takes out every removed message that was tallied.
  */
 import { MESSAGE_TYPES } from '../../../src-shared/events';
-import type { Db } from './database';
+import { inTransaction, type Db } from './database';
 import { statement, statements } from './statements';
 
 /** A block holds the ids with the same `id >> TALLY_BLOCK_BITS` (the trigger of schema 24 shifts by the same). */
@@ -119,14 +119,14 @@ export class MessageTallyStore {
   /** Tallies up to `max` owed messages, oldest first, in one transaction; true when none is left. */
   tallyOwed(max: number): boolean {
     if (!this.owed) return true;
-    const done = this.db.transaction(() => {
+    const done = inTransaction(this.db, () => {
       const { through } = this.range();
       const last = (this.s.lastOf.get(through, max) as { last: number | null }).last;
       if (last === null) return true;
       this.s.tally.run(through, last);
       this.s.setThrough.run(last);
       return false;
-    })();
+    });
     if (done) this.owed = false;
     return done;
   }

@@ -1,4 +1,4 @@
-import type { Db } from './database';
+import { inTransaction, type Db } from './database';
 import { statement, statements } from './statements';
 
 /** Messages a search takes into the index per transaction before it reads (see settle). */
@@ -284,7 +284,7 @@ export class SearchIndexStore {
    */
   indexOwed(max: number): boolean {
     if (!this.owed) return true;
-    const done = this.db.transaction(() => {
+    const done = inTransaction(this.db, () => {
       const through = (this.s.through.get() as { through: number }).through;
       const found = (this.s.lastOf.get(through, max) as { last: number | null }).last;
       if (found === null) return true;
@@ -309,7 +309,7 @@ export class SearchIndexStore {
       });
       this.s.setThrough.run(last);
       return false;
-    })();
+    });
     if (done) this.owed = false;
     return done;
   }
