@@ -4,8 +4,12 @@
  * receiver that answers 200, and a client on its own thread posting realistic messages (random
  * messageIds, as SDKs make them) in batches of 20 over 8 connections to /v1/batch, acknowledged
  * only after commit. The same messages go alternately to the big log and to the empty one, a round
- * each, several times (each round's deliveries all sent before the next starts); it prints
- * messages/s for each side and the ratio, round by round.
+ * each, several times; it prints messages/s for each side and the ratio, round by round. A side's
+ * round lasts until its engine has sent every delivery and taken every message into the search
+ * index, the tallies and the profiles (the follow-up), so that no side's work is left to run
+ * while the other is measured (both engines share this process's thread); the acknowledgements'
+ * own rate is printed beside it. Rounds start once the big log's work after start is done (an
+ * upgrade's catch-ups), and how long that took is printed.
  *
  *   node --import tsx bench/ingest-at-n.measure.ts <data folder of N messages (a copy: written to)> <N> [rounds] [messages a round]
  *
@@ -53,14 +57,18 @@ const engines: Engine[] = [];
 const servers: { close(): Promise<void> }[] = [];
 try {
   const hook = `http://127.0.0.1:${(await receiver.result).port}/hook`;
-  /** Until the engine has sent every delivery it was given (none pending), so a round's sending does not overlap the next round. */
+  /**
+   * Until the engine has sent every delivery it was given (none pending) and its follow-up owes
+   * nothing, and its profiles have no backlog, so that a round's work does not overlap the next.
+   */
   const drained = async (url: string): Promise<void> => {
     const engine = engines[urls.indexOf(url)] as Engine;
     const api = createEngineApi(engine);
     for (;;) {
       const byStatus = await api.countDeliveriesByStatus();
-      if ((byStatus.pending ?? 0) === 0) return;
-      await new Promise((r) => setTimeout(r, 50));
+      const owed = engine.stores.log.lastMessageId() - engine.stores.takenInThrough();
+      if ((byStatus.pending ?? 0) === 0 && owed <= 0 && engine.personas.catchingUp() === undefined) return;
+      await new Promise((r) => setTimeout(r, 20));
     }
   };
   const urls: string[] = [];
@@ -74,9 +82,13 @@ try {
     urls.push(server.url);
     return server.url;
   };
+  const started = performance.now();
   const big = await start(dataDir);
+  await drained(big);
+  const settledIn = performance.now() - started;
   const empty = await start(emptyDir);
   console.log(`ingest from outside: batches of ${BATCH} realistic messages over ${CONNECTIONS} connections, ${fmt(perRound)} a round, each delivered to a local receiver`);
+  console.log(`  the log of ${fmt(count)} started and its work after start done in ${fmt(settledIn / 1000, 1)} s`);
   // A first round each, not counted: code warmed, statements prepared.
   let first = count + 3_000_000;
   for (const url of [big, empty]) {
@@ -85,23 +97,27 @@ try {
     first += perRound;
   }
   const rates = { n: [] as number[], zero: [] as number[] };
+  const acked = { n: [] as number[], zero: [] as number[] };
   for (let r = 0; r < rounds; r++) {
     const order = r % 2 === 0 ? (['n', 'zero'] as const) : (['zero', 'n'] as const);
     const line: string[] = [];
     for (const side of order) {
       const url = side === 'n' ? big : empty;
-      const rate = await post(url, bodiesFrom(first));
+      const t = performance.now();
+      const ackRate = await post(url, bodiesFrom(first));
       await drained(url);
+      const rate = perRound / ((performance.now() - t) / 1000);
       first += perRound;
       rates[side].push(rate);
-      line.push(`${side === 'n' ? `at ${fmt(count)}` : 'at 0'} ${fmt(rate)} messages/s`);
+      acked[side].push(ackRate);
+      line.push(`${side === 'n' ? `at ${fmt(count)}` : 'at 0'} ${fmt(rate)} messages/s (acknowledged at ${fmt(ackRate)})`);
     }
     const n = rates.n.at(-1) ?? NaN;
     const zero = rates.zero.at(-1) ?? NaN;
     console.log(`  round ${r + 1}: ${line.join(', ')}; at N / at 0: ${fmt(n / zero, 2)}`);
   }
   const sum = (a: number[]): number => a.reduce((s, x) => s + x, 0);
-  console.log(`  all rounds: at N / at 0: ${fmt(sum(rates.n) / sum(rates.zero), 2)}`);
+  console.log(`  all rounds: at N / at 0: ${fmt(sum(rates.n) / sum(rates.zero), 2)} (the acknowledgements alone ${fmt(sum(acked.n) / sum(acked.zero), 2)})`);
 } finally {
   for (const s of servers) await s.close();
   for (const e of engines) await e.stop();
