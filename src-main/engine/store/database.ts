@@ -147,6 +147,6 @@ export async function inReadSnapshot<T>(db: Db, fn: () => Promise<T>): Promise<T
  * a third of ingest's rate (docs/latency.md, change 14). So a caller that lets fn join its
  * transaction must roll the whole of it back when fn throws: nothing fn wrote is undone alone.
  */
-export function inTransaction<T>(db: Db, fn: () => T): T {
+export function joinTransaction<T>(db: Db, fn: () => T): T {
   return db.inTransaction ? fn() : db.transaction(fn)();
 }

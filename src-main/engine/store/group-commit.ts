@@ -34,7 +34,7 @@ export type GroupCommit = <T>(write: () => T, weight?: number) => Promise<T>;
  * committed, so an acknowledgement still means "on disk". A write's weight is the number of
  * messages it carries; one transaction takes at most maxWeight of them (writesInNextCommit).
  *
- * The writes share the transaction without a savepoint each (database.ts, inTransaction: a
+ * The writes share the transaction without a savepoint each (database.ts, joinTransaction: a
  * savepoint's journal cost a third of ingest). So when one throws, the whole transaction rolls
  * back and each write of the batch runs again in a transaction of its own: the failing one fails
  * alone, the others commit. A write must therefore be safe to run twice when the first run was

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { inTransaction, type Db } from './database';
+import { joinTransaction, type Db } from './database';
 import { statements } from './statements';
 import { freshBodiesOf, type FreshBodies } from './fresh-bodies';
 import { BODY_DEFLATE_MESSAGE, BODY_OF, BODY_RAW, packBody } from './body-pack';
@@ -330,7 +330,7 @@ export class LogStore {
   /**
    * One transaction for a whole accepted request: the request row, every message with one delivery
    * per routed destination, and every dropped item. The caller acknowledges only after this returns.
-   * Inside a caller's transaction it joins it (inTransaction): a throw leaves the caller to roll back.
+   * Inside a caller's transaction it joins it (joinTransaction): a throw leaves the caller to roll back.
    */
   commitRequest(
     record: RequestRecord,
@@ -339,7 +339,7 @@ export class LogStore {
     dropped: DroppedItem[],
     dedupeWindowMs: number,
   ): CommitResult {
-    return inTransaction(this.db, (): CommitResult => {
+    return joinTransaction(this.db, (): CommitResult => {
       const requestId = record.appendTo ?? this.insertRequestRow(record);
       // Read once per request, not per delivery: the ingest path's hot loop stays two inserts.
       let warps: Map<number, number> | null = null;

@@ -10,7 +10,7 @@
  * background. The delete trigger takes out every removed message that was tallied.
  */
 import { MESSAGE_TYPES } from '../../../src-shared/events';
-import { inTransaction, type Db } from './database';
+import { joinTransaction, type Db } from './database';
 import { statement, statements } from './statements';
 
 /** A block holds the ids with the same `id >> TALLY_BLOCK_BITS` (the trigger of schema 24 shifts by the same). */
@@ -119,7 +119,7 @@ export class MessageTallyStore {
   /** Tallies up to `max` owed messages, oldest first, in one transaction; true when none is left. */
   tallyOwed(max: number): boolean {
     if (!this.owed) return true;
-    const done = inTransaction(this.db, () => {
+    const done = joinTransaction(this.db, () => {
       const { through } = this.range();
       const last = (this.s.lastOf.get(through, max) as { last: number | null }).last;
       if (last === null) return true;

@@ -1,4 +1,4 @@
-import { inTransaction, type Db } from './database';
+import { joinTransaction, type Db } from './database';
 import { statement, statements } from './statements';
 
 /** Messages a search takes into the index per transaction before it reads (see settle). */
@@ -284,7 +284,7 @@ export class SearchIndexStore {
    */
   indexOwed(max: number): boolean {
     if (!this.owed) return true;
-    const done = inTransaction(this.db, () => {
+    const done = joinTransaction(this.db, () => {
       const through = (this.s.through.get() as { through: number }).through;
       const found = (this.s.lastOf.get(through, max) as { last: number | null }).last;
       if (found === null) return true;
