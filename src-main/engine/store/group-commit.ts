@@ -56,6 +56,7 @@ export function createGroupCommit(db: Db, options: { maxWeight?: number } = {}):
       values = db.transaction(() => batch.map((item) => item.write()))();
     } catch (error) {
       // A machine fault (disk full, I/O error) fails the batch together: no caller is told "committed".
+      // A batch of one has already run alone.
       if (storageFaultCode(error) !== null || batch.length === 1) {
         for (const item of batch) item.reject(error);
         return;
