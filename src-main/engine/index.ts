@@ -12,6 +12,7 @@ import { openDatabase, truncateWal, useIncrementalVacuum, type Db } from './stor
 import { DataDirLockedError, lockDataDir } from './store/data-lock';
 import { preparePrivateDatabase, preparePrivateDir } from './store/private-files';
 import { startCheckpointer } from './store/checkpointer';
+import { createBodyPacker } from './store/body-packer';
 import { READ_SETTLES_AT_MOST } from './store/profiles';
 import { walWatch } from './store/wal-watch';
 import { createGroupCommit } from './store/group-commit';
@@ -569,11 +570,13 @@ export function createEngine(options: EngineOptions): Engine {
     publishTo('requests', [id]);
     retention.nudge();
   };
+  const packer = createBodyPacker({ onError: (message) => process.stderr.write(`hookbench: ${message}; bodies are packed on the engine's thread instead\n`) });
   const ingest = createIngestHandler({
     log,
     routing,
     clock,
     commit: createGroupCommit(db),
+    packer,
     storage: health,
     onCommitted: () => {
       scheduler.committed();
@@ -646,6 +649,7 @@ export function createEngine(options: EngineOptions): Engine {
       await sender.close({ abort: !finished });
       if (liveTimer) clearTimeout(liveTimer);
       await reads.stop();
+      await packer.stop();
       await checkpointer.stop();
       wal.close();
       db.close();

@@ -5,6 +5,7 @@ import type { Clock } from '../clock';
 import type { CompiledPlan } from '../tracking-plan/check';
 import type { AcceptedItem, DroppedItem, LogStore, RequestRecord } from '../store/log-store';
 import type { StorageFault } from '../store/storage-fault';
+import type { BodyPacker } from '../store/body-packer';
 import { clipBody, echo } from '../store/refused-log';
 import { REQUEST_BODY_LIMITS } from '../../../src-shared/api';
 import { headersText } from './raw-request';
@@ -47,6 +48,8 @@ export interface IngestDeps {
   storage?: IngestStorage;
   /** The tracking plan in force, compiled; null or absent when there is none. */
   plan?: () => CompiledPlan | null;
+  /** Packs a request's delivery bodies off the engine's thread before its commit; absent, the commit packs them. */
+  packer?: BodyPacker;
 }
 
 /** A storage fault, or the engine's current problem (its code as plain text, as on the wire). */
@@ -228,8 +231,16 @@ async function accept(
   // Judged first (a bad call is a 4xx whatever the disk), then refused at once while the log cannot take it.
   const problem = deps.storage?.writable() === false ? deps.storage.current().problem : null;
   if (problem) throw storageUnavailable(problem);
+  if (deps.packer) await packBodies(deps.packer, items);
   const committed = await deps.commit(() => deps.log.commitRequest(record, source.id, items, dropped, INGEST_LIMITS.dedupeWindowMs), items.length + dropped.length);
   return { ...committed, invalid: dropped.length };
+}
+
+/** Each routed item's body packed by the packing thread, when it takes the request. */
+async function packBodies(packer: BodyPacker, items: AcceptedItem[]): Promise<void> {
+  const routed = items.filter((i): i is AcceptedItem & { body: Uint8Array } => i.body != null && i.destinationIds.length > 0);
+  const packed = await packer.pack(routed.map((i) => ({ body: i.body, json: i.json })));
+  if (packed !== null) routed.forEach((item, k) => (item.packedBody = packed[k]));
 }
 
 /**

@@ -18,9 +18,18 @@ export const BODY_DEFLATE_MESSAGE = 1;
 /** The SQL function that unpacks: (body, body_format, message JSON) → the bytes as sent. */
 export const UNPACK_FUNCTION = 'hookbench_body';
 
+/**
+ * Pure: the packed form of body, with the message's JSON as the dictionary, by the deflate given.
+ * Self-contained (the ingest's packing thread runs this very function's text), so that a body
+ * packed there and one packed here are the same bytes.
+ */
+export function packWith(deflate: typeof deflateRawSync, body: Uint8Array, messageJson: string): Buffer {
+  return deflate(body, { level: 9, dictionary: Buffer.from(messageJson, 'utf8') });
+}
+
 /** Pure: the packed form of body, with the message's JSON as the dictionary. */
 export function packBody(body: Uint8Array, messageJson: string): Buffer {
-  return deflateRawSync(body, { level: 9, dictionary: Buffer.from(messageJson, 'utf8') });
+  return packWith(deflateRawSync, body, messageJson);
 }
 
 /** Pure: the bytes packBody was given. Throws on bytes that are not such a stream. */

@@ -53,6 +53,8 @@ export interface AcceptedItem {
    * each delivery at commit, so the first attempt needs neither the message nor the mapping.
    */
   body?: Uint8Array | null;
+  /** `body` packed against `json` (`packBody`) before the commit; absent, the commit packs it. */
+  packedBody?: Buffer;
   /** What ingest could not use in it; stored beside the message, never inside its JSON. */
   warnings?: IngestWarning[];
   /** Where it fails the tracking plan; stored beside the message like its warnings. */
@@ -387,7 +389,12 @@ export class LogStore {
         firstMessageId ??= messageRowId;
         accepted++;
         // Mapped at commit, the body is packed against the JSON stored in the same row's message.
-        const stored = item.body && item.destinationIds.length > 0 ? this.storedBody(messageRowId, item.body, item.json) : { body: null, format: BODY_RAW };
+        const stored =
+          item.body && item.destinationIds.length > 0
+            ? item.packedBody !== undefined
+              ? { body: item.packedBody, format: BODY_DEFLATE_MESSAGE }
+              : this.storedBody(messageRowId, item.body, item.json)
+            : { body: null, format: BODY_RAW };
         for (const destinationId of item.destinationIds) {
           const made = this.s.insertDelivery.run(messageRowId, destinationId, m.type, stored.body, stored.format, record.receivedAt, record.receivedAt, warpOf(destinationId));
           const deliveryId = Number(made.lastInsertRowid);
