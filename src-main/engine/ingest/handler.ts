@@ -94,6 +94,8 @@ const OK_BODY = '{"success":true}';
 
 /** The HTTP Tracking API: acknowledges with 200 {"success":true} only after SQLite has committed. */
 export function createIngestHandler(deps: IngestDeps): (req: IncomingMessage, res: ServerResponse, path: string) => void {
+  // Requests read and not yet committed (or refused): how far the engine is behind.
+  const inFlight = { count: 0 };
   return (req, res, path) => {
     const receivedAt = deps.clock.now();
     const record: RequestRecord = {
@@ -136,7 +138,8 @@ export function createIngestHandler(deps: IngestDeps): (req: IncomingMessage, re
         const kept = clipBody(body.toString('utf8'), REQUEST_BODY_LIMITS.accepted);
         record.body = kept.body;
         record.bodyClipped = kept.clipped;
-        return accept(deps, req, body, record, forcedType);
+        inFlight.count++;
+        return accept(deps, inFlight, req, body, record, forcedType).finally(() => inFlight.count--);
       })
       .then((committed) => {
         deps.storage?.succeeded();
@@ -156,6 +159,7 @@ export function createIngestHandler(deps: IngestDeps): (req: IncomingMessage, re
 
 async function accept(
   deps: IngestDeps,
+  inFlight: { count: number },
   req: IncomingMessage,
   body: Buffer,
   record: RequestRecord,
@@ -231,15 +235,18 @@ async function accept(
   // Judged first (a bad call is a 4xx whatever the disk), then refused at once while the log cannot take it.
   const problem = deps.storage?.writable() === false ? deps.storage.current().problem : null;
   if (problem) throw storageUnavailable(problem);
-  if (deps.packer) await packBodies(deps.packer, items);
+  if (deps.packer) await packBodies(deps.packer, items, inFlight.count);
   const committed = await deps.commit(() => deps.log.commitRequest(record, source.id, items, dropped, INGEST_LIMITS.dedupeWindowMs), items.length + dropped.length);
   return { ...committed, invalid: dropped.length };
 }
 
 /** Each routed item's body packed by the packing thread, when it takes the request. */
-async function packBodies(packer: BodyPacker, items: AcceptedItem[]): Promise<void> {
+async function packBodies(packer: BodyPacker, items: AcceptedItem[], requestsInFlight: number): Promise<void> {
   const routed = items.filter((i): i is AcceptedItem & { body: Uint8Array } => i.body != null && i.destinationIds.length > 0);
-  const packed = await packer.pack(routed.map((i) => ({ body: i.body, json: i.json })));
+  const packed = await packer.pack(
+    routed.map((i) => ({ body: i.body, json: i.json })),
+    requestsInFlight,
+  );
   if (packed !== null) routed.forEach((item, k) => (item.packedBody = packed[k]));
 }
 

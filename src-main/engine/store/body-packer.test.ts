@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { concatBodies, createBodyPacker, PACK_OFF_THREAD_MIN_BODIES, splitAt } from './body-packer';
+import { concatBodies, createBodyPacker, PACK_OFF_THREAD_MIN_BODIES, PACK_OFF_THREAD_MIN_IN_FLIGHT, packOffThread, splitAt } from './body-packer';
+
+const BUSY = PACK_OFF_THREAD_MIN_IN_FLIGHT;
 import { packBody, unpackBody } from './body-pack';
 
 const webhookish = (i: number): { body: Buffer; json: string } => {
@@ -30,7 +32,7 @@ test("the packing thread packs a request's bodies into the bytes the commit woul
     const items = Array.from({ length: 25 }, (_, i) => webhookish(i));
     // An empty body and one of 64 KB travel too.
     items.push({ body: Buffer.alloc(0), json: '{}' }, { body: Buffer.alloc(65_536, 'x'), json: '{"x":1}' });
-    const packed = await packer.pack(items);
+    const packed = await packer.pack(items, BUSY);
     assert.ok(packed !== null);
     assert.equal(packed.length, items.length);
     packed.forEach((p, i) => {
@@ -38,7 +40,8 @@ test("the packing thread packs a request's bodies into the bytes the commit woul
       assert.deepEqual(unpackBody(p, items[i]!.json), items[i]!.body);
     });
     // Requests in flight together each get their own bodies back.
-    const many = await Promise.all(Array.from({ length: 8 }, (_, r) => packer.pack(Array.from({ length: 5 }, (_, i) => webhookish(r * 10 + i)))));
+    const many = await Promise.all(Array.from({ length: 8 }, (_, r) => packer.pack(Array.from({ length: 5 }, (_, i) => webhookish(r * 10 + i)), BUSY)));
+    assert.ok(many.every((p) => p?.length === 5));
     many.forEach((p, r) => p!.forEach((b, i) => assert.deepEqual(unpackBody(b, webhookish(r * 10 + i).json), webhookish(r * 10 + i).body)));
     assert.deepEqual(errors, []);
   } finally {
@@ -46,18 +49,28 @@ test("the packing thread packs a request's bodies into the bytes the commit woul
   }
 });
 
-test('a small request, a request before the thread is up and one after it stopped are left to the commit (null)', async () => {
+test('bodies go to the thread only when the request has several and the engine has several requests in hand', () => {
+  assert.equal(packOffThread(1, 1), false, "an SDK's single call");
+  assert.equal(packOffThread(20, 1), false, 'a batch while the engine is quiet');
+  assert.equal(packOffThread(20, 2), false);
+  assert.equal(packOffThread(3, 16), false, 'three bodies: the trip costs about what packing them does');
+  assert.equal(packOffThread(4, 3), true);
+  assert.equal(packOffThread(100, 16), true, 'batches queueing behind the engine');
+});
+
+test('a small request, a request with few others in flight, a request before the thread is up and one after it stopped are left to the commit (null)', async () => {
   const packer = createBodyPacker();
   const few = Array.from({ length: PACK_OFF_THREAD_MIN_BODIES - 1 }, (_, i) => webhookish(i));
   const enough = Array.from({ length: PACK_OFF_THREAD_MIN_BODIES }, (_, i) => webhookish(i));
   // The first big request starts the thread and does not wait for it.
-  assert.equal(await packer.pack(enough), null);
+  assert.equal(await packer.pack(enough, BUSY), null);
   assert.equal(await packer.ready(), true);
-  assert.equal(await packer.pack(few), null);
-  assert.notEqual(await packer.pack(enough), null);
-  const inFlight = packer.pack(enough);
+  assert.equal(await packer.pack(few, BUSY), null);
+  assert.notEqual(await packer.pack(enough, BUSY), null);
+  assert.equal(await packer.pack(enough, BUSY - 1), null, 'a request with few others in flight');
+  const inFlight = packer.pack(enough, BUSY);
   await packer.stop();
   assert.equal(await inFlight, null, 'a request the thread had not answered when it stopped');
-  assert.equal(await packer.pack(enough), null);
+  assert.equal(await packer.pack(enough, BUSY), null);
   assert.equal(await packer.ready(), false);
 });

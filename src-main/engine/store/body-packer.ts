@@ -13,10 +13,23 @@ import { packWith } from './body-pack';
 /**
  * Fewest bodies a request sends to the thread. A round trip costs the engine's thread about 25 µs
  * (posting, waking, the reply), about what packing two bodies in place costs; from four bodies on,
- * the trip costs it well under half. Below, a request (an SDK's single call) keeps the latency it
- * had, without the trip's wait.
+ * the trip costs it well under half.
  */
 export const PACK_OFF_THREAD_MIN_BODIES = 4;
+
+/**
+ * Fewest ingest requests in flight (this one included: read, not yet committed) for the thread to
+ * be worth its wait. The trip saves the engine's thread time but adds a wait of its own (another
+ * thread to wake, on a machine whose cores the sending thread, the checkpointer and the clients
+ * share): while requests are few the engine's thread has time to spare and packing in place is
+ * the quickest answer; once they queue behind it, its time is what every request waits for.
+ */
+export const PACK_OFF_THREAD_MIN_IN_FLIGHT = 3;
+
+/** Pure: whether a request's bodies go to the packing thread. */
+export function packOffThread(bodies: number, requestsInFlight: number): boolean {
+  return bodies >= PACK_OFF_THREAD_MIN_BODIES && requestsInFlight >= PACK_OFF_THREAD_MIN_IN_FLIGHT;
+}
 
 export interface BodyToPack {
   body: Uint8Array;
@@ -25,8 +38,11 @@ export interface BodyToPack {
 }
 
 export interface BodyPacker {
-  /** Each body packed as `packBody` packs it, in order; null when the thread cannot (pack them in place). */
-  pack(bodies: BodyToPack[]): Promise<Buffer[] | null>;
+  /**
+   * Each body packed as `packBody` packs it, in order; null when they are better packed in place
+   * (`packOffThread`) or the thread cannot take them.
+   */
+  pack(bodies: BodyToPack[], requestsInFlight: number): Promise<Buffer[] | null>;
   /** Starts the thread if it is not started; true once it takes requests, false if it cannot. */
   ready(): Promise<boolean>;
   stop(): Promise<void>;
@@ -139,8 +155,8 @@ export function createBodyPacker(options: { onError?: (message: string) => void 
   };
 
   return {
-    pack(bodies) {
-      if (dead || bodies.length < PACK_OFF_THREAD_MIN_BODIES) return Promise.resolve(null);
+    pack(bodies, requestsInFlight) {
+      if (dead || !packOffThread(bodies.length, requestsInFlight)) return Promise.resolve(null);
       if (worker === null) start();
       if (!online) return Promise.resolve(null);
       const { bytes, ends } = concatBodies(bodies.map((b) => b.body));
