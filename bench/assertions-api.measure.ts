@@ -18,6 +18,7 @@ console.log(`after start, what an upgraded log does in the background (the messa
 const assertions = createAssertions(engine);
 const { marker } = (await assertions.reset({ mark: 'measure' })) as { marker: { name: string } };
 const middle = engine.stores.assertions.receivedAfter(Math.floor(engine.stores.assertions.lastMessageId() / 2)) ?? 0;
+const ANON_42 = `anon-${(42 * 40503) >>> 0}-${42 % 97}`;
 const calls: [string, () => Promise<unknown>][] = [
   ['messages, an event', async () => assertions.messages({ event: 'Order Completed', limit: 100 })],
   ['messages, an event nobody sent', async () => assertions.messages({ event: 'Never Sent', limit: 100 })],
@@ -26,6 +27,10 @@ const calls: [string, () => Promise<unknown>][] = [
   ['count, a type', () => assertions.count({ type: 'identify' })],
   ['count, with violations', () => assertions.count({ violations: 'any' })],
   ['messages, a user', async () => assertions.messages({ userId: 'user_42', limit: 100 })],
+  // user_42's anonymousId in bench/support/seed.ts: one visitor before they signed in.
+  ['messages, an anonymousId', async () => assertions.messages({ anonymousId: ANON_42, limit: 100 })],
+  ['count, an anonymousId', () => assertions.count({ anonymousId: ANON_42 })],
+  ['wait, an anonymousId nobody had', () => assertions.wait({ anonymousId: 'anon-nobody', count: 1, timeout: 0 })],
   ['messages, after a marker', async () => assertions.messages({ marker: marker.name, event: 'Order Completed' })],
   ['count (wait met at once), an event', () => assertions.wait({ event: 'Order Completed', count: 1, timeout: 0 })],
   ['wait, an event nobody sent, timeout 0', () => assertions.wait({ event: 'Never Sent', count: 1, timeout: 0 })],

@@ -7,6 +7,8 @@ import type { DeliveryStatus } from '../../../src-shared/api';
 import type { Db } from './database';
 import { BODY_OF } from './body-pack';
 import { statement, statements } from './statements';
+import { partParams, partsMatchSql, type TextParts } from './delivery-views';
+import type { TextPart } from './search-index';
 
 /** A filter as the queries take it: checked already; null means "any". */
 export interface MessageQueryFilter {
@@ -138,6 +140,50 @@ export function messageFilterSql(f: MessageQueryFilter): { terms: string[]; para
   return { terms, params };
 }
 
+/**
+ * Where the search index names a filter's candidates (the messages whose indexed fields may hold
+ * its anonymousId): the index's parts, a MATCH that finds a superset of the messages with that
+ * value, and the id through which the index holds every message. Each candidate is then checked
+ * by the filter's exact terms, so the answers are those of reading every row.
+ */
+export interface IndexedCandidates {
+  /** The parts, oldest first (SearchIndexStore.parts). */
+  parts: readonly TextPart[];
+  match: string;
+  through: number;
+}
+
+/**
+ * Pure: the parts that may hold ids in (afterId, throughId]. A part holds the ids from its `low`
+ * up to the next part's; the first, every id below the second's. A MATCH costs each part it asks
+ * a seek per segment and trigram, whatever the range, so a window asks only its own.
+ */
+export function partsOverlapping(parts: readonly TextPart[], afterId: number, throughId: number): TextParts {
+  return parts
+    .filter((p, k) => {
+      const start = k === 0 ? Number.NEGATIVE_INFINITY : p.low;
+      const end = parts[k + 1]?.low ?? Number.POSITIVE_INFINITY;
+      return Math.max(start, afterId + 1) <= Math.min(end - 1, throughId);
+    })
+    .map((p) => p.name);
+}
+
+/** Pure: the candidates' message ids in (afterId, throughId], ascending, as a subquery; null when no part holds such ids. */
+export function candidatesSql(c: IndexedCandidates, afterId: number, throughId: number): { sql: string; params: unknown[] } | null {
+  const parts = partsOverlapping(c.parts, afterId, throughId);
+  if (parts.length === 0) return null;
+  return { sql: partsMatchSql(parts, 'AND rowid > ? AND rowid <= ?', 'ASC'), params: partParams(parts, [c.match, afterId, throughId]) };
+}
+
+/**
+ * Pure: the stretches of (afterId, throughId] that the index answers (up to its `through`) and
+ * that are read row by row (past it), in id order; either may be absent.
+ */
+export function byIndexThenRows(afterId: number, throughId: number, indexedThrough: number): { indexed: [number, number] | null; rows: [number, number] | null } {
+  const edge = Math.min(Math.max(indexedThrough, afterId), throughId);
+  return { indexed: edge > afterId ? [afterId, edge] : null, rows: throughId > edge ? [edge, throughId] : null };
+}
+
 /** Adds `column <= throughId` when a window's upper edge is given. */
 function upTo(terms: string[], params: unknown[], column: string, throughId: number | undefined): void {
   if (throughId === undefined) return;
@@ -168,6 +214,26 @@ export function messagePageSql(f: MessageQueryFilter, afterId: number, limit: nu
       SELECT ${MESSAGE_COLUMNS} FROM page JOIN messages m ON m.id = page.id ORDER BY m.id`,
     params: [...params, limit],
   };
+}
+
+/** Pure: messagePageSql over the index's candidates in (afterId, throughId] (see IndexedCandidates). */
+export function indexedMessagePageSql(f: MessageQueryFilter, c: IndexedCandidates, afterId: number, limit: number, throughId: number): { sql: string; params: unknown[] } | null {
+  const { terms, params } = messageFilterSql({ ...f, afterMessageId: null });
+  const candidates = candidatesSql(c, Math.max(afterId, f.afterMessageId ?? 0), throughId);
+  if (candidates === null) return null;
+  return {
+    sql: `WITH page AS MATERIALIZED (SELECT m.id FROM (${candidates.sql}) c CROSS JOIN messages m ON m.id = c.message_id ${where(terms)} ORDER BY m.id LIMIT ?)
+      SELECT ${MESSAGE_COLUMNS} FROM page JOIN messages m ON m.id = page.id ORDER BY m.id`,
+    params: [...candidates.params, ...params, limit],
+  };
+}
+
+/** Pure: the count of the filter's matches among the index's candidates in (afterId, throughId]. */
+export function indexedCountSql(f: MessageQueryFilter, c: IndexedCandidates, afterId: number, throughId: number): { sql: string; params: unknown[] } | null {
+  const { terms, params } = messageFilterSql({ ...f, afterMessageId: null });
+  const candidates = candidatesSql(c, Math.max(afterId, f.afterMessageId ?? 0), throughId);
+  if (candidates === null) return null;
+  return { sql: `SELECT COUNT(*) AS n FROM (${candidates.sql}) c CROSS JOIN messages m ON m.id = c.message_id ${where(terms)}`, params: [...candidates.params, ...params] };
 }
 
 /** Pure: the WHERE terms over deliveries d and their messages m, and their params: the message filter, then the delivery's own. */
@@ -276,9 +342,22 @@ export class AssertionStore {
     });
   }
 
-  messages(f: MessageQueryFilter, afterId: number, limit: number, throughId?: number): AssertionMessageRow[] {
-    const { sql, params } = messagePageSql(f, afterId, limit, throughId);
-    return statement(this.db, sql).all(...params) as AssertionMessageRow[];
+  /**
+   * A page of the filter's matches after `afterId` (up to `throughId`); with `indexed`, the ids the
+   * search index holds are read through its candidates and only the newer ones row by row.
+   */
+  messages(f: MessageQueryFilter, afterId: number, limit: number, throughId?: number, indexed: IndexedCandidates | null = null): AssertionMessageRow[] {
+    if (indexed === null) {
+      const { sql, params } = messagePageSql(f, afterId, limit, throughId);
+      return statement(this.db, sql).all(...params) as AssertionMessageRow[];
+    }
+    const from = Math.max(afterId, f.afterMessageId ?? 0);
+    const { indexed: byIndex, rows } = byIndexThenRows(from, throughId ?? Number.MAX_SAFE_INTEGER, indexed.through);
+    const page: AssertionMessageRow[] = [];
+    const read = byIndex === null ? null : indexedMessagePageSql(f, indexed, byIndex[0], limit, byIndex[1]);
+    if (read !== null) page.push(...(statement(this.db, read.sql).all(...read.params) as AssertionMessageRow[]));
+    if (rows !== null && page.length < limit) page.push(...this.messages(f, rows[0], limit - page.length, throughId));
+    return page;
   }
 
   countMessages(f: MessageQueryFilter): number {
@@ -287,7 +366,15 @@ export class AssertionStore {
   }
 
   /** The same count over the messages with ids in (afterId, throughId]: one window of a count made in steps. */
-  countMessagesInIds(f: MessageQueryFilter, afterId: number, throughId: number): number {
+  countMessagesInIds(f: MessageQueryFilter, afterId: number, throughId: number, indexed: IndexedCandidates | null = null): number {
+    if (indexed !== null) {
+      const { indexed: byIndex, rows } = byIndexThenRows(Math.max(afterId, f.afterMessageId ?? 0), throughId, indexed.through);
+      let n = 0;
+      const read = byIndex === null ? null : indexedCountSql(f, indexed, byIndex[0], byIndex[1]);
+      if (read !== null) n += (statement(this.db, read.sql).get(...read.params) as { n: number }).n;
+      if (rows !== null) n += this.countMessagesInIds(f, rows[0], rows[1]);
+      return n;
+    }
     const { terms, params } = messageFilterSql({ ...f, afterMessageId: null });
     const sql = `SELECT COUNT(*) AS n FROM messages m WHERE m.id > ? AND m.id <= ?${terms.length > 0 ? ` AND ${terms.join(' AND ')}` : ''}`;
     return (statement(this.db, sql).get(Math.max(afterId, f.afterMessageId ?? 0), throughId, ...params) as { n: number }).n;

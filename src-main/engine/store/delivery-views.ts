@@ -803,6 +803,17 @@ export class DeliveryViewStore {
     return entries;
   }
 
+  /**
+   * A MATCH for an exact value of a field the search index holds (the CI API's anonymousId): it
+   * finds a superset of the messages with that value (sparseTextQuery, as a count's). Null when the index cannot answer: a value under three characters, or an index
+   * still taking in the messages from before it. The index is first brought up to the last commit.
+   */
+  exactValueMatch(value: string): string | null {
+    if (!indexableText(value) || !this.textIndexReady()) return null;
+    this.beforeTextSearch();
+    return this.countTextQuery(value);
+  }
+
   /** The MATCH a text count walks (sparseTextQuery, on this log's probes). */
   countTextQuery(needle: string): string {
     return sparseTextQuery(needle, this.trigramEntries(needle));

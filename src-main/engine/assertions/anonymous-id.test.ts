@@ -1,0 +1,141 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { startHarness, type Harness } from '../testing/harness';
+import { turnsDuring } from '../testing/wait';
+import { ANY_MESSAGE, byIndexThenRows, partsOverlapping, type IndexedCandidates, type MessageQueryFilter } from '../store/assertions';
+import type { TextPart } from '../store/search-index';
+import type { InboundMessage } from '../../../src-shared/events';
+import { createAssertions, type Assertions } from './service';
+
+/** Messages per part of the search index here: the log spans several parts. */
+const PART = 2_000;
+const MESSAGES = 9_000;
+
+const anonymousIdOf = (i: number): string =>
+  // "anon-1" is inside "anon-10" and "anon-12": the index finds them all, the exact check keeps one.
+  i % 10 === 9 ? `ANON-${i % 13}` : `anon-${i % 13}`;
+
+function message(i: number): InboundMessage {
+  return {
+    type: i % 4 === 0 ? 'identify' : 'track',
+    messageId: `m-${i}`,
+    // A user's messages have an index of their own; these have an anonymousId and, on most, a userId too.
+    userId: i % 3 === 0 ? null : `user_${i % 50}`,
+    anonymousId: anonymousIdOf(i),
+    ...(i % 4 === 0 ? {} : { event: 'Viewed anon-1 page' }),
+    properties: {},
+    context: {},
+    integrations: {},
+  } as unknown as InboundMessage;
+}
+
+describe('an anonymousId is looked up through the search index, and answers as reading every row does', () => {
+  let h: Harness;
+  let assertions: Assertions;
+
+  const commit = (from: number, to: number): void => {
+    const source = h.engine.stores.config.listSources()[0]!.id;
+    for (let start = from; start < to; start += 500) {
+      const items = [];
+      for (let i = start; i < Math.min(to, start + 500); i++) {
+        const m = message(i);
+        items.push({ message: m, json: JSON.stringify(m), destinationIds: [] });
+      }
+      h.engine.stores.log.commitRequest({ sourceId: source, path: '/v1/batch', receivedAt: Date.UTC(2026, 10, 1) + start, httpStatus: 200, bytes: 0, userAgent: 'test' }, source, items, [], 0);
+    }
+  };
+
+  before(async () => {
+    h = await startHarness({ sources: [{ name: 'web', writeKey: 'wk_web' }], destinations: [] }, { searchIndexPartMessages: PART });
+    assertions = createAssertions(h.engine);
+    commit(0, MESSAGES);
+  });
+  after(async () => {
+    await h.close();
+  });
+
+  const filterOf = (f: Partial<MessageQueryFilter>): MessageQueryFilter => ({ ...ANY_MESSAGE, ...f });
+
+  test('counts and pages equal one statement over the rows, for values the index finds in others, other cases and values under three characters', async () => {
+    const store = h.engine.stores.assertions;
+    const values = ['anon-1', 'anon-12', 'ANON-1', 'anon-', 'nobody-at-all', 'a1', 'on'];
+    for (const anonymousId of values) {
+      for (const extra of [{}, { type: 'track' }, { userId: 'user_1' }]) {
+        const filter = filterOf({ anonymousId, ...extra });
+        const label = JSON.stringify({ anonymousId, ...extra });
+        assert.equal(await assertions.count({ anonymousId, ...extra }), store.countMessages(filter), `${label}: count`);
+        for (const afterId of [0, 3_333]) {
+          const page = await assertions.messages({ anonymousId, ...extra, after: afterId, limit: 40 });
+          assert.deepEqual(
+            page.messages.map((m) => m.id),
+            store.messages(filter, afterId, 40).map((m) => m.id),
+            `${label} after ${afterId}: page`,
+          );
+        }
+      }
+    }
+    assert.ok(h.engine.stores.searchIndex.parts().length >= 4, 'the log spans several parts of the index');
+  });
+
+  test('the index is read in one window where reading the rows takes several', async () => {
+    const byIndex = await turnsDuring(() => assertions.count({ anonymousId: 'anon-7' }));
+    assert.equal(byIndex.value, h.engine.stores.assertions.countMessages(filterOf({ anonymousId: 'anon-7' })));
+    assert.equal(byIndex.turns, 0, `through the index: the loop turned ${byIndex.turns} times`);
+    // Two characters: no trigram to look up, so the rows are read, a window at a time.
+    const byRows = await turnsDuring(() => assertions.count({ anonymousId: 'a7' }));
+    assert.equal(byRows.value, 0);
+    assert.ok(byRows.turns >= 1, `row by row: the loop turned ${byRows.turns} times`);
+  });
+
+  test('ids past the index (committed, not taken in yet) are read row by row, and a removed message is gone from both', async () => {
+    const store = h.engine.stores.assertions;
+    const match = h.engine.stores.deliveryViews.exactValueMatch('anon-5');
+    assert.ok(match !== null);
+    const parts = h.engine.stores.searchIndex.parts();
+    const last = store.lastMessageId();
+    const filter = filterOf({ anonymousId: 'anon-5' });
+    for (const through of [0, 1, PART, 4_500, last - 1, last]) {
+      const indexed: IndexedCandidates = { parts, match, through };
+      assert.equal(store.countMessagesInIds(filter, 0, last, indexed), store.countMessages(filter), `index through ${through}: count`);
+      assert.deepEqual(
+        store.messages(filter, 100, 25, last, indexed).map((m) => m.id),
+        store.messages(filter, 100, 25, last).map((m) => m.id),
+        `index through ${through}: page`,
+      );
+    }
+    const doomed = h.inspect.all<{ id: number }>("SELECT id FROM messages WHERE anonymous_id = 'anon-5' AND id % 2 = 0").map((r) => r.id);
+    h.engine.stores.transaction(() => h.engine.stores.retention.removeMessages(doomed));
+    assert.equal(await assertions.count({ anonymousId: 'anon-5' }), store.countMessages(filter));
+  });
+});
+
+test('the parts a window asks are those that hold ids in it', () => {
+  const parts: TextPart[] = [
+    { part: 0, low: 1, name: 'p0' },
+    { part: 1, low: 100, name: 'p1' },
+    { part: 2, low: 200, name: 'p2' },
+  ];
+  assert.deepEqual(partsOverlapping(parts, 0, 99), ['p0']);
+  assert.deepEqual(partsOverlapping(parts, 98, 100), ['p0', 'p1']);
+  assert.deepEqual(partsOverlapping(parts, 99, 199), ['p1']);
+  assert.deepEqual(partsOverlapping(parts, 150, 10_000), ['p1', 'p2']);
+  assert.deepEqual(partsOverlapping(parts, 199, 200), ['p2']);
+  assert.deepEqual(partsOverlapping(parts, 5, 5), [], 'an empty range');
+  // The first part holds every id below the second's, whatever its own low (after a Clear log, ids start at 1 again).
+  assert.deepEqual(partsOverlapping([{ part: 3, low: 500, name: 'p3' }, { part: 4, low: 900, name: 'p4' }], 0, 10), ['p3']);
+});
+
+test("a range splits at the index's edge into what the index answers and what is read row by row, in order, with nothing lost", () => {
+  fc.assert(
+    fc.property(fc.nat(1_000), fc.nat(1_000), fc.nat(1_200), (a, b, edge) => {
+      const [after, through] = a <= b ? [a, b] : [b, a];
+      const { indexed, rows } = byIndexThenRows(after, through, edge);
+      const ids = (r: [number, number] | null): number[] => (r === null ? [] : Array.from({ length: r[1] - r[0] }, (_, k) => r[0] + k + 1));
+      assert.deepEqual([...ids(indexed), ...ids(rows)], ids([after, through]));
+      for (const id of ids(indexed)) assert.ok(id <= edge, 'the index answers only ids it holds');
+      for (const id of ids(rows)) assert.ok(id > edge);
+    }),
+    { numRuns: 500, seed: 27 },
+  );
+});
