@@ -50,6 +50,9 @@ describe('an anonymousId is looked up through the search index, and answers as r
     h = await startHarness({ sources: [{ name: 'web', writeKey: 'wk_web' }], destinations: [] }, { searchIndexPartMessages: PART });
     assertions = createAssertions(h.engine);
     commit(0, MESSAGES);
+    // What the engine's follow-up does a moment after each commit.
+    h.engine.stores.searchIndex.settle();
+    assert.equal(h.engine.stores.searchIndex.through(), h.engine.stores.assertions.lastMessageId());
   });
   after(async () => {
     await h.close();
@@ -107,6 +110,16 @@ describe('an anonymousId is looked up through the search index, and answers as r
     const doomed = h.inspect.all<{ id: number }>("SELECT id FROM messages WHERE anonymous_id = 'anon-5' AND id % 2 = 0").map((r) => r.id);
     h.engine.stores.transaction(() => h.engine.stores.retention.removeMessages(doomed));
     assert.equal(await assertions.count({ anonymousId: 'anon-5' }), store.countMessages(filter));
+    // Newer messages the index has not taken in: the service reads them row by row.
+    commit(MESSAGES, MESSAGES + 700);
+    assert.ok(h.engine.stores.searchIndex.through() < store.lastMessageId(), 'a tail is owed to the index');
+    assert.equal(await assertions.count({ anonymousId: 'anon-5' }), store.countMessages(filter));
+    const newest = await assertions.messages({ anonymousId: 'anon-5', after: MESSAGES - 300, limit: 100 });
+    assert.deepEqual(
+      newest.messages.map((m) => m.id),
+      store.messages(filter, MESSAGES - 300, 100).map((m) => m.id),
+    );
+    assert.ok(newest.messages.some((m) => m.id > MESSAGES), 'the page reaches into the tail');
   });
 });
 
