@@ -6,7 +6,7 @@ import { turnsDuring } from '../testing/wait';
 import { ANY_MESSAGE, byIndexThenRows, partsOverlapping, type IndexedCandidates, type MessageQueryFilter } from '../store/assertions';
 import type { TextPart } from '../store/search-index';
 import type { InboundMessage } from '../../../src-shared/events';
-import { createAssertions, type Assertions } from './service';
+import { CANDIDATES_PER_BATCH, createAssertions, type Assertions } from './service';
 
 /** Messages per part of the search index here: the log spans several parts. */
 const PART = 2_000;
@@ -91,22 +91,37 @@ describe('an anonymousId is looked up through the search index, and answers as r
     assert.ok(byRows.turns >= 1, `row by row: the loop turned ${byRows.turns} times`);
   });
 
-  test('ids past the index (committed, not taken in yet) are read row by row, and a removed message is gone from both', async () => {
+  test('the index gives its candidates in id order, within the range asked, a batch at a time, every match among them', async () => {
     const store = h.engine.stores.assertions;
     const match = h.engine.stores.deliveryViews.exactValueMatch('anon-5');
     assert.ok(match !== null);
-    const parts = h.engine.stores.searchIndex.parts();
-    const last = store.lastMessageId();
-    const filter = filterOf({ anonymousId: 'anon-5' });
-    for (const through of [0, 1, PART, 4_500, last - 1, last]) {
-      const indexed: IndexedCandidates = { parts, match, through };
-      assert.equal(store.countMessagesInIds(filter, 0, last, indexed), store.countMessages(filter), `index through ${through}: count`);
+    const indexed: IndexedCandidates = { parts: h.engine.stores.searchIndex.parts(), match, through: store.lastMessageId() };
+    const exact = h.inspect.all<{ id: number }>("SELECT id FROM messages WHERE anonymous_id = 'anon-5' ORDER BY id").map((r) => r.id);
+    for (const [after, through] of [
+      [0, store.lastMessageId()],
+      [PART - 1, 2 * PART + 1],
+      [100, 150],
+    ] as const) {
+      const got = store.candidateIds(indexed, after, through, 100_000);
+      assert.deepEqual(got, [...got].sort((x, y) => x - y), 'ascending');
+      assert.ok(got.every((id) => id > after && id <= through), 'within the range');
       assert.deepEqual(
-        store.messages(filter, 100, 25, last, indexed).map((m) => m.id),
-        store.messages(filter, 100, 25, last).map((m) => m.id),
-        `index through ${through}: page`,
+        exact.filter((id) => id > after && id <= through),
+        got.filter((id) => exact.includes(id)),
+        `(${after}, ${through}]: every match is a candidate`,
       );
+      assert.deepEqual(store.candidateIds(indexed, after, through, 3), got.slice(0, 3), 'a batch is the first of them');
     }
+    // "anon-1" is in anon-10 to anon-12 and in every track's event: more candidates than a batch.
+    assert.ok(store.candidateIds(indexed, 0, store.lastMessageId(), 100_000).length < CANDIDATES_PER_BATCH);
+    const many = await turnsDuring(() => assertions.count({ anonymousId: 'anon-1' }));
+    assert.equal(many.value, store.countMessages(filterOf({ anonymousId: 'anon-1' })));
+    assert.ok(many.turns >= 2, `several batches: the loop turned ${many.turns} times`);
+  });
+
+  test('ids past the index (committed, not taken in yet) are read row by row, and a removed message is gone from both', async () => {
+    const store = h.engine.stores.assertions;
+    const filter = filterOf({ anonymousId: 'anon-5' });
     const doomed = h.inspect.all<{ id: number }>("SELECT id FROM messages WHERE anonymous_id = 'anon-5' AND id % 2 = 0").map((r) => r.id);
     h.engine.stores.transaction(() => h.engine.stores.retention.removeMessages(doomed));
     assert.equal(await assertions.count({ anonymousId: 'anon-5' }), store.countMessages(filter));

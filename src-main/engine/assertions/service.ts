@@ -23,7 +23,7 @@ import type { ClearLogResult, ViolationCount } from '../../../src-shared/api';
 import { ValidationError } from '../../../src-shared/settings';
 import type { Engine } from '../index';
 import { toIso } from '../ingest/timestamps';
-import type { AssertionDeliveryRow, AssertionMessageRow, ExportAttemptRow, IndexedCandidates, MarkerRow, MessageQueryFilter } from '../store/assertions';
+import { byIndexThenRows, type AssertionDeliveryRow, type AssertionMessageRow, type ExportAttemptRow, type IndexedCandidates, type MarkerRow, type MessageQueryFilter } from '../store/assertions';
 import { closestMisses, type Criteria } from './match';
 import { nextTimedSize, type TimedSlices } from '../sliced-work';
 import { TALLY_BLOCK_IDS, type TallyBlock, type ViolationTally } from '../store/message-tallies';
@@ -36,18 +36,20 @@ const CLOSEST_CANDIDATES = 200;
 const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 /** The windows of message ids a count in steps reads, sized from the last one's time to hold the thread about 4 ms. */
 export const COUNT_WINDOWS: TimedSlices = { first: 2_000, min: 500, max: 1_000_000, targetMs: 4 };
-/**
- * The same for a read through the search index's candidates. Its cost is a seek per segment and
- * trigram in each part a window asks (about 2 ms on the 1M log's one part, for a window of 2,000
- * ids as for one of a million) and then the candidates, few for an exact value: windows start
- * wide, so that a million ids are not twenty windows' seeks.
- */
-export const INDEXED_WINDOWS: TimedSlices = { first: 1 << 18, min: 2_000, max: 1 << 24, targetMs: 4 };
 const CLOSEST_SHOWN = 5;
 /** A wait's count again that took longer than this is followed by a pause as long. */
 const LONG_COUNT_MS = 20;
 /** Ranges shorter than this are read row by row: cheaper than reading the tallies. */
 const TALLIED_RANGE_MIN = 2 * TALLY_BLOCK_IDS;
+
+/**
+ * Candidates a batch of a read through the search index takes (IndexedCandidates). Each is a row
+ * read and checked (about 2.5 µs warm at 10M), besides the MATCH's own cost per batch, a seek per
+ * segment and trigram (2 ms on the 1M log; up to 25 ms on a 10M log upgraded from before the
+ * index's parts, whose one big part is never merged), which does not shrink with the range: the
+ * batches are counted in candidates, not in ids.
+ */
+export const CANDIDATES_PER_BATCH = 2_000;
 
 /** Milliseconds of reading left to a count made in steps, shared by every range it reads. */
 interface Budget {
@@ -65,11 +67,10 @@ async function inIdWindows(
   budget: Budget,
   read: (after: number, through: number) => void,
   enough: () => boolean = () => false,
-  sizes: TimedSlices = COUNT_WINDOWS,
 ): Promise<number> {
   let edge = range.newestFirst ? range.high : range.low;
   const done = (): boolean => (range.newestFirst ? edge <= range.low : edge >= range.high);
-  let window = sizes.first;
+  let window = COUNT_WINDOWS.first;
   while (!done()) {
     const next = range.newestFirst ? Math.max(range.low, edge - window) : Math.min(range.high, edge + window);
     const t = performance.now();
@@ -77,9 +78,34 @@ async function inIdWindows(
     else read(edge, next);
     const took = performance.now() - t;
     budget.ms -= took;
-    window = nextTimedSize(sizes, window, took);
+    window = nextTimedSize(COUNT_WINDOWS, window, took);
     edge = next;
     if (done() || budget.ms <= 0 || enough()) break;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return edge;
+}
+
+/**
+ * Reads the search index's candidates in (low, high] a batch at a time (CANDIDATES_PER_BATCH),
+ * oldest first, with a turn of the event loop between batches, and stops as inIdWindows does.
+ * Returns the edge it reached: `high` when it read every candidate.
+ */
+async function inCandidateBatches(
+  candidateIds: (after: number, through: number, max: number) => number[],
+  range: { low: number; high: number },
+  budget: Budget,
+  read: (ids: number[]) => void,
+  enough: () => boolean = () => false,
+): Promise<number> {
+  let edge = range.low;
+  while (edge < range.high) {
+    const t = performance.now();
+    const ids = candidateIds(edge, range.high, CANDIDATES_PER_BATCH);
+    read(ids);
+    budget.ms -= performance.now() - t;
+    edge = ids.length < CANDIDATES_PER_BATCH ? range.high : (ids[ids.length - 1] as number);
+    if (edge >= range.high || budget.ms <= 0 || enough()) break;
     await new Promise((resolve) => setImmediate(resolve));
   }
   return edge;
@@ -97,7 +123,6 @@ async function pageInWindows<T extends { id: number }>(
   segments: readonly Segment[],
   limit: number,
   read: (after: number, through: number, limit: number) => T[],
-  sizes: TimedSlices = COUNT_WINDOWS,
 ): Promise<{ rows: T[]; next: number | null }> {
   const rows: T[] = [];
   const budget = unbounded();
@@ -108,7 +133,6 @@ async function pageInWindows<T extends { id: number }>(
       budget,
       (from, through) => void rows.push(...read(from, through, limit - rows.length)),
       () => rows.length >= limit,
-      sizes,
     );
   }
   return { rows, next: rows.length === limit ? (rows[rows.length - 1]?.id ?? null) : null };
@@ -239,6 +263,53 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     const index = engine.stores.searchIndex;
     return match === null ? null : { parts: index.parts(), match, through: index.through() };
   };
+  const candidatesOf =
+    (indexed: IndexedCandidates) =>
+    (after: number, through: number, max: number): number[] =>
+      store.candidateIds(indexed, after, through, max);
+
+  /**
+   * countWithinIds through the search index's candidates, for the ids it holds; the newer ones
+   * (committed, not taken in yet) row by row.
+   */
+  const countThroughIndex = async (filter: MessageQueryFilter, indexed: IndexedCandidates, after: number, through: number, budgetMs: number): Promise<number | undefined> => {
+    const { indexed: byIndex, rows } = byIndexThenRows(Math.max(after, filter.afterMessageId ?? 0), through, indexed.through);
+    const budget = { ms: budgetMs };
+    let total = 0;
+    if (byIndex !== null) {
+      const [low, high] = byIndex;
+      const reached = await inCandidateBatches(candidatesOf(indexed), { low, high }, budget, (ids) => {
+        total += store.countAmong(filter, ids);
+      });
+      if (reached < high) return undefined;
+    }
+    if (rows !== null) {
+      const [low, high] = rows;
+      const reached = await inIdWindows({ low, high, newestFirst: false }, budget, (from, to) => {
+        total += store.countMessagesInIds(filter, from, to);
+      });
+      if (reached < high) return undefined;
+    }
+    return total;
+  };
+
+  /** messagePage through the search index's candidates, then the ids past it row by row. */
+  const pageThroughIndex = async (filter: MessageQueryFilter, indexed: IndexedCandidates, after: number, limit: number): Promise<{ messages: AssertedMessage[]; next: number | null }> => {
+    const { indexed: byIndex, rows: tail } = byIndexThenRows(Math.max(after, filter.afterMessageId ?? 0), store.lastMessageId(), indexed.through);
+    const rows: AssertionMessageRow[] = [];
+    if (byIndex !== null) {
+      const [low, high] = byIndex;
+      await inCandidateBatches(
+        candidatesOf(indexed),
+        { low, high },
+        unbounded(),
+        (ids) => void rows.push(...store.messagesAmong(filter, ids, limit - rows.length)),
+        () => rows.length >= limit,
+      );
+    }
+    if (tail !== null && rows.length < limit) rows.push(...(await pageInWindows(wholeRange(tail[0], tail[1]), limit - rows.length, (from, through, n) => store.messages(filter, from, n, through))).rows);
+    return { messages: rows.map(toAssertedMessage), next: rows.length === limit ? (rows[rows.length - 1]?.id ?? null) : null };
+  };
   const waits = new Set<() => void>();
 
   const markerOf = (name: string | undefined): MarkerRow | null => {
@@ -303,8 +374,9 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
    * budget ran out first.
    */
   const countWithinIds = async (filter: MessageQueryFilter, after: number, through: number, budgetMs: number): Promise<number | undefined> => {
-    const { segments, matches } = segmentsOf(filter, after, through);
     const indexed = indexedFor(filter);
+    if (indexed !== null) return countThroughIndex(filter, indexed, after, through, budgetMs);
+    const { segments, matches } = segmentsOf(filter, after, through);
     const budget = { ms: budgetMs };
     let total = 0;
     for (const segment of segments) {
@@ -312,15 +384,9 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
         for (const block of segment.blocks) total += matches.get(block) ?? 0;
         continue;
       }
-      const reached = await inIdWindows(
-        { low: segment.after, high: segment.through, newestFirst: false },
-        budget,
-        (from, to) => {
-          total += store.countMessagesInIds(filter, from, to, indexed);
-        },
-        undefined,
-        indexed === null ? COUNT_WINDOWS : INDEXED_WINDOWS,
-      );
+      const reached = await inIdWindows({ low: segment.after, high: segment.through, newestFirst: false }, budget, (from, to) => {
+        total += store.countMessagesInIds(filter, from, to);
+      });
       if (reached < segment.through) return undefined;
     }
     return total;
@@ -349,14 +415,10 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
   };
 
   const messagePage = async (filter: MessageQueryFilter, after: number, limit: number): Promise<{ messages: AssertedMessage[]; next: number | null }> => {
-    const { segments } = segmentsOf(filter, Math.max(after, filter.afterMessageId ?? 0), store.lastMessageId());
     const indexed = indexedFor(filter);
-    const { rows, next } = await pageInWindows(
-      segments,
-      limit,
-      (from, through, n) => store.messages(filter, from, n, through, indexed),
-      indexed === null ? COUNT_WINDOWS : INDEXED_WINDOWS,
-    );
+    if (indexed !== null) return pageThroughIndex(filter, indexed, after, limit);
+    const { segments } = segmentsOf(filter, Math.max(after, filter.afterMessageId ?? 0), store.lastMessageId());
+    const { rows, next } = await pageInWindows(segments, limit, (from, through, n) => store.messages(filter, from, n, through));
     return { messages: rows.map(toAssertedMessage), next };
   };
 

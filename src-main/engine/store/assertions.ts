@@ -216,24 +216,15 @@ export function messagePageSql(f: MessageQueryFilter, afterId: number, limit: nu
   };
 }
 
-/** Pure: messagePageSql over the index's candidates in (afterId, throughId] (see IndexedCandidates). */
-export function indexedMessagePageSql(f: MessageQueryFilter, c: IndexedCandidates, afterId: number, limit: number, throughId: number): { sql: string; params: unknown[] } | null {
-  const { terms, params } = messageFilterSql({ ...f, afterMessageId: null });
-  const candidates = candidatesSql(c, Math.max(afterId, f.afterMessageId ?? 0), throughId);
-  if (candidates === null) return null;
+/** Pure: a page of the filter's matches among the given message ids (a batch of the index's candidates), oldest first. */
+export function messagesAmongSql(f: MessageQueryFilter, ids: readonly number[], limit: number): { sql: string; params: unknown[] } {
+  const { terms, params } = messageFilterSql(f);
+  terms.unshift('m.id IN (SELECT value FROM json_each(?))');
   return {
-    sql: `WITH page AS MATERIALIZED (SELECT m.id FROM (${candidates.sql}) c CROSS JOIN messages m ON m.id = c.message_id ${where(terms)} ORDER BY m.id LIMIT ?)
+    sql: `WITH page AS MATERIALIZED (SELECT m.id FROM messages m ${where(terms)} ORDER BY m.id LIMIT ?)
       SELECT ${MESSAGE_COLUMNS} FROM page JOIN messages m ON m.id = page.id ORDER BY m.id`,
-    params: [...candidates.params, ...params, limit],
+    params: [JSON.stringify(ids), ...params, limit],
   };
-}
-
-/** Pure: the count of the filter's matches among the index's candidates in (afterId, throughId]. */
-export function indexedCountSql(f: MessageQueryFilter, c: IndexedCandidates, afterId: number, throughId: number): { sql: string; params: unknown[] } | null {
-  const { terms, params } = messageFilterSql({ ...f, afterMessageId: null });
-  const candidates = candidatesSql(c, Math.max(afterId, f.afterMessageId ?? 0), throughId);
-  if (candidates === null) return null;
-  return { sql: `SELECT COUNT(*) AS n FROM (${candidates.sql}) c CROSS JOIN messages m ON m.id = c.message_id ${where(terms)}`, params: [...candidates.params, ...params] };
 }
 
 /** Pure: the WHERE terms over deliveries d and their messages m, and their params: the message filter, then the delivery's own. */
@@ -342,22 +333,34 @@ export class AssertionStore {
     });
   }
 
+  messages(f: MessageQueryFilter, afterId: number, limit: number, throughId?: number): AssertionMessageRow[] {
+    const { sql, params } = messagePageSql(f, afterId, limit, throughId);
+    return statement(this.db, sql).all(...params) as AssertionMessageRow[];
+  }
+
   /**
-   * A page of the filter's matches after `afterId` (up to `throughId`); with `indexed`, the ids the
-   * search index holds are read through its candidates and only the newer ones row by row.
+   * Up to `max` of the search index's candidates with ids in (afterId, throughId], ascending: the
+   * next batch of a read through the index (IndexedCandidates).
    */
-  messages(f: MessageQueryFilter, afterId: number, limit: number, throughId?: number, indexed: IndexedCandidates | null = null): AssertionMessageRow[] {
-    if (indexed === null) {
-      const { sql, params } = messagePageSql(f, afterId, limit, throughId);
-      return statement(this.db, sql).all(...params) as AssertionMessageRow[];
-    }
-    const from = Math.max(afterId, f.afterMessageId ?? 0);
-    const { indexed: byIndex, rows } = byIndexThenRows(from, throughId ?? Number.MAX_SAFE_INTEGER, indexed.through);
-    const page: AssertionMessageRow[] = [];
-    const read = byIndex === null ? null : indexedMessagePageSql(f, indexed, byIndex[0], limit, byIndex[1]);
-    if (read !== null) page.push(...(statement(this.db, read.sql).all(...read.params) as AssertionMessageRow[]));
-    if (rows !== null && page.length < limit) page.push(...this.messages(f, rows[0], limit - page.length, throughId));
-    return page;
+  candidateIds(c: IndexedCandidates, afterId: number, throughId: number, max: number): number[] {
+    const candidates = candidatesSql(c, afterId, throughId);
+    if (candidates === null) return [];
+    return statement(this.db, `${candidates.sql} LIMIT ?`)
+      .pluck(true)
+      .all(...candidates.params, max) as number[];
+  }
+
+  /** How many of the given message ids the filter matches, checked row by row. */
+  countAmong(f: MessageQueryFilter, ids: readonly number[]): number {
+    const { terms, params } = messageFilterSql(f);
+    terms.unshift('m.id IN (SELECT value FROM json_each(?))');
+    return (statement(this.db, `SELECT COUNT(*) AS n FROM messages m ${where(terms)}`).get(JSON.stringify(ids), ...params) as { n: number }).n;
+  }
+
+  /** A page of the filter's matches among the given message ids, oldest first. */
+  messagesAmong(f: MessageQueryFilter, ids: readonly number[], limit: number): AssertionMessageRow[] {
+    const { sql, params } = messagesAmongSql(f, ids, limit);
+    return statement(this.db, sql).all(...params) as AssertionMessageRow[];
   }
 
   countMessages(f: MessageQueryFilter): number {
@@ -366,15 +369,7 @@ export class AssertionStore {
   }
 
   /** The same count over the messages with ids in (afterId, throughId]: one window of a count made in steps. */
-  countMessagesInIds(f: MessageQueryFilter, afterId: number, throughId: number, indexed: IndexedCandidates | null = null): number {
-    if (indexed !== null) {
-      const { indexed: byIndex, rows } = byIndexThenRows(Math.max(afterId, f.afterMessageId ?? 0), throughId, indexed.through);
-      let n = 0;
-      const read = byIndex === null ? null : indexedCountSql(f, indexed, byIndex[0], byIndex[1]);
-      if (read !== null) n += (statement(this.db, read.sql).get(...read.params) as { n: number }).n;
-      if (rows !== null) n += this.countMessagesInIds(f, rows[0], rows[1]);
-      return n;
-    }
+  countMessagesInIds(f: MessageQueryFilter, afterId: number, throughId: number): number {
     const { terms, params } = messageFilterSql({ ...f, afterMessageId: null });
     const sql = `SELECT COUNT(*) AS n FROM messages m WHERE m.id > ? AND m.id <= ?${terms.length > 0 ? ` AND ${terms.join(' AND ')}` : ''}`;
     return (statement(this.db, sql).get(Math.max(afterId, f.afterMessageId ?? 0), throughId, ...params) as { n: number }).n;
