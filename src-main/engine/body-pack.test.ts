@@ -174,3 +174,42 @@ test('the backlog is packed after start, in slices, while the engine serves; a d
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test('batches packed on the packing thread: each delivery stores, signs and sends its own message', async () => {
+  const receiver = await new Receiver().start();
+  // Every request of four bodies or more goes to the thread, busy engine or not.
+  const h = await startHarness(configWith(receiver.url), { packOffThreadMinInFlight: 1 });
+  try {
+    assert.equal(await h.engine.bodyPacker.ready(), true);
+    const batches = Array.from({ length: 12 }, (_, b) => ({
+      batch: Array.from({ length: 20 }, (_, k) => ({ type: 'track', userId: `u-${b}-${k}`, event: `Event ${b}`, messageId: `pk-${b}-${k}`, properties: { n: b * 100 + k, note: 'é'.repeat(k) } })),
+    }));
+    const answers = await Promise.all(batches.map((b) => h.post('/v1/batch', b)));
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      batches.map(() => 200),
+    );
+    await receiver.waitFor(240);
+    assert.equal(h.engine.bodyPacker.packed(), 240, 'every body went to the thread');
+    const sentFor = new Map<string, Buffer>();
+    for (const r of receiver.received) {
+      assert.equal(r.headers['x-signature'], hmac(r.body));
+      const sent = JSON.parse(r.body.toString('utf8')) as { messageId: string; userId: string; properties: { n: number } };
+      const [, b, k] = sent.messageId.split('-').map(Number);
+      assert.equal(sent.userId, `u-${b}-${k}`, 'the body is its own message');
+      assert.equal(sent.properties.n, b! * 100 + k!);
+      sentFor.set(sent.messageId, r.body);
+    }
+    const rows = h.inspect.all<{ id: number; messageId: string; format: number }>(
+      'SELECT d.id, m.message_id AS messageId, d.body_format AS format FROM deliveries d JOIN messages m ON m.id = d.message_id',
+    );
+    assert.equal(rows.length, 240);
+    for (const row of rows) {
+      assert.equal(row.format, BODY_DEFLATE_MESSAGE);
+      assert.deepEqual(Buffer.from(h.engine.stores.log.getDelivery(row.id)!.body!), sentFor.get(row.messageId), `delivery ${row.id}: the stored bytes are the ones sent`);
+    }
+  } finally {
+    await h.close();
+    await receiver.close();
+  }
+});

@@ -12,7 +12,7 @@ import { openDatabase, truncateWal, useIncrementalVacuum, type Db } from './stor
 import { DataDirLockedError, lockDataDir } from './store/data-lock';
 import { preparePrivateDatabase, preparePrivateDir } from './store/private-files';
 import { startCheckpointer } from './store/checkpointer';
-import { createBodyPacker } from './store/body-packer';
+import { createBodyPacker, type BodyPacker } from './store/body-packer';
 import { READ_SETTLES_AT_MOST } from './store/profiles';
 import { walWatch } from './store/wal-watch';
 import { createGroupCommit } from './store/group-commit';
@@ -89,6 +89,11 @@ export interface EngineOptions {
   readCountBudgetMs?: number;
   /** Messages per part of the search index (store/search-index.ts, PART_MESSAGES): smaller in tests. */
   searchIndexPartMessages?: number;
+  /**
+   * Fewest ingest requests in hand for a request's bodies to go to the packing thread
+   * (store/body-packer.ts, PACK_OFF_THREAD_MIN_IN_FLIGHT): 1 in tests that must see the thread used.
+   */
+  packOffThreadMinInFlight?: number;
 }
 
 const SEALED: SecretsAtRest = { sealed: true, reason: 'Shared secrets are encrypted with the system keychain before they are stored.' };
@@ -113,6 +118,8 @@ export interface Engine {
   readonly stores: Stores;
   /** Reads that may take long, run on a worker thread with its own connection (or here while none answers). */
   readonly reads: OffThreadReads;
+  /** The ingest's packing thread (store/body-packer.ts): whether it is up, and how many bodies it has packed. */
+  readonly bodyPacker: Pick<BodyPacker, 'ready' | 'packed'>;
   /**
    * Resolves once every message committed before the call is in the search index, the tallies
    * and the profiles, taken in by the engine's follow-up in its slices: a read on this thread
@@ -570,7 +577,10 @@ export function createEngine(options: EngineOptions): Engine {
     publishTo('requests', [id]);
     retention.nudge();
   };
-  const packer = createBodyPacker({ onError: (message) => process.stderr.write(`hookbench: ${message}; bodies are packed on the engine's thread instead\n`) });
+  const packer = createBodyPacker({
+    minInFlight: options.packOffThreadMinInFlight,
+    onError: (message) => process.stderr.write(`hookbench: ${message}; bodies are packed on the engine's thread instead\n`),
+  });
   const ingest = createIngestHandler({
     log,
     routing,
@@ -593,6 +603,7 @@ export function createEngine(options: EngineOptions): Engine {
     secretsAtRest: options.secretsAtRest ?? (options.secrets?.seal ? SEALED : PLAIN),
     stores,
     reads,
+    bodyPacker: packer,
     owedTakenIn: () => commitFollowUp.settled(),
     clock,
     health,

@@ -43,6 +43,7 @@ test("the packing thread packs a request's bodies into the bytes the commit woul
     const many = await Promise.all(Array.from({ length: 8 }, (_, r) => packer.pack(Array.from({ length: 5 }, (_, i) => webhookish(r * 10 + i)), BUSY)));
     assert.ok(many.every((p) => p?.length === 5));
     many.forEach((p, r) => p!.forEach((b, i) => assert.deepEqual(unpackBody(b, webhookish(r * 10 + i).json), webhookish(r * 10 + i).body)));
+    assert.equal(packer.packed(), items.length + 8 * 5, 'every body counted once');
     assert.deepEqual(errors, []);
   } finally {
     await packer.stop();
@@ -66,6 +67,7 @@ test('a small request, a request with few others in flight, a request before the
   assert.equal(await packer.pack(enough, BUSY), null);
   assert.equal(await packer.ready(), true);
   assert.equal(await packer.pack(few, BUSY), null);
+  assert.equal(packer.packed(), 0);
   assert.notEqual(await packer.pack(enough, BUSY), null);
   assert.equal(await packer.pack(enough, BUSY - 1), null, 'a request with few others in flight');
   const inFlight = packer.pack(enough, BUSY);

@@ -27,8 +27,8 @@ export const PACK_OFF_THREAD_MIN_BODIES = 4;
 export const PACK_OFF_THREAD_MIN_IN_FLIGHT = 3;
 
 /** Pure: whether a request's bodies go to the packing thread. */
-export function packOffThread(bodies: number, requestsInFlight: number): boolean {
-  return bodies >= PACK_OFF_THREAD_MIN_BODIES && requestsInFlight >= PACK_OFF_THREAD_MIN_IN_FLIGHT;
+export function packOffThread(bodies: number, requestsInFlight: number, minInFlight = PACK_OFF_THREAD_MIN_IN_FLIGHT): boolean {
+  return bodies >= PACK_OFF_THREAD_MIN_BODIES && requestsInFlight >= minInFlight;
 }
 
 export interface BodyToPack {
@@ -45,6 +45,8 @@ export interface BodyPacker {
   pack(bodies: BodyToPack[], requestsInFlight: number): Promise<Buffer[] | null>;
   /** Starts the thread if it is not started; true once it takes requests, false if it cannot. */
   ready(): Promise<boolean>;
+  /** Bodies the thread has packed so far (the rest were packed in place). */
+  packed(): number;
   stop(): Promise<void>;
 }
 
@@ -114,7 +116,7 @@ export function splitAt(bytes: Uint8Array, ends: Uint32Array): Buffer[] {
  * The thread starts at the first request big enough to use it; requests before it is up are packed
  * in place, so nothing waits for a thread to boot. `onError` hears why the thread stopped serving.
  */
-export function createBodyPacker(options: { onError?: (message: string) => void } = {}): BodyPacker {
+export function createBodyPacker(options: { onError?: (message: string) => void; minInFlight?: number | undefined } = {}): BodyPacker {
   let worker: Worker | null = null;
   let online = false;
   let dead = false;
@@ -123,6 +125,7 @@ export function createBodyPacker(options: { onError?: (message: string) => void 
     for (const resolve of readyWaiters.splice(0)) resolve(ok);
   };
   let next = 0;
+  let packedBodies = 0;
   const waiting = new Map<number, (packed: Buffer[] | null) => void>();
 
   const fail = (message: string | null): void => {
@@ -146,8 +149,12 @@ export function createBodyPacker(options: { onError?: (message: string) => void 
       const resolve = waiting.get(reply.id);
       if (resolve === undefined) return;
       waiting.delete(reply.id);
-      if ('error' in reply) options.onError?.(`the packing thread could not pack a request's bodies: ${reply.error}`);
-      resolve('error' in reply ? null : splitAt(reply.packed, reply.ends));
+      if ('error' in reply) {
+        options.onError?.(`the packing thread could not pack a request's bodies: ${reply.error}`);
+        return resolve(null);
+      }
+      packedBodies += reply.ends.length;
+      resolve(splitAt(reply.packed, reply.ends));
     });
     // Without a listener a worker's error would end the process.
     w.on('error', (err) => fail(`the packing thread failed: ${err.message}`));
@@ -156,7 +163,7 @@ export function createBodyPacker(options: { onError?: (message: string) => void 
 
   return {
     pack(bodies, requestsInFlight) {
-      if (dead || !packOffThread(bodies.length, requestsInFlight)) return Promise.resolve(null);
+      if (dead || !packOffThread(bodies.length, requestsInFlight, options.minInFlight)) return Promise.resolve(null);
       if (worker === null) start();
       if (!online) return Promise.resolve(null);
       const { bytes, ends } = concatBodies(bodies.map((b) => b.body));
@@ -166,6 +173,7 @@ export function createBodyPacker(options: { onError?: (message: string) => void 
         worker!.postMessage(request, [bytes.buffer, ends.buffer]);
       });
     },
+    packed: () => packedBodies,
     ready() {
       if (dead) return Promise.resolve(false);
       if (worker === null) start();
