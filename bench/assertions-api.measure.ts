@@ -38,6 +38,8 @@ const calls: [string, () => Promise<unknown>][] = [
   ['wait, after a marker', () => assertions.wait({ marker: marker.name, event: 'Order Completed', count: 1, timeout: 0 })],
   ['deliveries, an event', async () => assertions.deliveries({ event: 'Order Completed', limit: 100 })],
   ['deliveries, failed, an event', async () => assertions.deliveries({ event: 'Order Completed', status: 'failed', limit: 100 })],
+  ['deliveries, a user', async () => assertions.deliveries({ userId: 'user_42', limit: 100 })],
+  ['deliveries, an anonymousId', async () => assertions.deliveries({ anonymousId: ANON_42, limit: 100 })],
   ['violations, whole log', async () => assertions.violationCounts()],
   ['violations, after a marker', async () => assertions.violationCounts(marker.name)],
 ];

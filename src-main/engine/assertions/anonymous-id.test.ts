@@ -36,18 +36,26 @@ describe('an anonymousId is looked up through the search index, and answers as r
 
   const commit = (from: number, to: number): void => {
     const source = h.engine.stores.config.listSources()[0]!.id;
+    const destination = h.engine.stores.config.listDestinations()[0]!.id;
     for (let start = from; start < to; start += 500) {
       const items = [];
       for (let i = start; i < Math.min(to, start + 500); i++) {
         const m = message(i);
-        items.push({ message: m, json: JSON.stringify(m), destinationIds: [] });
+        // Deliveries for two messages in three, to a destination that is off (they are discarded, and stay).
+        items.push({ message: m, json: JSON.stringify(m), destinationIds: i % 3 === 2 ? [] : [destination] });
       }
       h.engine.stores.log.commitRequest({ sourceId: source, path: '/v1/batch', receivedAt: Date.UTC(2026, 10, 1) + start, httpStatus: 200, bytes: 0, userAgent: 'test' }, source, items, [], 0);
     }
   };
 
   before(async () => {
-    h = await startHarness({ sources: [{ name: 'web', writeKey: 'wk_web' }], destinations: [] }, { searchIndexPartMessages: PART });
+    h = await startHarness(
+      {
+        sources: [{ name: 'web', writeKey: 'wk_web' }],
+        destinations: [{ name: 'off', enabled: false, sources: ['web'], sharedSecret: 's', webhooks: [{ url: 'http://127.0.0.1:9/never', headers: {} }] }],
+      },
+      { searchIndexPartMessages: PART },
+    );
     assertions = createAssertions(h.engine);
     commit(0, MESSAGES);
     // What the engine's follow-up does a moment after each commit.
@@ -79,6 +87,27 @@ describe('an anonymousId is looked up through the search index, and answers as r
       }
     }
     assert.ok(h.engine.stores.searchIndex.parts().length >= 4, 'the log spans several parts of the index');
+  });
+
+  /** The service's deliveries for an anonymousId against one statement over every delivery. */
+  const assertSameDeliveries = async (label: string): Promise<void> => {
+    const store = h.engine.stores.assertions;
+    const extra = { afterDeliveryId: null, status: null, destination: null };
+    for (const anonymousId of ['anon-1', 'anon-12', 'ANON-3', 'nobody-at-all']) {
+      for (const after of [0, 2_500]) {
+        const page = await assertions.deliveries({ anonymousId, after, limit: 30 });
+        assert.deepEqual(
+          page.deliveries.map((d) => d.id),
+          store.deliveries(filterOf({ anonymousId }), extra, after, 30).map((d) => d.id),
+          `${label} ${anonymousId} after ${after}: deliveries`,
+        );
+        if (anonymousId === 'anon-1') assert.equal(page.deliveries.length, 30);
+      }
+    }
+  };
+
+  test("deliveries of an anonymousId: the deliveries of the index's candidates, as one statement over every delivery finds them", async () => {
+    await assertSameDeliveries('indexed');
   });
 
   test('the index is read in one window where reading the rows takes several', async () => {
@@ -135,6 +164,9 @@ describe('an anonymousId is looked up through the search index, and answers as r
       store.messages(filter, MESSAGES - 300, 100).map((m) => m.id),
     );
     assert.ok(newest.messages.some((m) => m.id > MESSAGES), 'the page reaches into the tail');
+    await assertSameDeliveries('with a tail owed to the index');
+    const tail = await assertions.deliveries({ anonymousId: 'anon-5', after: store.lastDeliveryId() - 400, limit: 100 });
+    assert.ok(tail.deliveries.length > 0, "the tail's deliveries are found");
   });
 });
 

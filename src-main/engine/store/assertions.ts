@@ -252,9 +252,16 @@ export function deliveryPageSql(
   afterId: number,
   limit: number,
   throughId?: number,
+  among?: { messageIds: readonly number[]; newerThan: number },
 ): { sql: string; params: unknown[] } {
   // One lower bound on the delivery's id, as for messages.
   const { terms, params } = deliveryFilterSql(f, { ...extra, afterDeliveryId: null });
+  if (among !== undefined) {
+    // The deliveries of the given messages and of every message past `newerThan`, by deliveries_message.
+    terms.unshift(`d.id IN (SELECT x.id FROM deliveries x WHERE x.message_id IN (SELECT value FROM json_each(?))
+      UNION ALL SELECT x.id FROM deliveries x WHERE x.message_id > ?)`);
+    params.unshift(JSON.stringify(among.messageIds), among.newerThan);
+  }
   terms.push('d.id > ?');
   params.push(Math.max(afterId, extra.afterDeliveryId ?? 0));
   upTo(terms, params, 'd.id', throughId);
@@ -397,6 +404,16 @@ export class AssertionStore {
 
   deliveries(f: MessageQueryFilter, extra: DeliveryQueryExtra, afterId: number, limit: number, throughId?: number): AssertionDeliveryRow[] {
     const { sql, params } = deliveryPageSql(f, extra, afterId, limit, throughId);
+    return statement(this.db, sql).all(...params) as AssertionDeliveryRow[];
+  }
+
+  /**
+   * A page of the filter's deliveries among those of the given messages (the search index's
+   * candidates, every one of them) and of the messages past `newerThan` (the index's `through`),
+   * each checked by the filter's exact terms.
+   */
+  deliveriesAmong(f: MessageQueryFilter, extra: DeliveryQueryExtra, among: { messageIds: readonly number[]; newerThan: number }, afterId: number, limit: number): AssertionDeliveryRow[] {
+    const { sql, params } = deliveryPageSql(f, extra, afterId, limit, undefined, among);
     return statement(this.db, sql).all(...params) as AssertionDeliveryRow[];
   }
 
