@@ -525,8 +525,8 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
       const after = Math.max(input.after ?? 0, marker?.delivery_id ?? 0);
       if (noMessageMatches(filter)) return { deliveries: [], next: null };
       const indexed = indexedFor(filter);
-      const candidates = indexed === null ? null : store.candidateIds(indexed, 0, indexed.through, DELIVERY_CANDIDATES_AT_MOST + 1);
-      if (indexed !== null && candidates !== null && candidates.length <= DELIVERY_CANDIDATES_AT_MOST) {
+      const candidates = indexed === null ? [] : store.candidateIds(indexed, 0, indexed.through, DELIVERY_CANDIDATES_AT_MOST + 1);
+      if (indexed !== null && candidates.length <= DELIVERY_CANDIDATES_AT_MOST) {
         const limit = input.limit ?? DEFAULT_ASSERT_LIMIT;
         const rows = store.deliveriesAmong(filter, extra, { messageIds: candidates, newerThan: indexed.through }, after, limit);
         return { deliveries: rows.map(toDeliveryRow), next: rows.length === limit ? (rows[rows.length - 1]?.id ?? null) : null };

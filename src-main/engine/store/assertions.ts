@@ -216,14 +216,19 @@ export function messagePageSql(f: MessageQueryFilter, afterId: number, limit: nu
   };
 }
 
-/** Pure: a page of the filter's matches among the given message ids (a batch of the index's candidates), oldest first. */
-export function messagesAmongSql(f: MessageQueryFilter, ids: readonly number[], limit: number): { sql: string; params: unknown[] } {
+/** Pure: messageFilterSql over the given message ids only (a batch of the index's candidates). */
+function amongFilterSql(f: MessageQueryFilter, ids: readonly number[]): { terms: string[]; params: unknown[] } {
   const { terms, params } = messageFilterSql(f);
-  terms.unshift('m.id IN (SELECT value FROM json_each(?))');
+  return { terms: ['m.id IN (SELECT value FROM json_each(?))', ...terms], params: [JSON.stringify(ids), ...params] };
+}
+
+/** Pure: a page of the filter's matches among the given message ids, oldest first. */
+export function messagesAmongSql(f: MessageQueryFilter, ids: readonly number[], limit: number): { sql: string; params: unknown[] } {
+  const { terms, params } = amongFilterSql(f, ids);
   return {
     sql: `WITH page AS MATERIALIZED (SELECT m.id FROM messages m ${where(terms)} ORDER BY m.id LIMIT ?)
       SELECT ${MESSAGE_COLUMNS} FROM page JOIN messages m ON m.id = page.id ORDER BY m.id`,
-    params: [JSON.stringify(ids), ...params, limit],
+    params: [...params, limit],
   };
 }
 
@@ -359,9 +364,8 @@ export class AssertionStore {
 
   /** How many of the given message ids the filter matches, checked row by row. */
   countAmong(f: MessageQueryFilter, ids: readonly number[]): number {
-    const { terms, params } = messageFilterSql(f);
-    terms.unshift('m.id IN (SELECT value FROM json_each(?))');
-    return (statement(this.db, `SELECT COUNT(*) AS n FROM messages m ${where(terms)}`).get(JSON.stringify(ids), ...params) as { n: number }).n;
+    const { terms, params } = amongFilterSql(f, ids);
+    return (statement(this.db, `SELECT COUNT(*) AS n FROM messages m ${where(terms)}`).get(...params) as { n: number }).n;
   }
 
   /** A page of the filter's matches among the given message ids, oldest first. */

@@ -805,9 +805,10 @@ export class DeliveryViewStore {
 
   /**
    * A MATCH for an exact value of a field the search index holds (the CI API's anonymousId): it
-   * finds a superset of the messages with that value (sparseTextQuery, as a count's). Null when the index cannot answer: a value under three characters, or an index
-   * still taking in the messages from before it. The index is not brought up to the last commit
-   * first (a write, in a read): the caller reads the ids past its `through` row by row.
+   * finds a superset of the messages with that value (sparseTextQuery, as a count's). Null when
+   * the index cannot answer: a value under three characters, or an index still taking in the
+   * messages from before it. The index is not brought up to the last commit first (a write, in a
+   * read): the caller reads the ids past its `through` row by row.
    */
   exactValueMatch(value: string): string | null {
     if (!indexableText(value) || !this.textIndexReady()) return null;
