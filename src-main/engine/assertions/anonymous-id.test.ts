@@ -14,7 +14,8 @@ const MESSAGES = 9_000;
 
 const anonymousIdOf = (i: number): string =>
   // "anon-1" is inside "anon-10" and "anon-12": the index finds them all, the exact check keeps one.
-  i % 10 === 9 ? `ANON-${i % 13}` : `anon-${i % 13}`;
+  // A NUL ends what the index holds of a field: such a value is read row by row.
+  i % 10 === 9 ? `ANON-${i % 13}` : i % 101 === 0 ? `nul\u0000${i % 2}` : `anon-${i % 13}`;
 
 function message(i: number): InboundMessage {
   return {
@@ -70,7 +71,7 @@ describe('an anonymousId is looked up through the search index, and answers as r
 
   test('counts and pages equal one statement over the rows, for values the index finds in others, other cases and values under three characters', async () => {
     const store = h.engine.stores.assertions;
-    const values = ['anon-1', 'anon-12', 'ANON-1', 'anon-', 'nobody-at-all', 'a1', 'on'];
+    const values = ['anon-1', 'anon-12', 'ANON-1', 'anon-', 'nobody-at-all', 'a1', 'on', 'nul\u00001', 'nul\u0000'];
     for (const anonymousId of values) {
       for (const extra of [{}, { type: 'track' }, { userId: 'user_1' }]) {
         const filter = filterOf({ anonymousId, ...extra });

@@ -154,9 +154,13 @@ export function urlMatchesNothing(f: DeliveryQueryFilter, reach: UrlReach): bool
   return f.url !== null && !reach.entries && !reach.targets && !reach.attempts;
 }
 
-/** Pure: whether the trigram index can answer for a needle: it needs three characters or more. */
+/**
+ * Pure: whether the trigram index can answer for a needle: it needs three characters or more,
+ * and no NUL (FTS5's query parser ends a quoted phrase there, "unterminated string", and its
+ * tokenizer stops a field at one, so the index does not hold what follows it).
+ */
 export function indexableText(needle: string): boolean {
-  return [...needle].length >= 3;
+  return [...needle].length >= 3 && !needle.includes('\u0000');
 }
 
 /**

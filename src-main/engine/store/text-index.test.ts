@@ -113,6 +113,29 @@ test('a needle of three characters or more is looked up in the index; a shorter 
   }
 });
 
+test('a needle with a NUL in it reads the log: FTS5 would refuse the query, and its index stops at a NUL', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hookbench-fts-nul-'));
+  const engine = newEngine(dir);
+  const api = createEngineApi(engine);
+  try {
+    commit(engine, [
+      { userId: null, anonymousId: 'ab\u0000cd-1', event: 'Order Completed', messageId: 'm-1' },
+      { userId: null, anonymousId: 'abxcd-1', event: 'Order Completed', messageId: 'm-2' },
+    ]);
+    const plan = engine.stores.deliveryViews.pagePlan(parseDeliveryPage({ text: 'ab\u0000cd' })).join('\n');
+    assert.doesNotMatch(plan, /message_text/);
+    const page = await api.listDeliveries({ text: 'ab\u0000cd' });
+    assert.deepEqual(
+      page.items.map((d) => d.messageId),
+      ['m-1'],
+    );
+    assert.equal((await api.countDeliveries({ text: 'ab\u0000cd' })).matching, 1);
+  } finally {
+    await engine.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a messageId is found exactly or by its start, through messages_dedupe, not the trigram index', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'hookbench-fts-mid-'));
   const engine = newEngine(dir);
