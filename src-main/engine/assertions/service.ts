@@ -56,6 +56,8 @@ export const CANDIDATES_PER_BATCH = 2_000;
  * message, so the set is of every candidate. A value with more reads the deliveries in windows.
  */
 export const DELIVERY_CANDIDATES_AT_MOST = 5_000;
+/** anonymousIds whose MATCH is kept (matchOf); past this many they are all chosen again. */
+const KEPT_MATCHES = 256;
 
 /** Milliseconds of reading left to a count made in steps, shared by every range it reads. */
 interface Budget {
@@ -265,9 +267,24 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
    */
   const indexedFor = (filter: MessageQueryFilter): IndexedCandidates | null => {
     if (filter.anonymousId === null || filter.userId !== null) return null;
-    const match = engine.stores.deliveryViews.exactValueMatch(filter.anonymousId);
+    const match = matchOf(filter.anonymousId);
     const index = engine.stores.searchIndex;
     return match === null ? null : { parts: index.parts(), match, through: index.through() };
+  };
+  /**
+   * The MATCH for a value, kept: choosing it probes up to 16 trigrams in the index, and a wait
+   * counts again at every commit. Any MATCH chosen finds a superset of the value's messages, so
+   * one chosen earlier stays right as the log changes; only how much it reads may drift.
+   */
+  const matches = new Map<string, string>();
+  const matchOf = (value: string): string | null => {
+    const kept = matches.get(value);
+    if (kept !== undefined) return engine.stores.deliveryViews.textIndexReady() ? kept : null;
+    const match = engine.stores.deliveryViews.exactValueMatch(value);
+    if (match === null) return null;
+    if (matches.size >= KEPT_MATCHES) matches.clear();
+    matches.set(value, match);
+    return match;
   };
   const candidatesOf =
     (indexed: IndexedCandidates) =>

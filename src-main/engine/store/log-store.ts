@@ -389,12 +389,7 @@ export class LogStore {
         firstMessageId ??= messageRowId;
         accepted++;
         // Mapped at commit, the body is packed against the JSON stored in the same row's message.
-        const stored =
-          item.body && item.destinationIds.length > 0
-            ? item.packedBody !== undefined
-              ? { body: item.packedBody, format: BODY_DEFLATE_MESSAGE }
-              : this.storedBody(messageRowId, item.body, item.json)
-            : { body: null, format: BODY_RAW };
+        const stored = item.body && item.destinationIds.length > 0 ? this.storedBody(messageRowId, item.body, item.json, item.packedBody) : { body: null, format: BODY_RAW };
         for (const destinationId of item.destinationIds) {
           const made = this.s.insertDelivery.run(messageRowId, destinationId, m.type, stored.body, stored.format, record.receivedAt, record.receivedAt, warpOf(destinationId));
           const deliveryId = Number(made.lastInsertRowid);
@@ -536,9 +531,17 @@ export class LogStore {
     this.s.writeBody.run(stored.body, stored.format, deliveryId);
   }
 
-  /** A body as it is stored: packed against its message's JSON when it has a message, as is otherwise. */
-  private storedBody(messageRowId: number | null, body: Uint8Array, json = messageRowId === null ? null : this.messageJson(messageRowId)): { body: Buffer; format: number } {
-    return json === null ? { body: Buffer.from(body), format: BODY_RAW } : { body: packBody(body, json), format: BODY_DEFLATE_MESSAGE };
+  /**
+   * A body as it is stored: packed against its message's JSON when it has a message (`packed`
+   * when the packing thread made it already), as is otherwise.
+   */
+  private storedBody(
+    messageRowId: number | null,
+    body: Uint8Array,
+    json = messageRowId === null ? null : this.messageJson(messageRowId),
+    packed?: Buffer,
+  ): { body: Buffer; format: number } {
+    return json === null ? { body: Buffer.from(body), format: BODY_RAW } : { body: packed ?? packBody(body, json), format: BODY_DEFLATE_MESSAGE };
   }
 
   /** Applies finished attempts and the resulting delivery states in one transaction. */
