@@ -354,6 +354,10 @@ async function main(): Promise<void> {
     const tTallies = performance.now();
     while (engine.stores.tallies.range().below !== 0) await sleep(20);
     console.log(`message tallies caught up ${fmt((performance.now() - tTallies) / 1000, 1)} s after the bodies`);
+    // A log from before the list of rare delivery statuses is listed in slices after start, newest first.
+    const tRare = performance.now();
+    while (!engine.stores.rareStatuses.ready()) await sleep(20);
+    console.log(`retrying, failed and discarded deliveries listed ${fmt((performance.now() - tRare) / 1000, 1)} s after the tallies`);
     // What each table and index costs now, on a connection of its own (dbstat reads every page).
     const stat = new Database(dbPath, { readonly: true });
     console.log(formatCosts(costPerMessage(stat)));
@@ -533,7 +537,7 @@ async function underLoadOnly(work: string, hook: string, rounds: number): Promis
       try {
         await engine.personas.current();
         while (!upgradeCaughtUp(engine)) await sleep(20);
-        if (k === 1) console.log(`caught up after start in ${fmt((performance.now() - t0) / 1000, 1)} s (profiles, search index, packed bodies, tallies)`);
+        if (k === 1) console.log(`caught up after start in ${fmt((performance.now() - t0) / 1000, 1)} s (profiles, search index, packed bodies, tallies, rare statuses)`);
         // What the copy, the catch-ups and the last round wrote is flushed before measuring, so
         // that the disk's write-back of them does not land in one phase or the other.
         spawnSync('sync');

@@ -16,9 +16,12 @@ export interface SeededEngine {
   close(): Promise<void>;
 }
 
-/** Whether what an upgraded log does after start is done: the bodies packed, the search index and the tallies caught up. */
+/** Whether what an upgraded log does after start is done: the bodies packed, the search index, the tallies and the list of rare statuses caught up. */
 export const upgradeCaughtUp = (engine: Engine): boolean =>
-  engine.stores.log.bodiesPacked() && engine.stores.deliveryViews.textIndexReady() && engine.stores.tallies.range().below === 0;
+  engine.stores.log.bodiesPacked() &&
+  engine.stores.deliveryViews.textIndexReady() &&
+  engine.stores.tallies.range().below === 0 &&
+  engine.stores.rareStatuses.ready();
 
 /**
  * An engine on a folder seeded by the scale benchmark (a copy: measures write to it), with the

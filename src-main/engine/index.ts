@@ -538,6 +538,18 @@ export function createEngine(options: EngineOptions): Engine {
     },
   });
 
+  // Deliveries from before the list of rare statuses: listed in the background, like the tallies.
+  const rareStatusBackfill = createSlicedWork({
+    slice: (max) => stores.rareStatuses.backfill(max),
+    // A delivery's row is read whole (its body and records): sized by time, about 4 ms a slice.
+    sizing: timedSlices({ first: 500, min: 100, max: 20_000, targetMs: 4 }),
+    clock,
+    stoppedMessage: 'the listing of retrying, failed and discarded deliveries stopped',
+    onError: (err) => {
+      if (health.fault(err) === null) process.stderr.write(`hookbench: the list of retrying, failed and discarded deliveries could not catch up: ${String(err)}\n`);
+    },
+  });
+
   const textIndex = createTextIndexCatchUp({
     slice: (max) => {
       return indexed(stores.deliveryViews.backfillTextIndex(max));
@@ -628,6 +640,7 @@ export function createEngine(options: EngineOptions): Engine {
         retention.start();
         textIndex.start();
         tallyBackfill.start();
+        rareStatusBackfill.start();
         commitFollowUp.start();
         // From now on the follow-up keeps the profiles close behind ingest, and the API waits for it before a read.
         stores.profiles.limitReadSettling(READ_SETTLES_AT_MOST);
@@ -644,6 +657,7 @@ export function createEngine(options: EngineOptions): Engine {
       deletions.stop();
       textIndex.stop();
       tallyBackfill.stop();
+      rareStatusBackfill.stop();
       searchTidy.stop();
       try {
         commitFollowUp.finish();

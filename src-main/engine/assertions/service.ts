@@ -27,6 +27,7 @@ import { byIndexThenRows, type AssertionDeliveryRow, type AssertionMessageRow, t
 import { closestMisses, type Criteria } from './match';
 import { nextTimedSize, type TimedSlices } from '../sliced-work';
 import { TALLY_BLOCK_IDS, type TallyBlock, type ViolationTally } from '../store/message-tallies';
+import { isRareStatus } from '../store/rare-statuses';
 import { planSegments, type Segment } from './tally-plan';
 
 type FilterInput = z.output<typeof messageFilterSchema>;
@@ -58,6 +59,17 @@ export const CANDIDATES_PER_BATCH = 2_000;
 export const DELIVERY_CANDIDATES_AT_MOST = 5_000;
 /** anonymousIds whose MATCH is kept (matchOf); past this many they are all chosen again. */
 const KEPT_MATCHES = 256;
+
+/**
+ * A set of message ids that holds every match of a filter, read in batches (inCandidateBatches)
+ * and each checked by the filter's exact terms. The ids above `through` are not covered: they are
+ * read row by row.
+ */
+interface Candidates {
+  /** Up to `max` of the candidates in (after, through], ascending. */
+  ids: (after: number, through: number, max: number) => number[];
+  through: number;
+}
 
 /** Milliseconds of reading left to a count made in steps, shared by every range it reads. */
 interface Budget {
@@ -286,22 +298,32 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     matches.set(value, match);
     return match;
   };
-  const candidatesOf =
-    (indexed: IndexedCandidates) =>
-    (after: number, through: number, max: number): number[] =>
-      store.candidateIds(indexed, after, through, max);
+  /**
+   * Where a filter's messages can be found without reading the log: an anonymousId's candidates
+   * in the search index, or the messages with a delivery in a rare status (once their list is
+   * ready). A user's messages have an index of their own, read row by row, so a userId goes that
+   * way. Null: read the log (by the tallies, in windows).
+   */
+  const candidatesFor = (filter: MessageQueryFilter): Candidates | null => {
+    const indexed = indexedFor(filter);
+    if (indexed !== null) return { ids: (after, through, max) => store.candidateIds(indexed, after, through, max), through: indexed.through };
+    const status = filter.deliveryStatus;
+    if (status === null || filter.userId !== null || !isRareStatus(status) || !engine.stores.rareStatuses.ready()) return null;
+    // The triggers list a delivery in the transaction that moves it: nothing committed is left out.
+    return { ids: (after, through, max) => store.rareStatusMessageIds(status, after, through, max), through: Number.POSITIVE_INFINITY };
+  };
 
   /**
-   * countWithinIds through the search index's candidates, for the ids it holds; the newer ones
-   * (committed, not taken in yet) row by row.
+   * countWithinIds through the candidates, for the ids they cover; the newer ones (committed,
+   * not taken into the search index yet) row by row.
    */
-  const countThroughIndex = async (filter: MessageQueryFilter, indexed: IndexedCandidates, after: number, through: number, budgetMs: number): Promise<number | undefined> => {
-    const { indexed: byIndex, rows } = byIndexThenRows(Math.max(after, filter.afterMessageId ?? 0), through, indexed.through);
+  const countThroughCandidates = async (filter: MessageQueryFilter, candidates: Candidates, after: number, through: number, budgetMs: number): Promise<number | undefined> => {
+    const { indexed: byIndex, rows } = byIndexThenRows(Math.max(after, filter.afterMessageId ?? 0), through, candidates.through);
     const budget = { ms: budgetMs };
     let total = 0;
     if (byIndex !== null) {
       const [low, high] = byIndex;
-      const reached = await inCandidateBatches(candidatesOf(indexed), { low, high }, budget, (ids) => {
+      const reached = await inCandidateBatches(candidates.ids, { low, high }, budget, (ids) => {
         total += store.countAmong(filter, ids);
       });
       if (reached < high) return undefined;
@@ -316,14 +338,14 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     return total;
   };
 
-  /** messagePage through the search index's candidates, then the ids past it row by row. */
-  const pageThroughIndex = async (filter: MessageQueryFilter, indexed: IndexedCandidates, after: number, limit: number): Promise<{ messages: AssertedMessage[]; next: number | null }> => {
-    const { indexed: byIndex, rows: tail } = byIndexThenRows(Math.max(after, filter.afterMessageId ?? 0), store.lastMessageId(), indexed.through);
+  /** messagePage through the candidates, then the ids past them row by row. */
+  const pageThroughCandidates = async (filter: MessageQueryFilter, candidates: Candidates, after: number, limit: number): Promise<{ messages: AssertedMessage[]; next: number | null }> => {
+    const { indexed: byIndex, rows: tail } = byIndexThenRows(Math.max(after, filter.afterMessageId ?? 0), store.lastMessageId(), candidates.through);
     const rows: AssertionMessageRow[] = [];
     if (byIndex !== null) {
       const [low, high] = byIndex;
       await inCandidateBatches(
-        candidatesOf(indexed),
+        candidates.ids,
         { low, high },
         unbounded(),
         (ids) => void rows.push(...store.messagesAmong(filter, ids, limit - rows.length)),
@@ -397,8 +419,8 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
    * budget ran out first.
    */
   const countWithinIds = async (filter: MessageQueryFilter, after: number, through: number, budgetMs: number): Promise<number | undefined> => {
-    const indexed = indexedFor(filter);
-    if (indexed !== null) return countThroughIndex(filter, indexed, after, through, budgetMs);
+    const candidates = candidatesFor(filter);
+    if (candidates !== null) return countThroughCandidates(filter, candidates, after, through, budgetMs);
     const { segments, matches } = segmentsOf(filter, after, through);
     const budget = { ms: budgetMs };
     let total = 0;
@@ -438,8 +460,8 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
   };
 
   const messagePage = async (filter: MessageQueryFilter, after: number, limit: number): Promise<{ messages: AssertedMessage[]; next: number | null }> => {
-    const indexed = indexedFor(filter);
-    if (indexed !== null) return pageThroughIndex(filter, indexed, after, limit);
+    const candidates = candidatesFor(filter);
+    if (candidates !== null) return pageThroughCandidates(filter, candidates, after, limit);
     const { segments } = segmentsOf(filter, Math.max(after, filter.afterMessageId ?? 0), store.lastMessageId());
     const { rows, next } = await pageInWindows(segments, limit, (from, through, n) => store.messages(filter, from, n, through));
     return { messages: rows.map(toAssertedMessage), next };
@@ -548,8 +570,10 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
         const rows = store.deliveriesAmong(filter, extra, { messageIds: candidates, newerThan: indexed.through }, after, limit);
         return { deliveries: rows.map(toDeliveryRow), next: rows.length === limit ? (rows[rows.length - 1]?.id ?? null) : null };
       }
+      // A rare status (failed: 2% of the deliveries at most, on a log like the scale benchmark's) is read from its list.
+      const rareStatus = extra.status !== null && isRareStatus(extra.status) && engine.stores.rareStatuses.ready();
       const { rows, next } = await pageInWindows(wholeRange(after, store.lastDeliveryId()), input.limit ?? DEFAULT_ASSERT_LIMIT, (from, through, n) =>
-        store.deliveries(filter, extra, from, n, through),
+        store.deliveries(filter, extra, from, n, through, rareStatus),
       );
       return { deliveries: rows.map(toDeliveryRow), next };
     },

@@ -9,6 +9,7 @@ import { BODY_OF } from './body-pack';
 import { statement, statements } from './statements';
 import { partParams, partsMatchSql, type TextParts } from './delivery-views';
 import type { TextPart } from './search-index';
+import type { RareStatus } from './rare-statuses';
 
 /** A filter as the queries take it: checked already; null means "any". */
 export interface MessageQueryFilter {
@@ -232,6 +233,10 @@ export function messagesAmongSql(f: MessageQueryFilter, ids: readonly number[], 
   };
 }
 
+const DELIVERY_COLUMNS = `d.id, d.message_id AS message_row_id, m.message_id, m.type, m.event, m.user_id, m.anonymous_id,
+  (SELECT s.name FROM sources s WHERE s.id = m.source_id) AS source, dst.name AS destination, d.status,
+  d.last_http_status, d.last_error, d.rounds, d.replay_of, d.created_at, d.finished_at`;
+
 /** Pure: the WHERE terms over deliveries d and their messages m, and their params: the message filter, then the delivery's own. */
 function deliveryFilterSql(f: MessageQueryFilter, extra: DeliveryQueryExtra): { terms: string[]; params: unknown[] } {
   const { terms, params } = messageFilterSql(f);
@@ -250,6 +255,13 @@ function deliveryFilterSql(f: MessageQueryFilter, extra: DeliveryQueryExtra): { 
   return { terms, params };
 }
 
+/**
+ * Where a page of deliveries is read from: all of them by id, the given messages' (`among`), or
+ * the list of those in a rare status (`rareStatus`: the filter's status is one, and the list is
+ * ready), walked by id like the deliveries themselves.
+ */
+export type DeliverySource = { among: { messageIds: readonly number[]; newerThan: number } } | { rareStatus: true } | null;
+
 /** Pure: the deliveries matching message fields (over their message) and their own, oldest first; `throughId` as for messages. */
 export function deliveryPageSql(
   f: MessageQueryFilter,
@@ -257,8 +269,23 @@ export function deliveryPageSql(
   afterId: number,
   limit: number,
   throughId?: number,
-  among?: { messageIds: readonly number[]; newerThan: number },
+  source: DeliverySource = null,
 ): { sql: string; params: unknown[] } {
+  if (source !== null && 'rareStatus' in source && extra.status !== null) {
+    // The list drives, by id: the status and the id bounds are its own, the rest is checked on each row.
+    const { terms, params } = deliveryFilterSql(f, { ...extra, status: null, afterDeliveryId: null });
+    terms.unshift('x.status = ?', 'x.id > ?');
+    params.unshift(extra.status, Math.max(afterId, extra.afterDeliveryId ?? 0));
+    upTo(terms, params, 'x.id', throughId);
+    return {
+      sql: `SELECT ${DELIVERY_COLUMNS}
+        FROM rare_status_deliveries x CROSS JOIN deliveries d ON d.id = x.id LEFT JOIN messages m ON m.id = d.message_id
+        LEFT JOIN destinations dst ON dst.id = d.destination_id
+        ${where(terms)} ORDER BY x.id LIMIT ?`,
+      params: [...params, limit],
+    };
+  }
+  const among = source !== null && 'among' in source ? source.among : undefined;
   // One lower bound on the delivery's id, as for messages.
   const { terms, params } = deliveryFilterSql(f, { ...extra, afterDeliveryId: null });
   if (among !== undefined) {
@@ -271,9 +298,7 @@ export function deliveryPageSql(
   params.push(Math.max(afterId, extra.afterDeliveryId ?? 0));
   upTo(terms, params, 'd.id', throughId);
   return {
-    sql: `SELECT d.id, d.message_id AS message_row_id, m.message_id, m.type, m.event, m.user_id, m.anonymous_id,
-        (SELECT s.name FROM sources s WHERE s.id = m.source_id) AS source, dst.name AS destination, d.status,
-        d.last_http_status, d.last_error, d.rounds, d.replay_of, d.created_at, d.finished_at
+    sql: `SELECT ${DELIVERY_COLUMNS}
       FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id LEFT JOIN destinations dst ON dst.id = d.destination_id
       ${where(terms)} ORDER BY d.id LIMIT ?`,
     params: [...params, limit],
@@ -342,6 +367,8 @@ export class AssertionStore {
       violationCountsInIds: `SELECT m.type, m.event, COUNT(*) AS messages, SUM(json_array_length(m.violations)) AS violations
         FROM messages m WHERE m.id > ? AND m.id <= ? AND m.violations IS NOT NULL GROUP BY m.type, m.event`,
       receivedAtOf: 'SELECT received_at FROM messages WHERE id > ? ORDER BY id LIMIT 1',
+      rareStatusMessageIds: `SELECT DISTINCT message_id FROM rare_status_deliveries
+        WHERE status = ? AND message_id > ? AND message_id <= ? ORDER BY message_id LIMIT ?`,
     });
   }
 
@@ -360,6 +387,15 @@ export class AssertionStore {
     return statement(this.db, `${candidates.sql} LIMIT ?`)
       .pluck(true)
       .all(...candidates.params, max) as number[];
+  }
+
+  /**
+   * Up to `max` ids of the messages with a delivery in this rare status, in (afterId, throughId],
+   * ascending, from the list the triggers keep (store/rare-statuses.ts): the next batch of a read
+   * of those messages.
+   */
+  rareStatusMessageIds(status: RareStatus, afterId: number, throughId: number, max: number): number[] {
+    return this.s.rareStatusMessageIds.pluck(true).all(status, afterId, throughId, max) as number[];
   }
 
   /** How many of the given message ids the filter matches, checked row by row. */
@@ -406,8 +442,9 @@ export class AssertionStore {
     return this.s.newest.all(afterMessageId, since, limit) as AssertionMessageRow[];
   }
 
-  deliveries(f: MessageQueryFilter, extra: DeliveryQueryExtra, afterId: number, limit: number, throughId?: number): AssertionDeliveryRow[] {
-    const { sql, params } = deliveryPageSql(f, extra, afterId, limit, throughId);
+  /** `rareStatus`: read through the list of deliveries in a rare status (the filter's status is one, and the list is ready). */
+  deliveries(f: MessageQueryFilter, extra: DeliveryQueryExtra, afterId: number, limit: number, throughId?: number, rareStatus = false): AssertionDeliveryRow[] {
+    const { sql, params } = deliveryPageSql(f, extra, afterId, limit, throughId, rareStatus ? { rareStatus } : null);
     return statement(this.db, sql).all(...params) as AssertionDeliveryRow[];
   }
 
@@ -417,7 +454,7 @@ export class AssertionStore {
    * each checked by the filter's exact terms.
    */
   deliveriesAmong(f: MessageQueryFilter, extra: DeliveryQueryExtra, among: { messageIds: readonly number[]; newerThan: number }, afterId: number, limit: number): AssertionDeliveryRow[] {
-    const { sql, params } = deliveryPageSql(f, extra, afterId, limit, undefined, among);
+    const { sql, params } = deliveryPageSql(f, extra, afterId, limit, undefined, { among });
     return statement(this.db, sql).all(...params) as AssertionDeliveryRow[];
   }
 

@@ -11,6 +11,7 @@ import { ReceiverStore } from './receivers';
 import { AssertionStore } from './assertions';
 import { SearchIndexStore } from './search-index';
 import { MessageTallyStore } from './message-tallies';
+import { RareStatusStore } from './rare-statuses';
 
 /** Runs fn in one transaction; inside another one it becomes a savepoint of it. */
 export type Transaction = <T>(fn: () => T) => T;
@@ -30,6 +31,8 @@ export interface Stores {
   readonly searchIndex: SearchIndexStore;
   /** Messages per block of ids by type, event and source, for the assertions' filters. */
   readonly tallies: MessageTallyStore;
+  /** The deliveries that are retrying, failed or discarded, for the assertions' status filters. */
+  readonly rareStatuses: RareStatusStore;
   /** Sources, destinations and settings. */
   readonly config: ConfigStore;
   readonly profiles: ProfileStore;
@@ -80,6 +83,7 @@ export function createStores(db: Db, secrets?: SecretSealer, options: { searchIn
     deliveryViews: new DeliveryViewStore(db, () => searchIndex.settle()),
     searchIndex,
     tallies,
+    rareStatuses: new RareStatusStore(db),
     config: new ConfigStore(db, secrets),
     profiles,
     computations: new ComputationStore(db),
