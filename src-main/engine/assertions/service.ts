@@ -51,6 +51,13 @@ const TALLIED_RANGE_MIN = 2 * TALLY_BLOCK_IDS;
  * batches are counted in candidates, not in ids.
  */
 export const CANDIDATES_PER_BATCH = 2_000;
+const SEARCH_INDEX_BATCHES: TimedSlices = { first: CANDIDATES_PER_BATCH, min: CANDIDATES_PER_BATCH, max: CANDIDATES_PER_BATCH, targetMs: 4 };
+/**
+ * Batches of the messages with a delivery in a rare status: the list costs next to nothing to
+ * read, but its messages are scattered over the log, a page each when the file is cold (65 ms a
+ * batch of 2,000 on a 10M log just opened), so they are sized by time.
+ */
+export const RARE_STATUS_BATCHES: TimedSlices = { first: 250, min: 50, max: 50_000, targetMs: 4 };
 /**
  * Most candidates a page of deliveries takes as one set (a seek each in deliveries_message, a few
  * microseconds): its pages go by delivery id, and a replay's delivery comes long after its
@@ -69,7 +76,15 @@ interface Candidates {
   /** Up to `max` of the candidates in (after, through], ascending. */
   ids: (after: number, through: number, max: number) => number[];
   through: number;
+  /** What each candidate is checked against: the filter, but what the candidates match exactly. */
+  check: MessageQueryFilter;
+  batches: TimedSlices;
+  /** Counts up to `max` candidates in (after, through] without handing their ids over, when the source can. */
+  countIds?: (after: number, through: number, max: number) => { taken: number; last: number | null };
 }
+
+/** Whether a filter asks nothing of a message beyond its id: every candidate in range is then a match, unread. */
+const asksNothing = (f: MessageQueryFilter): boolean => Object.values({ ...f, afterMessageId: null }).every((value) => value === null);
 
 /** Milliseconds of reading left to a count made in steps, shared by every range it reads. */
 interface Budget {
@@ -107,24 +122,47 @@ async function inIdWindows(
 }
 
 /**
- * Reads the search index's candidates in (low, high] a batch at a time (CANDIDATES_PER_BATCH),
- * oldest first, with a turn of the event loop between batches, and stops as inIdWindows does.
- * Returns the edge it reached: `high` when it read every candidate.
+ * Reads the candidates in (low, high] a batch at a time (sized by `candidates.batches`), oldest
+ * first, with a turn of the event loop between batches, and stops as inIdWindows does. Returns
+ * the edge it reached: `high` when it read every candidate.
  */
 async function inCandidateBatches(
-  candidateIds: (after: number, through: number, max: number) => number[],
+  candidates: Candidates,
   range: { low: number; high: number },
   budget: Budget,
   read: (ids: number[]) => void,
   enough: () => boolean = () => false,
 ): Promise<number> {
+  return inBatches(
+    candidates.batches,
+    range,
+    budget,
+    (after, through, max) => {
+      const ids = candidates.ids(after, through, max);
+      read(ids);
+      return { taken: ids.length, last: ids.at(-1) ?? null };
+    },
+    enough,
+  );
+}
+
+/** inCandidateBatches for a reader that takes a batch itself: `take` says how many candidates it took and the last one's id. */
+async function inBatches(
+  batches: TimedSlices,
+  range: { low: number; high: number },
+  budget: Budget,
+  take: (after: number, through: number, max: number) => { taken: number; last: number | null },
+  enough: () => boolean = () => false,
+): Promise<number> {
   let edge = range.low;
+  let size = batches.first;
   while (edge < range.high) {
     const t = performance.now();
-    const ids = candidateIds(edge, range.high, CANDIDATES_PER_BATCH);
-    read(ids);
-    budget.ms -= performance.now() - t;
-    edge = ids.length < CANDIDATES_PER_BATCH ? range.high : (ids[ids.length - 1] as number);
+    const { taken, last } = take(edge, range.high, size);
+    const took = performance.now() - t;
+    budget.ms -= took;
+    edge = taken < size || last === null ? range.high : last;
+    size = nextTimedSize(batches, size, took);
     if (edge >= range.high || budget.ms <= 0 || enough()) break;
     await new Promise((resolve) => setImmediate(resolve));
   }
@@ -306,11 +344,21 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
    */
   const candidatesFor = (filter: MessageQueryFilter): Candidates | null => {
     const indexed = indexedFor(filter);
-    if (indexed !== null) return { ids: (after, through, max) => store.candidateIds(indexed, after, through, max), through: indexed.through };
+    if (indexed !== null) {
+      return { ids: (after, through, max) => store.candidateIds(indexed, after, through, max), through: indexed.through, check: filter, batches: SEARCH_INDEX_BATCHES };
+    }
     const status = filter.deliveryStatus;
     if (status === null || filter.userId !== null || !isRareStatus(status) || !engine.stores.rareStatuses.ready()) return null;
-    // The triggers list a delivery in the transaction that moves it: nothing committed is left out.
-    return { ids: (after, through, max) => store.rareStatusMessageIds(status, after, through, max), through: Number.POSITIVE_INFINITY };
+    // The triggers list a delivery in the transaction that moves it: nothing committed is left
+    // out, and every listed message has a delivery in the status (a delivery's message is a
+    // foreign key: it exists).
+    return {
+      ids: (after, through, max) => store.rareStatusMessageIds(status, after, through, max),
+      countIds: (after, through, max) => store.rareStatusMessageCount(status, after, through, max),
+      through: Number.POSITIVE_INFINITY,
+      check: { ...filter, deliveryStatus: null },
+      batches: RARE_STATUS_BATCHES,
+    };
   };
 
   /**
@@ -323,9 +371,18 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     let total = 0;
     if (byIndex !== null) {
       const [low, high] = byIndex;
-      const reached = await inCandidateBatches(candidates.ids, { low, high }, budget, (ids) => {
-        total += store.countAmong(filter, ids);
-      });
+      const { countIds } = candidates;
+      // A filter that asks nothing of the rows: every candidate is a match, counted unread.
+      const reached =
+        countIds !== undefined && asksNothing(candidates.check)
+          ? await inBatches(candidates.batches, { low, high }, budget, (from, to, max) => {
+              const counted = countIds(from, to, max);
+              total += counted.taken;
+              return counted;
+            })
+          : await inCandidateBatches(candidates, { low, high }, budget, (ids) => {
+              total += store.countAmong(candidates.check, ids);
+            });
       if (reached < high) return undefined;
     }
     if (rows !== null) {
@@ -345,10 +402,10 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     if (byIndex !== null) {
       const [low, high] = byIndex;
       await inCandidateBatches(
-        candidates.ids,
+        candidates,
         { low, high },
         unbounded(),
-        (ids) => void rows.push(...store.messagesAmong(filter, ids, limit - rows.length)),
+        (ids) => void rows.push(...store.messagesAmong(candidates.check, ids, limit - rows.length)),
         () => rows.length >= limit,
       );
     }

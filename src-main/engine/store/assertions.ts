@@ -369,6 +369,8 @@ export class AssertionStore {
       receivedAtOf: 'SELECT received_at FROM messages WHERE id > ? ORDER BY id LIMIT 1',
       rareStatusMessageIds: `SELECT DISTINCT message_id FROM rare_status_deliveries
         WHERE status = ? AND message_id > ? AND message_id <= ? ORDER BY message_id LIMIT ?`,
+      rareStatusMessageCount: `SELECT COUNT(*) AS taken, MAX(message_id) AS last FROM (SELECT DISTINCT message_id FROM rare_status_deliveries
+        WHERE status = ? AND message_id > ? AND message_id <= ? ORDER BY message_id LIMIT ?)`,
     });
   }
 
@@ -396,6 +398,11 @@ export class AssertionStore {
    */
   rareStatusMessageIds(status: RareStatus, afterId: number, throughId: number, max: number): number[] {
     return this.s.rareStatusMessageIds.pluck(true).all(status, afterId, throughId, max) as number[];
+  }
+
+  /** How many of those ids there are, up to `max`, and the last of them: the same batch counted from the list alone. */
+  rareStatusMessageCount(status: RareStatus, afterId: number, throughId: number, max: number): { taken: number; last: number | null } {
+    return this.s.rareStatusMessageCount.get(status, afterId, throughId, max) as { taken: number; last: number | null };
   }
 
   /** How many of the given message ids the filter matches, checked row by row. */
