@@ -18,12 +18,16 @@ console.log(`after start, what an upgraded log does in the background (the messa
 const assertions = createAssertions(engine);
 const { marker } = (await assertions.reset({ mark: 'measure' })) as { marker: { name: string } };
 const middle = engine.stores.assertions.receivedAfter(Math.floor(engine.stores.assertions.lastMessageId() / 2)) ?? 0;
+const newest = engine.stores.assertions.receivedAfter(engine.stores.assertions.lastMessageId() - 1) ?? 0;
 const ANON_42 = `anon-${(42 * 40503) >>> 0}-${42 % 97}`;
 const calls: [string, () => Promise<unknown>][] = [
   ['messages, an event', async () => assertions.messages({ event: 'Order Completed', limit: 100 })],
   ['messages, an event nobody sent', async () => assertions.messages({ event: 'Never Sent', limit: 100 })],
   ['messages, a rare type (alias)', async () => assertions.messages({ type: 'alias', limit: 100 })],
   ['count, a source, a minute of the log', () => assertions.count({ source: 'scale', since: middle, until: middle + 60_000 })],
+  // A test's own messages on a long-lived log: the newest second (1,000 messages in the seed).
+  ['count, an event, the newest second', () => assertions.count({ event: 'Order Completed', since: newest - 1_000 })],
+  ['messages, the newest second', async () => assertions.messages({ since: newest - 1_000, limit: 100 })],
   ['count, a type', () => assertions.count({ type: 'identify' })],
   ['count, with violations', () => assertions.count({ violations: 'any' })],
   ['messages, a user', async () => assertions.messages({ userId: 'user_42', limit: 100 })],

@@ -53,11 +53,15 @@ const TALLIED_RANGE_MIN = 2 * TALLY_BLOCK_IDS;
 export const CANDIDATES_PER_BATCH = 2_000;
 const SEARCH_INDEX_BATCHES: TimedSlices = { first: CANDIDATES_PER_BATCH, min: CANDIDATES_PER_BATCH, max: CANDIDATES_PER_BATCH, targetMs: 4 };
 /**
- * Batches of the messages with a delivery in a rare status: the list costs next to nothing to
- * read, but its messages are scattered over the log, a page each when the file is cold (65 ms a
- * batch of 2,000 on a 10M log just opened), so they are sized by time.
+ * Batches of candidates whose rows cost more than finding them (the messages with a delivery in
+ * a rare status, scattered over the log: a page each when the file is cold, 65 ms a batch of
+ * 2,000 on a 10M log just opened), sized by time.
  */
-export const RARE_STATUS_BATCHES: TimedSlices = { first: 250, min: 50, max: 50_000, targetMs: 4 };
+export const ROW_BATCHES: TimedSlices = { first: 250, min: 50, max: 50_000, targetMs: 4 };
+/** Most messages within a filter's times read through the requests' time index (a few milliseconds to find, index only). */
+export const TIME_CANDIDATES_AT_MOST = 5_000;
+/** Their batches: they arrived together, so their rows share pages, as a window of ids does (COUNT_WINDOWS). */
+const TIME_BATCHES: TimedSlices = { first: 2_000, min: 250, max: 50_000, targetMs: 4 };
 /**
  * Most candidates a page of deliveries takes as one set (a seek each in deliveries_message, a few
  * microseconds): its pages go by delivery id, and a replay's delivery comes long after its
@@ -342,11 +346,13 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
    * ready). A user's messages have an index of their own, read row by row, so a userId goes that
    * way. Null: read the log (by the tallies, in windows).
    */
-  const candidatesFor = (filter: MessageQueryFilter): Candidates | null => {
+  const candidatesFor = (filter: MessageQueryFilter, low: number, high: number): Candidates | null => {
     const indexed = indexedFor(filter);
     if (indexed !== null) {
       return { ids: (after, through, max) => store.candidateIds(indexed, after, through, max), through: indexed.through, check: filter, batches: SEARCH_INDEX_BATCHES };
     }
+    const received = receivedFor(filter, low, high);
+    if (received !== null) return received;
     const status = filter.deliveryStatus;
     if (status === null || filter.userId !== null || !isRareStatus(status) || !engine.stores.rareStatuses.ready()) return null;
     // The triggers list a delivery in the transaction that moves it: nothing committed is left
@@ -357,7 +363,27 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
       countIds: (after, through, max) => store.rareStatusMessageCount(status, after, through, max),
       through: Number.POSITIVE_INFINITY,
       check: { ...filter, deliveryStatus: null },
-      batches: RARE_STATUS_BATCHES,
+      batches: ROW_BATCHES,
+    };
+  };
+
+  /**
+   * The messages received within the filter's times, when there are at most TIME_CANDIDATES_AT_MOST
+   * of them and the ids asked about are more: a test's "since it started" on a big log. Found
+   * through the requests' time index, so the log's rows are read only for them; the tallies
+   * would read every row of the blocks at the range's edges (16,384 each). The ids past the
+   * newest message now are read row by row.
+   */
+  const receivedFor = (filter: MessageQueryFilter, low: number, high: number): Candidates | null => {
+    if ((filter.since === null && filter.until === null) || high - low <= TIME_CANDIDATES_AT_MOST) return null;
+    const through = store.lastMessageId();
+    const ids = store.receivedIds(filter.since, filter.until, TIME_CANDIDATES_AT_MOST + 1);
+    if (ids.length > TIME_CANDIDATES_AT_MOST) return null;
+    return {
+      ids: (after, to, max) => ids.filter((id) => id > after && id <= to).slice(0, max),
+      through,
+      check: filter,
+      batches: TIME_BATCHES,
     };
   };
 
@@ -476,7 +502,7 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
    * budget ran out first.
    */
   const countWithinIds = async (filter: MessageQueryFilter, after: number, through: number, budgetMs: number): Promise<number | undefined> => {
-    const candidates = candidatesFor(filter);
+    const candidates = candidatesFor(filter, Math.max(after, filter.afterMessageId ?? 0), through);
     if (candidates !== null) return countThroughCandidates(filter, candidates, after, through, budgetMs);
     const { segments, matches } = segmentsOf(filter, after, through);
     const budget = { ms: budgetMs };
@@ -517,7 +543,7 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
   };
 
   const messagePage = async (filter: MessageQueryFilter, after: number, limit: number): Promise<{ messages: AssertedMessage[]; next: number | null }> => {
-    const candidates = candidatesFor(filter);
+    const candidates = candidatesFor(filter, Math.max(after, filter.afterMessageId ?? 0), store.lastMessageId());
     if (candidates !== null) return pageThroughCandidates(filter, candidates, after, limit);
     const { segments } = segmentsOf(filter, Math.max(after, filter.afterMessageId ?? 0), store.lastMessageId());
     const { rows, next } = await pageInWindows(segments, limit, (from, through, n) => store.messages(filter, from, n, through));
@@ -620,11 +646,12 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
       const extra = { status: input.status ?? null, destination: input.destination ?? null, afterDeliveryId: marker?.delivery_id ?? null };
       const after = Math.max(input.after ?? 0, marker?.delivery_id ?? 0);
       if (noMessageMatches(filter)) return { deliveries: [], next: null };
-      const indexed = indexedFor(filter);
-      const candidates = indexed === null ? [] : store.candidateIds(indexed, 0, indexed.through, DELIVERY_CANDIDATES_AT_MOST + 1);
-      if (indexed !== null && candidates.length <= DELIVERY_CANDIDATES_AT_MOST) {
+      const last = store.lastMessageId();
+      const candidates = candidatesFor(filter, 0, last);
+      const ids = candidates === null ? [] : candidates.ids(0, Math.min(candidates.through, last), DELIVERY_CANDIDATES_AT_MOST + 1);
+      if (candidates !== null && ids.length <= DELIVERY_CANDIDATES_AT_MOST) {
         const limit = input.limit ?? DEFAULT_ASSERT_LIMIT;
-        const rows = store.deliveriesAmong(filter, extra, { messageIds: candidates, newerThan: indexed.through }, after, limit);
+        const rows = store.deliveriesAmong(candidates.check, extra, { messageIds: ids, newerThan: Math.min(candidates.through, last) }, after, limit);
         return { deliveries: rows.map(toDeliveryRow), next: rows.length === limit ? (rows[rows.length - 1]?.id ?? null) : null };
       }
       // A rare status (failed: 2% of the deliveries at most, on a log like the scale benchmark's) is read from its list.

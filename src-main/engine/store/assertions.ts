@@ -367,6 +367,8 @@ export class AssertionStore {
       violationCountsInIds: `SELECT m.type, m.event, COUNT(*) AS messages, SUM(json_array_length(m.violations)) AS violations
         FROM messages m WHERE m.id > ? AND m.id <= ? AND m.violations IS NOT NULL GROUP BY m.type, m.event`,
       receivedAtOf: 'SELECT received_at FROM messages WHERE id > ? ORDER BY id LIMIT 1',
+      receivedIds: `SELECT m.id FROM requests r INDEXED BY requests_received CROSS JOIN messages m INDEXED BY messages_request ON m.request_id = r.id
+        WHERE r.received_at >= ? AND r.received_at < ? ORDER BY m.id LIMIT ?`,
       rareStatusMessageIds: `SELECT DISTINCT message_id FROM rare_status_deliveries
         WHERE status = ? AND message_id > ? AND message_id <= ? ORDER BY message_id LIMIT ?`,
       rareStatusMessageCount: `SELECT COUNT(*) AS taken, MAX(message_id) AS last FROM (SELECT DISTINCT message_id FROM rare_status_deliveries
@@ -398,6 +400,16 @@ export class AssertionStore {
    */
   rareStatusMessageIds(status: RareStatus, afterId: number, throughId: number, max: number): number[] {
     return this.s.rareStatusMessageIds.pluck(true).all(status, afterId, throughId, max) as number[];
+  }
+
+  /**
+   * Up to `max` ids of the messages received in [since, until), ascending, found through the
+   * requests' time index (requests_received) and each request's messages (messages_request),
+   * both read from their indexes alone. A message's received_at is its request's (commitRequest
+   * writes both from one record), and a request stays as long as any of its messages does.
+   */
+  receivedIds(since: number | null, until: number | null, max: number): number[] {
+    return this.s.receivedIds.pluck(true).all(since ?? Number.MIN_SAFE_INTEGER, until ?? Number.MAX_SAFE_INTEGER, max) as number[];
   }
 
   /** How many of those ids there are, up to `max`, and the last of them: the same batch counted from the list alone. */
