@@ -358,6 +358,9 @@ async function main(): Promise<void> {
     const tRare = performance.now();
     while (!engine.stores.rareStatuses.ready()) await sleep(20);
     console.log(`retrying, failed and discarded deliveries listed ${fmt((performance.now() - tRare) / 1000, 1)} s after the tallies`);
+    const tTimes = performance.now();
+    while (!engine.stores.messageTimes.ready()) await sleep(20);
+    console.log(`the messages' times taken in ${fmt((performance.now() - tTimes) / 1000, 1)} s after the rare statuses`);
     // What each table and index costs now, on a connection of its own (dbstat reads every page).
     const stat = new Database(dbPath, { readonly: true });
     console.log(formatCosts(costPerMessage(stat)));
@@ -537,7 +540,7 @@ async function underLoadOnly(work: string, hook: string, rounds: number): Promis
       try {
         await engine.personas.current();
         while (!upgradeCaughtUp(engine)) await sleep(20);
-        if (k === 1) console.log(`caught up after start in ${fmt((performance.now() - t0) / 1000, 1)} s (profiles, search index, packed bodies, tallies, rare statuses)`);
+        if (k === 1) console.log(`caught up after start in ${fmt((performance.now() - t0) / 1000, 1)} s (profiles, search index, packed bodies, tallies, rare statuses, times)`);
         // What the copy, the catch-ups and the last round wrote is flushed before measuring, so
         // that the disk's write-back of them does not land in one phase or the other.
         spawnSync('sync');

@@ -16,12 +16,13 @@ export interface SeededEngine {
   close(): Promise<void>;
 }
 
-/** Whether what an upgraded log does after start is done: the bodies packed, the search index, the tallies and the list of rare statuses caught up. */
+/** Whether what an upgraded log does after start is done: the bodies packed, the search index, the tallies, the list of rare statuses and the messages' times caught up. */
 export const upgradeCaughtUp = (engine: Engine): boolean =>
   engine.stores.log.bodiesPacked() &&
   engine.stores.deliveryViews.textIndexReady() &&
   engine.stores.tallies.range().below === 0 &&
-  engine.stores.rareStatuses.ready();
+  engine.stores.rareStatuses.ready() &&
+  engine.stores.messageTimes.ready();
 
 /**
  * An engine on a folder seeded by the scale benchmark (a copy: measures write to it), with the

@@ -37,8 +37,9 @@ import { compilePlan, type CompiledPlan } from './tracking-plan/check';
 import type { TrackingPlan } from '../../src-shared/tracking-plan';
 import { createTextIndexCatchUp } from './text-index';
 import { createCommitFollowUp, SEARCH_INDEX_CATCH_UP } from './commit-follow-up';
-import { createSlicedWork, fixedSlices, timedSlices, untilDoneInSlices, type SliceSizing } from './sliced-work';
+import { createSlicedWork, fixedSlices, timedSlices, untilDoneInSlices, type SlicedWork, type SliceSizing } from './sliced-work';
 import { TALLY_BACKFILL_SLICE } from './store/message-tallies';
+import type { BackfillBelow } from './store/backfill-below';
 import { nextTidyPages, SEARCH_MERGE_STEPS, SEARCH_TIDY_SLICES } from './store/search-index';
 import { createOffThreadReads, type OffThreadReads } from './reads/off-thread';
 
@@ -538,17 +539,21 @@ export function createEngine(options: EngineOptions): Engine {
     },
   });
 
-  // Deliveries from before the list of rare statuses: listed in the background, like the tallies.
-  const rareStatusBackfill = createSlicedWork({
-    slice: (max) => stores.rareStatuses.backfill(max),
-    // A delivery's row is read whole (its body and records): sized by time, about 4 ms a slice.
-    sizing: timedSlices({ first: 500, min: 100, max: 20_000, targetMs: 4 }),
-    clock,
-    stoppedMessage: 'the listing of retrying, failed and discarded deliveries stopped',
-    onError: (err) => {
-      if (health.fault(err) === null) process.stderr.write(`hookbench: the list of retrying, failed and discarded deliveries could not catch up: ${String(err)}\n`);
-    },
-  });
+  // What a log from before the list of rare delivery statuses and the messages' times holds is
+  // taken into them in the background, like the tallies. A row is read whole (a delivery's body,
+  // a message's JSON): sized by time, about 4 ms a slice.
+  const backfillBelowInSlices = (work: BackfillBelow, what: string): SlicedWork =>
+    createSlicedWork({
+      slice: (max) => work.backfill(max),
+      sizing: timedSlices({ first: 500, min: 100, max: 20_000, targetMs: 4 }),
+      clock,
+      stoppedMessage: `the listing of ${what} stopped`,
+      onError: (err) => {
+        if (health.fault(err) === null) process.stderr.write(`hookbench: the list of ${what} could not catch up: ${String(err)}\n`);
+      },
+    });
+  const rareStatusBackfill = backfillBelowInSlices(stores.rareStatuses, 'retrying, failed and discarded deliveries');
+  const messageTimesBackfill = backfillBelowInSlices(stores.messageTimes, "the messages' times");
 
   const textIndex = createTextIndexCatchUp({
     slice: (max) => {
@@ -641,6 +646,7 @@ export function createEngine(options: EngineOptions): Engine {
         textIndex.start();
         tallyBackfill.start();
         rareStatusBackfill.start();
+        messageTimesBackfill.start();
         commitFollowUp.start();
         // From now on the follow-up keeps the profiles close behind ingest, and the API waits for it before a read.
         stores.profiles.limitReadSettling(READ_SETTLES_AT_MOST);
@@ -658,6 +664,7 @@ export function createEngine(options: EngineOptions): Engine {
       textIndex.stop();
       tallyBackfill.stop();
       rareStatusBackfill.stop();
+      messageTimesBackfill.stop();
       searchTidy.stop();
       try {
         commitFollowUp.finish();

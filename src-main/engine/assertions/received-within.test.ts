@@ -29,15 +29,29 @@ describe("a filter's times are read through the requests' time index when few me
   const NO_EXTRA: DeliveryQueryExtra = { afterDeliveryId: null, status: null, destination: null };
   let next = 0;
 
-  /** One request of PER_REQUEST messages from a source, received at `at`, with a delivery each. */
-  const commit = (sourceName: string, at: number): void => {
+  /**
+   * One request of PER_REQUEST messages from a source, received at `at`, with a delivery each;
+   * with `appendTo`, they join that request as an audience sync's later slices do, received later
+   * than the request itself.
+   */
+  const commit = (sourceName: string, at: number, appendTo?: number): number => {
     const source = h.engine.stores.config.listSources().find((s) => s.name === sourceName)!.id;
     const destination = h.engine.stores.config.listDestinations()[0]!.id;
     const items = Array.from({ length: PER_REQUEST }, () => {
       const m = message(next++);
       return { message: m, json: JSON.stringify(m), destinationIds: [destination] };
     });
-    h.engine.stores.log.commitRequest({ sourceId: source, path: '/v1/batch', receivedAt: at, httpStatus: 200, bytes: 0, userAgent: 'test' }, source, items, [], 0);
+    const record = { sourceId: source, path: '/v1/batch', receivedAt: at, httpStatus: 200, bytes: 0, userAgent: 'test', ...(appendTo === undefined ? {} : { appendTo }) };
+    return h.engine.stores.log.commitRequest(record, source, items, [], 0).requestId;
+  };
+
+  /** The table holds every message's time, and nothing else. */
+  const assertTimesExact = (label: string): void => {
+    assert.deepEqual(
+      h.inspect.all('SELECT received_at, id FROM message_times ORDER BY received_at, id'),
+      h.inspect.all('SELECT received_at, id FROM messages ORDER BY received_at, id'),
+      `${label}: the times are the messages'`,
+    );
   };
 
   before(async () => {
@@ -49,10 +63,14 @@ describe("a filter's times are read through the requests' time index when few me
       destinations: [{ name: 'off', enabled: false, sources: ['web', 'ios'], sharedSecret: 's', webhooks: [{ url: 'http://127.0.0.1:9/never', headers: {} }] }],
     });
     assertions = createAssertions(h.engine);
+    let sync = 0;
     for (let k = 0; k < REQUESTS; k++) {
       commit(k % 4 === 3 ? 'ios' : 'web', AT + k * 1_000);
       // A clock set back: a request received "earlier" than the one before it, its ids the newest.
       if (k === 30) commit('ios', AT + 5_500);
+      // An audience sync's request: made at 33 s, its second slice received at 36.5 s.
+      if (k === 33) sync = commit('web', AT + 33_000);
+      if (k === 36) commit('web', AT + 36_500, sync);
     }
     h.engine.stores.searchIndex.settle();
     h.engine.stores.tallies.tallyOwed(1_000_000);
@@ -66,14 +84,16 @@ describe("a filter's times are read through the requests' time index when few me
     { label: 'a second in the middle, with a request committed out of order', since: AT + 5_000, until: AT + 6_000, few: true },
     { label: 'the first two seconds', since: null, until: AT + 2_000, few: true },
     { label: 'twenty seconds: more than the index is read for', since: AT + 10_000, until: AT + 30_000, few: false },
+    { label: "a second within an audience sync's request, after it was made", since: AT + 36_200, until: AT + 36_700, few: true },
     { label: 'an empty second', since: AT + 100_000, until: AT + 101_000, few: true },
   ];
 
-  test('counts, pages and deliveries equal one statement over every row', async () => {
+  const assertSameAnswers = async (label: string): Promise<void> => {
     const store = h.engine.stores.assertions;
-    for (const { label, since, until } of ranges) {
+    for (const range of ranges) {
+      const { since, until } = range;
       for (const fields of [{}, { event: 'Order Completed' }, { source: 'ios' }, { type: 'identify' as const }]) {
-        const what = `${label} ${JSON.stringify(fields)}`;
+        const what = `${label}: ${range.label} ${JSON.stringify(fields)}`;
         const times = { ...(since === null ? {} : { since }), ...(until === null ? {} : { until }) };
         const filter = filterOf({ ...fields, since, until });
         assert.equal(await assertions.count({ ...fields, ...times }), store.countMessages(filter), `${what}: count`);
@@ -93,6 +113,11 @@ describe("a filter's times are read through the requests' time index when few me
         }
       }
     }
+  };
+
+  test('counts, pages and deliveries equal one statement over every row', async () => {
+    assertTimesExact('committed');
+    await assertSameAnswers('committed');
   });
 
   test('few messages within the times are found through the index at once; many go by the tallies and the rows', async () => {
@@ -107,6 +132,24 @@ describe("a filter's times are read through the requests' time index when few me
     assert.equal(newest.messages.length, PER_REQUEST, "the request received out of order is found by its time, not by its ids' place");
     const many = await turnsDuring(() => assertions.count({ event: 'Viewed', since: AT + 10_000, until: AT + 30_000 }));
     assert.equal(many.value, store.countMessages(filterOf({ event: 'Viewed', since: AT + 10_000, until: AT + 30_000 })));
+  });
+
+  test('a log from before the times (as migration 29 leaves it) is read by the tallies, then taken in downwards in the background', async () => {
+    h.inspect.exec('DELETE FROM message_times; UPDATE message_times_backfill SET below = (SELECT MAX(id) + 1 FROM messages);');
+    const times = h.engine.stores.messageTimes;
+    assert.equal(times.ready(), false);
+    await assertSameAnswers('not taken in');
+    assert.equal(times.backfill(7_000), false);
+    // Messages removed while it is taken in: below it and above it.
+    const doomed = h.inspect.all<{ id: number }>('SELECT id FROM messages WHERE id % 97 = 0').map((r) => r.id);
+    h.engine.stores.transaction(() => h.engine.stores.retention.removeMessages(doomed));
+    await assertSameAnswers('half taken in');
+    while (!times.backfill(3_000)) {
+      // the rest
+    }
+    assert.equal(times.ready(), true);
+    assertTimesExact('taken in');
+    await assertSameAnswers('taken in');
   });
 
   test('messages committed after the candidates were found are read row by row', async () => {

@@ -58,7 +58,7 @@ const SEARCH_INDEX_BATCHES: TimedSlices = { first: CANDIDATES_PER_BATCH, min: CA
  * 2,000 on a 10M log just opened), sized by time.
  */
 export const ROW_BATCHES: TimedSlices = { first: 250, min: 50, max: 50_000, targetMs: 4 };
-/** Most messages within a filter's times read through the requests' time index (a few milliseconds to find, index only). */
+/** Most messages within a filter's times read through their times' table (a few milliseconds to find, index only). */
 export const TIME_CANDIDATES_AT_MOST = 5_000;
 /** Their batches: they arrived together, so their rows share pages, as a window of ids does (COUNT_WINDOWS). */
 const TIME_BATCHES: TimedSlices = { first: 2_000, min: 250, max: 50_000, targetMs: 4 };
@@ -369,16 +369,16 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
 
   /**
    * The messages received within the filter's times, when there are at most TIME_CANDIDATES_AT_MOST
-   * of them and the ids asked about are more: a test's "since it started" on a big log. Found
-   * through the requests' time index, so the log's rows are read only for them; the tallies
-   * would read every row of the blocks at the range's edges (16,384 each). The ids past the
+   * of them and the ids asked about are more: a test's "since it started" on a big log. Found in
+   * the messages' times (index only), so the log's rows are read only for them; the tallies
+   * would read every row of the blocks the times' edges fall in (16,384 each). The ids past the
    * newest message now are read row by row.
    */
   const receivedFor = (filter: MessageQueryFilter, low: number, high: number): Candidates | null => {
-    if ((filter.since === null && filter.until === null) || high - low <= TIME_CANDIDATES_AT_MOST) return null;
+    if ((filter.since === null && filter.until === null) || high - low <= TIME_CANDIDATES_AT_MOST || !engine.stores.messageTimes.ready()) return null;
     const through = store.lastMessageId();
-    const ids = store.receivedIds(filter.since, filter.until, TIME_CANDIDATES_AT_MOST + 1);
-    if (ids.length > TIME_CANDIDATES_AT_MOST) return null;
+    const ids = store.receivedIds(filter.since, filter.until, low, through, TIME_CANDIDATES_AT_MOST);
+    if (ids === null) return null;
     return {
       ids: (after, to, max) => ids.filter((id) => id > after && id <= to).slice(0, max),
       through,

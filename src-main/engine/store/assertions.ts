@@ -367,8 +367,8 @@ export class AssertionStore {
       violationCountsInIds: `SELECT m.type, m.event, COUNT(*) AS messages, SUM(json_array_length(m.violations)) AS violations
         FROM messages m WHERE m.id > ? AND m.id <= ? AND m.violations IS NOT NULL GROUP BY m.type, m.event`,
       receivedAtOf: 'SELECT received_at FROM messages WHERE id > ? ORDER BY id LIMIT 1',
-      receivedIds: `SELECT m.id FROM requests r INDEXED BY requests_received CROSS JOIN messages m INDEXED BY messages_request ON m.request_id = r.id
-        WHERE r.received_at >= ? AND r.received_at < ? ORDER BY m.id LIMIT ?`,
+      receivedWithin: 'SELECT COUNT(*) AS n FROM (SELECT 1 FROM message_times WHERE received_at >= ? AND received_at < ? LIMIT ?)',
+      receivedIds: 'SELECT id FROM message_times WHERE received_at >= ? AND received_at < ? AND id > ? AND id <= ? ORDER BY id',
       rareStatusMessageIds: `SELECT DISTINCT message_id FROM rare_status_deliveries
         WHERE status = ? AND message_id > ? AND message_id <= ? ORDER BY message_id LIMIT ?`,
       rareStatusMessageCount: `SELECT COUNT(*) AS taken, MAX(message_id) AS last FROM (SELECT DISTINCT message_id FROM rare_status_deliveries
@@ -403,13 +403,16 @@ export class AssertionStore {
   }
 
   /**
-   * Up to `max` ids of the messages received in [since, until), ascending, found through the
-   * requests' time index (requests_received) and each request's messages (messages_request),
-   * both read from their indexes alone. A message's received_at is its request's (commitRequest
-   * writes both from one record), and a request stays as long as any of its messages does.
+   * The ids of the messages received in [since, until) with ids in (afterId, throughId],
+   * ascending, from the messages' times (store/message-times.ts, once ready), when there are at
+   * most `max` entries within the times; null when there are more. Both reads stop after `max`
+   * + 1 entries of the table: the times may span the whole log.
    */
-  receivedIds(since: number | null, until: number | null, max: number): number[] {
-    return this.s.receivedIds.pluck(true).all(since ?? Number.MIN_SAFE_INTEGER, until ?? Number.MAX_SAFE_INTEGER, max) as number[];
+  receivedIds(since: number | null, until: number | null, afterId: number, throughId: number, max: number): number[] | null {
+    const from = since ?? Number.MIN_SAFE_INTEGER;
+    const to = until ?? Number.MAX_SAFE_INTEGER;
+    if ((this.s.receivedWithin.get(from, to, max + 1) as { n: number }).n > max) return null;
+    return this.s.receivedIds.pluck(true).all(from, to, afterId, throughId) as number[];
   }
 
   /** How many of those ids there are, up to `max`, and the last of them: the same batch counted from the list alone. */

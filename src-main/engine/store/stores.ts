@@ -11,7 +11,9 @@ import { ReceiverStore } from './receivers';
 import { AssertionStore } from './assertions';
 import { SearchIndexStore } from './search-index';
 import { MessageTallyStore } from './message-tallies';
-import { RareStatusStore } from './rare-statuses';
+import { rareStatusStore } from './rare-statuses';
+import { messageTimeStore } from './message-times';
+import type { BackfillBelow } from './backfill-below';
 
 /** Runs fn in one transaction; inside another one it becomes a savepoint of it. */
 export type Transaction = <T>(fn: () => T) => T;
@@ -32,7 +34,9 @@ export interface Stores {
   /** Messages per block of ids by type, event and source, for the assertions' filters. */
   readonly tallies: MessageTallyStore;
   /** The deliveries that are retrying, failed or discarded, for the assertions' status filters. */
-  readonly rareStatuses: RareStatusStore;
+  readonly rareStatuses: BackfillBelow;
+  /** Every message's time of receipt, for the assertions' since and until. */
+  readonly messageTimes: BackfillBelow;
   /** Sources, destinations and settings. */
   readonly config: ConfigStore;
   readonly profiles: ProfileStore;
@@ -83,7 +87,8 @@ export function createStores(db: Db, secrets?: SecretSealer, options: { searchIn
     deliveryViews: new DeliveryViewStore(db, () => searchIndex.settle()),
     searchIndex,
     tallies,
-    rareStatuses: new RareStatusStore(db),
+    rareStatuses: rareStatusStore(db),
+    messageTimes: messageTimeStore(db),
     config: new ConfigStore(db, secrets),
     profiles,
     computations: new ComputationStore(db),
