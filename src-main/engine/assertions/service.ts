@@ -60,6 +60,12 @@ const SEARCH_INDEX_BATCHES: TimedSlices = { first: CANDIDATES_PER_BATCH, min: CA
 export const ROW_BATCHES: TimedSlices = { first: 250, min: 50, max: 50_000, targetMs: 4 };
 /** Most messages within a filter's times read through their times' table (a few milliseconds to find, index only). */
 export const TIME_CANDIDATES_AT_MOST = 5_000;
+/**
+ * Most entries of the messages' times an edge block is read through (two walks of them, index
+ * only, about a millisecond per 10,000): a block of 16,384 messages, with room for what arrived
+ * among them from elsewhere.
+ */
+export const EDGE_TIMES_AT_MOST = 2 * TALLY_BLOCK_IDS;
 /** Their batches: they arrived together, so their rows share pages, as a window of ids does (COUNT_WINDOWS). */
 const TIME_BATCHES: TimedSlices = { first: 2_000, min: 250, max: 50_000, targetMs: 4 };
 /**
@@ -86,6 +92,14 @@ interface Candidates {
   /** Counts up to `max` candidates in (after, through] without handing their ids over, when the source can. */
   countIds?: (after: number, through: number, max: number) => { taken: number; last: number | null };
 }
+
+/** Candidates from the messages' times: found at once (ascending ids), handed out a batch at a time. */
+const receivedAmong = (ids: readonly number[], through: number, check: MessageQueryFilter): Candidates => ({
+  ids: (after, to, max) => ids.filter((id) => id > after && id <= to).slice(0, max),
+  through,
+  check,
+  batches: TIME_BATCHES,
+});
 
 /** Whether a filter asks nothing of a message beyond its id: every candidate in range is then a match, unread. */
 const asksNothing = (f: MessageQueryFilter): boolean => Object.values({ ...f, afterMessageId: null }).every((value) => value === null);
@@ -185,11 +199,23 @@ async function pageInWindows<T extends { id: number }>(
   segments: readonly Segment[],
   limit: number,
   read: (after: number, through: number, limit: number) => T[],
+  through?: { candidatesOf: (segment: Segment) => Candidates | null; readAmong: (check: MessageQueryFilter, ids: number[], limit: number) => T[] },
 ): Promise<{ rows: T[]; next: number | null }> {
   const rows: T[] = [];
   const budget = unbounded();
   for (const segment of segments) {
     if (rows.length >= limit) break;
+    const candidates = through?.candidatesOf(segment) ?? null;
+    if (through !== undefined && candidates !== null) {
+      await inCandidateBatches(
+        candidates,
+        { low: segment.after, high: segment.through },
+        budget,
+        (ids) => void rows.push(...through.readAmong(candidates.check, ids, limit - rows.length)),
+        () => rows.length >= limit,
+      );
+      continue;
+    }
     await inIdWindows(
       { low: segment.after, high: segment.through, newestFirst: false },
       budget,
@@ -378,13 +404,23 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     if ((filter.since === null && filter.until === null) || high - low <= TIME_CANDIDATES_AT_MOST || !engine.stores.messageTimes.ready()) return null;
     const through = store.lastMessageId();
     const ids = store.receivedIds(filter.since, filter.until, low, through, TIME_CANDIDATES_AT_MOST);
-    if (ids === null) return null;
-    return {
-      ids: (after, to, max) => ids.filter((id) => id > after && id <= to).slice(0, max),
-      through,
-      check: filter,
-      batches: TIME_BATCHES,
-    };
+    return ids === null ? null : receivedAmong(ids, through, filter);
+  };
+
+  /**
+   * A segment the tallies leave to be read row by row, where the filter's times cut a block (its
+   * edges): the messages of it received within both the filter's times and its blocks' own, from
+   * the messages' times, when they hold at most EDGE_TIMES_AT_MOST entries. A minute in the middle
+   * of a busy log otherwise reads its two edge blocks whole, 16,384 rows each, most of them
+   * outside the minute.
+   */
+  const edgeByTimes = (filter: MessageQueryFilter, segment: Segment): Candidates | null => {
+    const times = segment.times ?? null;
+    if ((filter.since === null && filter.until === null) || times === null || !engine.stores.messageTimes.ready()) return null;
+    const since = Math.max(filter.since ?? Number.MIN_SAFE_INTEGER, times.firstAt);
+    const until = Math.min(filter.until ?? Number.MAX_SAFE_INTEGER, times.lastAt + 1);
+    const ids = since < until ? store.receivedIds(since, until, segment.after, segment.through, EDGE_TIMES_AT_MOST) : [];
+    return ids === null ? null : receivedAmong(ids, segment.through, filter);
   };
 
   /**
@@ -512,9 +548,15 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
         for (const block of segment.blocks) total += matches.get(block) ?? 0;
         continue;
       }
-      const reached = await inIdWindows({ low: segment.after, high: segment.through, newestFirst: false }, budget, (from, to) => {
-        total += store.countMessagesInIds(filter, from, to);
-      });
+      const timed = edgeByTimes(filter, segment);
+      const reached =
+        timed !== null
+          ? await inCandidateBatches(timed, { low: segment.after, high: segment.through }, budget, (ids) => {
+              total += store.countAmong(filter, ids);
+            })
+          : await inIdWindows({ low: segment.after, high: segment.through, newestFirst: false }, budget, (from, to) => {
+              total += store.countMessagesInIds(filter, from, to);
+            });
       if (reached < segment.through) return undefined;
     }
     return total;
@@ -546,7 +588,10 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     const candidates = candidatesFor(filter, Math.max(after, filter.afterMessageId ?? 0), store.lastMessageId());
     if (candidates !== null) return pageThroughCandidates(filter, candidates, after, limit);
     const { segments } = segmentsOf(filter, Math.max(after, filter.afterMessageId ?? 0), store.lastMessageId());
-    const { rows, next } = await pageInWindows(segments, limit, (from, through, n) => store.messages(filter, from, n, through));
+    const { rows, next } = await pageInWindows(segments, limit, (from, through, n) => store.messages(filter, from, n, through), {
+      candidatesOf: (segment) => edgeByTimes(filter, segment),
+      readAmong: (check, ids, n) => store.messagesAmong(check, ids, n),
+    });
     return { messages: rows.map(toAssertedMessage), next };
   };
 

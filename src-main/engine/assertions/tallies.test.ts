@@ -266,6 +266,14 @@ test('planSegments: every id of (low, high] that may match is in exactly one seg
         if (mayMatch) assert.ok(covered(id), `id ${id} may match and is read`);
       }
       for (const s of segments) {
+        if (s.blocks.length === 0 && s.times) {
+          // Bounds given: every id tallied, and every block's matches inside them.
+          for (let id = s.after + 1; id <= s.through; id += 97) {
+            assert.ok(isTallied(id), `id ${id} of a segment with times is tallied`);
+            const b = blockOf(id);
+            if (b !== undefined) assert.ok(b.firstAt >= s.times.firstAt && b.lastAt <= s.times.lastAt, `block ${b.block} inside the segment's times`);
+          }
+        }
         if (s.blocks.length === 0) continue;
         assert.ok(a.countable, 'whole blocks only when their tallies count exactly');
         const ids = s.blocks.flatMap((block) => [Math.max(block * B, 1), (block + 1) * B - 1]);

@@ -12,6 +12,12 @@ export interface Segment {
   after: number;
   through: number;
   blocks: number[];
+  /**
+   * Read row by row: bounds of the received_at of the messages in it that may match, when every
+   * id of it is tallied (its blocks' bounds); null when some are not. A time filter's edge
+   * block can then be read through the messages' times within these bounds alone.
+   */
+  times?: { firstAt: number; lastAt: number } | null;
 }
 
 export interface BlockBound {
@@ -39,15 +45,19 @@ export interface PlanInput {
 
 export function planSegments(p: PlanInput): Segment[] {
   const out: Segment[] = [];
-  const push = (after: number, through: number, blocks: number[]): void => {
+  const push = (after: number, through: number, blocks: number[], times: Segment['times'] = null): void => {
     if (through <= after) return;
     const last = out[out.length - 1];
     if (last !== undefined && last.through === after && last.blocks.length > 0 === blocks.length > 0) {
       last.through = through;
       last.blocks.push(...blocks);
+      if (blocks.length === 0) {
+        const before = last.times ?? null;
+        last.times = before === null || times === null ? null : { firstAt: Math.min(before.firstAt, times.firstAt), lastAt: Math.max(before.lastAt, times.lastAt) };
+      }
       return;
     }
-    out.push({ after, through, blocks });
+    out.push(blocks.length > 0 ? { after, through, blocks } : { after, through, blocks, times });
   };
   const low = Math.max(p.low, p.tallied.below - 1);
   const high = Math.min(p.high, p.tallied.through);
@@ -68,7 +78,7 @@ export function planSegments(p: PlanInput): Segment[] {
     const through = Math.min(high, end);
     if (through <= after) continue;
     const whole = p.countable && after === start - 1 && through === end && b.firstAt >= since && b.lastAt < until;
-    push(after, through, whole ? [b.block] : []);
+    push(after, through, whole ? [b.block] : [], { firstAt: b.firstAt, lastAt: b.lastAt });
   }
   // Committed after the last tally: row by row.
   push(high, p.high, []);
