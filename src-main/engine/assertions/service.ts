@@ -402,7 +402,8 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
    */
   const receivedFor = (filter: MessageQueryFilter, low: number, high: number): Candidates | null => {
     if ((filter.since === null && filter.until === null) || high - low <= TIME_CANDIDATES_AT_MOST || !engine.stores.messageTimes.ready()) return null;
-    const through = store.lastMessageId();
+    // The times hold what the follow-up has tallied; the last turn's commits are read row by row.
+    const through = Math.min(store.lastMessageId(), tallies.range().through);
     const ids = store.receivedIds(filter.since, filter.until, low, through, TIME_CANDIDATES_AT_MOST);
     return ids === null ? null : receivedAmong(ids, through, filter);
   };
@@ -412,7 +413,7 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
    * edges): the messages of it received within both the filter's times and its blocks' own, from
    * the messages' times, when they hold at most EDGE_TIMES_AT_MOST entries. A minute in the middle
    * of a busy log otherwise reads its two edge blocks whole, 16,384 rows each, most of them
-   * outside the minute.
+   * outside the minute. A segment with times is tallied whole, so its messages are in the times.
    */
   const edgeByTimes = (filter: MessageQueryFilter, segment: Segment): Candidates | null => {
     const times = segment.times ?? null;

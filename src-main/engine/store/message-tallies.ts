@@ -88,7 +88,11 @@ export class MessageTallyStore {
   /** Whether messages may be owed: true at open (a tail left by a crash), and after each commit. */
   private owed = true;
 
-  constructor(private readonly db: Db) {
+  /** `tallied`: what else takes in the messages the follow-up tallies, in the same transaction (the messages' times). */
+  constructor(
+    private readonly db: Db,
+    private readonly tallied: (afterId: number, throughId: number) => void = () => undefined,
+  ) {
     this.s = statements(db, {
       range: 'SELECT below, through FROM message_tally_range',
       setThrough: 'UPDATE message_tally_range SET through = ?',
@@ -124,6 +128,7 @@ export class MessageTallyStore {
       const last = (this.s.lastOf.get(through, max) as { last: number | null }).last;
       if (last === null) return true;
       this.s.tally.run(through, last);
+      this.tallied(through, last);
       this.s.setThrough.run(last);
       return false;
     });

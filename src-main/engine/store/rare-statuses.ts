@@ -2,10 +2,10 @@
  * The deliveries in a rare status (schema 28): retrying, failed or discarded. Most deliveries go
  * pending, in flight, succeeded; the few that go wrong are what a test asks about ("the failed
  * deliveries of Order Completed"), and without a list of them such a question reads the
- * deliveries until it has found enough. Triggers keep the list as rows come, move and go; a log
- * from before it is listed downwards in slices after start, and the list is read only once that
- * is done (`ready`). A slice reads each row's status as it is now, so it and the triggers agree
- * on a delivery that moves meanwhile.
+ * deliveries until it has found enough. Triggers keep the list as rows move and go (a delivery
+ * is always written pending); a log from before it is listed downwards in slices after start,
+ * and the list is read only once that is done (`ready`). A slice reads each row's status as it
+ * is now, so it and the triggers agree on a delivery that moves meanwhile.
  */
 import type { DeliveryStatus } from './log-store';
 import type { Db } from './database';

@@ -12,7 +12,7 @@ import { AssertionStore } from './assertions';
 import { SearchIndexStore } from './search-index';
 import { MessageTallyStore } from './message-tallies';
 import { rareStatusStore } from './rare-statuses';
-import { messageTimeStore } from './message-times';
+import { messageTimeStore, type MessageTimeStore } from './message-times';
 import type { BackfillBelow } from './backfill-below';
 
 /** Runs fn in one transaction; inside another one it becomes a savepoint of it. */
@@ -36,7 +36,7 @@ export interface Stores {
   /** The deliveries that are retrying, failed or discarded, for the assertions' status filters. */
   readonly rareStatuses: BackfillBelow;
   /** Every message's time of receipt, for the assertions' since and until. */
-  readonly messageTimes: BackfillBelow;
+  readonly messageTimes: MessageTimeStore;
   /** Sources, destinations and settings. */
   readonly config: ConfigStore;
   readonly profiles: ProfileStore;
@@ -73,7 +73,8 @@ export function createStores(db: Db, secrets?: SecretSealer, options: { searchIn
   const log = new LogStore(db);
   const profiles = new ProfileStore(db);
   const searchIndex = new SearchIndexStore(db, options.searchIndexPartMessages);
-  const tallies = new MessageTallyStore(db);
+  const messageTimes = messageTimeStore(db);
+  const tallies = new MessageTallyStore(db, (after, through) => messageTimes.takeIn(after, through));
   // A commit leaves its messages owed to the profiles, the search index and the tallies, which
   // take them in a turn later (the engine's follow-up); the first two also before their next read.
   log.followCommits((first) => {
@@ -88,7 +89,7 @@ export function createStores(db: Db, secrets?: SecretSealer, options: { searchIn
     searchIndex,
     tallies,
     rareStatuses: rareStatusStore(db),
-    messageTimes: messageTimeStore(db),
+    messageTimes,
     config: new ConfigStore(db, secrets),
     profiles,
     computations: new ComputationStore(db),
