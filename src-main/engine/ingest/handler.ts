@@ -14,6 +14,7 @@ import { webhooksEnabled } from './integrations';
 import { webhookBodyOf } from '../delivery/payloads';
 import { jsonTypeOf, quoted } from './describe';
 import { deepestField, MAX_MESSAGE_NESTING, textNesting, valueNesting } from './nesting';
+import { mayHoldLoneSurrogates, REVIVED_NESTING_AT_MOST, wellFormedReviver } from './well-formed';
 import { checkMessageIdLength, envelopeOf, normalizeItem, type Envelope } from './normalize';
 import { readBody } from './read-body';
 import { toIso } from './timestamps';
@@ -167,7 +168,10 @@ async function accept(
 ): Promise<{ requestId: number; accepted: number; invalid: number; duplicates: number; deliveries: number }> {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body.toString('utf8'));
+    const text = body.toString('utf8');
+    // A lone surrogate becomes U+FFFD, as Segment's servers read it (ingest/well-formed.ts).
+    const revive = mayHoldLoneSurrogates(text) && textNesting(body) <= REVIVED_NESTING_AT_MOST;
+    parsed = revive ? JSON.parse(text, wellFormedReviver) : JSON.parse(text);
   } catch (err) {
     throw new IngestError(400, 'invalid_json', `the body is not valid JSON: ${(err as Error).message}`);
   }

@@ -171,6 +171,37 @@ describe('ingest: the HTTP Tracking API', () => {
     assert.deepEqual(delivered, ['m-72', 'm-73', 'm-75']);
   });
 
+  test('a lone surrogate escape becomes U+FFFD everywhere, as Segment reads it; a pair stays', async () => {
+    // Written as JSON text: JSON.stringify would escape the lone halves the same way, but an SDK in another language may not.
+    const body = `{"batch":[{"type":"track","messageId":"m-88","userId":"u\\udfff","anonymousId":"lone\\ud800x","event":"Smile \\ud83d\\ude00",
+      "properties":{"k\\udc00":"v\\ud83d","ok":"\\\\ud800 is text"}}]}`;
+    const before = receiver.received.length;
+    const res = await fetch(`${h.server.url}/v1/batch`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${WRITE_KEY}:`).toString('base64')}`, 'content-type': 'application/json' },
+      body,
+    });
+    assert.equal(res.status, 200, await res.text());
+    const [row] = rows("SELECT user_id, anonymous_id, event, json FROM messages WHERE message_id = 'm-88'");
+    assert.ok(row);
+    assert.equal(row.user_id, 'u\ufffd');
+    assert.equal(row.anonymous_id, 'lone\ufffdx');
+    assert.equal(row.event, 'Smile \u{1f600}');
+    const stored = JSON.parse(row.json as string) as { properties: Record<string, string> };
+    assert.deepEqual(stored.properties, { 'k\ufffd': 'v\ufffd', ok: '\\ud800 is text' });
+    // Found by what it now holds, through the column a test filters on.
+    assert.equal(rows("SELECT COUNT(*) AS n FROM messages WHERE anonymous_id = 'lone' || char(65533) || 'x'")[0]?.n, 1);
+    // The receiver gets the same text, as UTF-8 bytes.
+    const sentOf = (): string | undefined => receiver.received.map((r) => r.body.toString('utf8')).find((b) => b.includes('"m-88"'));
+    for (let seen = before; sentOf() === undefined && seen < before + 50; seen++) {
+      clock.advance(1);
+      await receiver.waitFor(seen + 1);
+    }
+    const sent = sentOf();
+    assert.ok(sent, 'delivered');
+    assert.ok(sent.includes('lone\ufffdx') && sent.includes('"k\ufffd":"v\ufffd"') && !/\\ud[89a-f]/i.test(sent.replace('\\\\ud800', '')), sent);
+  });
+
   test('single-call paths, batch context merge and timestamps reach the stored message', async () => {
     assert.equal((await h.post('/v1/identify', { userId: 'u-80', traits: { plan: 'pro' }, messageId: 'm-80' })).status, 200);
     await h.post('/v1/batch', {

@@ -6,6 +6,7 @@ import { describeValue, previewOf } from './describe';
 import { deepestField, MAX_MESSAGE_NESTING, textNesting, valueNesting } from './nesting';
 import { envelopeOf, normalizeItem } from './normalize';
 import { ingestPath } from './handler';
+import { mayHoldLoneSurrogates, wellFormed, wellFormedReviver } from './well-formed';
 
 test('parseTimestamp reads every shape real SDKs send', () => {
   const cases: [string, string | null][] = [
@@ -285,4 +286,19 @@ test('reasons describe values by JSON type and quote only strings and numbers', 
   assert.equal(describeValue(-1.5), 'the number -1.5');
   assert.equal(describeValue(null), 'null');
   assert.equal(previewOf({ a: 'y'.repeat(300) }).length, 201);
+});
+
+test('lone surrogates: found by their escape, replaced by U+FFFD, pairs and keys kept in order', () => {
+  assert.equal(mayHoldLoneSurrogates('{"a":"\\ud800"}'), true);
+  assert.equal(mayHoldLoneSurrogates('{"a":"\\uDFFF"}'), true);
+  assert.equal(mayHoldLoneSurrogates('{"a":"\\u00e9 \\u7fff"}'), false);
+  assert.equal(wellFormed('a\ud800b'), 'a\ufffdb');
+  assert.equal(wellFormed('\udc00z'), '\ufffdz');
+  assert.equal(wellFormed('x\ud83d'), 'x\ufffd');
+  assert.equal(wellFormed('\ud83d\ude00 pair'), '\ud83d\ude00 pair');
+  assert.equal(wellFormed('\ude00\ud83d'), '\ufffd\ufffd', 'a pair the wrong way round is two lone halves');
+  const revived = JSON.parse('{"z":1,"k\\ud800":["\\udfff",{"__proto__":"\\ud800"}],"a":2}', wellFormedReviver) as Record<string, unknown>;
+  assert.deepEqual(Object.keys(revived), ['z', 'k\ufffd', 'a'], 'the key is mended in its place');
+  assert.equal(JSON.stringify(revived), '{"z":1,"k\ufffd":["\ufffd",{"__proto__":"\ufffd"}],"a":2}');
+  assert.equal(Object.getPrototypeOf(revived), Object.prototype);
 });
