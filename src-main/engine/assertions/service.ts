@@ -23,7 +23,7 @@ import type { ClearLogResult, ViolationCount } from '../../../src-shared/api';
 import { ValidationError } from '../../../src-shared/settings';
 import type { Engine } from '../index';
 import { toIso } from '../ingest/timestamps';
-import { byIndexThenRows, type AssertionDeliveryRow, type AssertionMessageRow, type ExportAttemptRow, type IndexedCandidates, type MarkerRow, type MessageQueryFilter } from '../store/assertions';
+import { byIndexThenRows, timesFilterSql, type AssertionDeliveryRow, type AssertionMessageRow, type ExportAttemptRow, type IndexedCandidates, type MarkerRow, type MessageQueryFilter } from '../store/assertions';
 import { closestMisses, type Criteria } from './match';
 import { nextTimedSize, type TimedSlices } from '../sliced-work';
 import { TALLY_BLOCK_IDS, type TallyBlock, type ViolationTally } from '../store/message-tallies';
@@ -66,6 +66,8 @@ export const TIME_CANDIDATES_AT_MOST = 5_000;
  * among them from elsewhere.
  */
 export const EDGE_TIMES_AT_MOST = 2 * TALLY_BLOCK_IDS;
+/** Most messages within a filter's times counted from the messages' times alone (one walk of them, index only: a few milliseconds). */
+export const TIMES_COUNTED_AT_MOST = 50_000;
 /** Their batches: they arrived together, so their rows share pages, as a window of ids does (COUNT_WINDOWS). */
 const TIME_BATCHES: TimedSlices = { first: 2_000, min: 250, max: 50_000, targetMs: 4 };
 /**
@@ -408,6 +410,42 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     return ids === null ? null : receivedAmong(ids, through, filter);
   };
 
+  /** The filter's times, when it has some and asks only what the messages' times hold (and they are ready). */
+  const countableTimes = (filter: MessageQueryFilter): boolean =>
+    (filter.since !== null || filter.until !== null) && timesFilterSql(filter) !== null && engine.stores.messageTimes.ready();
+
+  /**
+   * A count within times that at most TIMES_COUNTED_AT_MOST messages fall in, from the messages'
+   * times alone (no row read), for a filter on what they hold; the newest commits past them (not
+   * taken in yet) row by row. Null when it does not apply; undefined when the budget ran out.
+   */
+  const countByTimes = async (filter: MessageQueryFilter, low: number, high: number, budgetMs: number): Promise<number | null | undefined> => {
+    // A short range (a wait's new ids) is cheaper read row by row than a walk of the times.
+    if (high - low <= TIME_CANDIDATES_AT_MOST || !countableTimes(filter)) return null;
+    const covered = Math.max(low, Math.min(high, tallies.range().through));
+    const counted = store.countReceived(filter, filter.since, filter.until, low, covered, TIMES_COUNTED_AT_MOST);
+    if (counted === null) return null;
+    let total = counted;
+    const reached = await inIdWindows({ low: covered, high, newestFirst: false }, { ms: budgetMs }, (from, to) => {
+      total += store.countMessagesInIds(filter, from, to);
+    });
+    return reached < high ? undefined : total;
+  };
+
+  /** edgeByTimes for a count of what the messages' times hold: counted from them alone. */
+  const edgeCountByTimes = (filter: MessageQueryFilter, segment: Segment): number | null => {
+    const window = edgeWindow(filter, segment);
+    if (window === null || !countableTimes(filter)) return null;
+    return window.since < window.until ? store.countReceived(filter, window.since, window.until, segment.after, segment.through, EDGE_TIMES_AT_MOST) : 0;
+  };
+
+  /** The times a segment's matches can have: the filter's, within its blocks' own; null when it has no bounds or the filter no times. */
+  const edgeWindow = (filter: MessageQueryFilter, segment: Segment): { since: number; until: number } | null => {
+    const times = segment.times ?? null;
+    if ((filter.since === null && filter.until === null) || times === null) return null;
+    return { since: Math.max(filter.since ?? Number.MIN_SAFE_INTEGER, times.firstAt), until: Math.min(filter.until ?? Number.MAX_SAFE_INTEGER, times.lastAt + 1) };
+  };
+
   /**
    * A segment the tallies leave to be read row by row, where the filter's times cut a block (its
    * edges): the messages of it received within both the filter's times and its blocks' own, from
@@ -416,11 +454,9 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
    * outside the minute. A segment with times is tallied whole, so its messages are in the times.
    */
   const edgeByTimes = (filter: MessageQueryFilter, segment: Segment): Candidates | null => {
-    const times = segment.times ?? null;
-    if ((filter.since === null && filter.until === null) || times === null || !engine.stores.messageTimes.ready()) return null;
-    const since = Math.max(filter.since ?? Number.MIN_SAFE_INTEGER, times.firstAt);
-    const until = Math.min(filter.until ?? Number.MAX_SAFE_INTEGER, times.lastAt + 1);
-    const ids = since < until ? store.receivedIds(since, until, segment.after, segment.through, EDGE_TIMES_AT_MOST) : [];
+    const window = edgeWindow(filter, segment);
+    if (window === null || !engine.stores.messageTimes.ready()) return null;
+    const ids = window.since < window.until ? store.receivedIds(window.since, window.until, segment.after, segment.through, EDGE_TIMES_AT_MOST) : [];
     return ids === null ? null : receivedAmong(ids, segment.through, filter);
   };
 
@@ -539,6 +575,8 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
    * budget ran out first.
    */
   const countWithinIds = async (filter: MessageQueryFilter, after: number, through: number, budgetMs: number): Promise<number | undefined> => {
+    const byTimes = await countByTimes(filter, Math.max(after, filter.afterMessageId ?? 0), through, budgetMs);
+    if (byTimes !== null) return byTimes;
     const candidates = candidatesFor(filter, Math.max(after, filter.afterMessageId ?? 0), through);
     if (candidates !== null) return countThroughCandidates(filter, candidates, after, through, budgetMs);
     const { segments, matches } = segmentsOf(filter, after, through);
@@ -547,6 +585,11 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     for (const segment of segments) {
       if (segment.blocks.length > 0) {
         for (const block of segment.blocks) total += matches.get(block) ?? 0;
+        continue;
+      }
+      const counted = edgeCountByTimes(filter, segment);
+      if (counted !== null) {
+        total += counted;
         continue;
       }
       const timed = edgeByTimes(filter, segment);

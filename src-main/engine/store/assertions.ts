@@ -142,6 +142,31 @@ export function messageFilterSql(f: MessageQueryFilter): { terms: string[]; para
 }
 
 /**
+ * Pure: a filter's terms over the messages' times t (store/message-times.ts), which hold what the
+ * tallies count by; null when it asks for what they do not hold (a user, an anonymousId, a
+ * delivery status). The times and the id bounds are the caller's.
+ */
+export function timesFilterSql(f: MessageQueryFilter): { terms: string[]; params: unknown[] } | null {
+  if (f.userId !== null || f.anonymousId !== null || f.deliveryStatus !== null) return null;
+  const terms: string[] = [];
+  const params: unknown[] = [];
+  if (f.type !== null) {
+    terms.push('t.type = ?');
+    params.push(f.type);
+  }
+  if (f.event !== null) {
+    terms.push('t.event = ?');
+    params.push(f.event);
+  }
+  if (f.source !== null) {
+    terms.push('t.source_id = (SELECT s.id FROM sources s WHERE s.name = ?)');
+    params.push(f.source);
+  }
+  if (f.violations !== null) terms.push(f.violations === 'any' ? 't.violating = 1' : 't.violating = 0');
+  return { terms, params };
+}
+
+/**
  * Where the search index names a filter's candidates (the messages whose indexed fields may hold
  * its anonymousId): the index's parts, a MATCH that finds a superset of the messages with that
  * value, and the id through which the index holds every message. Each candidate is then checked
@@ -409,10 +434,29 @@ export class AssertionStore {
    * + 1 entries of the table: the times may span the whole log.
    */
   receivedIds(since: number | null, until: number | null, afterId: number, throughId: number, max: number): number[] | null {
+    const times = this.timesWithin(since, until, max);
+    return times === null ? null : (this.s.receivedIds.pluck(true).all(times.from, times.to, afterId, throughId) as number[]);
+  }
+
+  /** The times as bounds of the messages' times, or null when more than `max` entries lie within them (one walk of at most max + 1). */
+  private timesWithin(since: number | null, until: number | null, max: number): { from: number; to: number } | null {
     const from = since ?? Number.MIN_SAFE_INTEGER;
     const to = until ?? Number.MAX_SAFE_INTEGER;
-    if ((this.s.receivedWithin.get(from, to, max + 1) as { n: number }).n > max) return null;
-    return this.s.receivedIds.pluck(true).all(from, to, afterId, throughId) as number[];
+    return (this.s.receivedWithin.get(from, to, max + 1) as { n: number }).n > max ? null : { from, to };
+  }
+
+  /**
+   * How many messages received in [since, until) with ids in (afterId, throughId] the filter
+   * matches, from the messages' times alone (timesFilterSql must allow it), when at most `max`
+   * entries lie within the times; null when more do.
+   */
+  countReceived(f: MessageQueryFilter, since: number | null, until: number | null, afterId: number, throughId: number, max: number): number | null {
+    const by = timesFilterSql(f);
+    if (by === null) throw new Error('countReceived: the messages’ times do not hold what this filter asks');
+    const times = this.timesWithin(since, until, max);
+    if (times === null) return null;
+    const sql = `SELECT COUNT(*) AS n FROM message_times t WHERE t.received_at >= ? AND t.received_at < ? AND t.id > ? AND t.id <= ?${by.terms.map((t) => ` AND ${t}`).join('')}`;
+    return (statement(this.db, sql).get(times.from, times.to, afterId, throughId, ...by.params) as { n: number }).n;
   }
 
   /** How many of those ids there are, up to `max`, and the last of them: the same batch counted from the list alone. */

@@ -10,25 +10,31 @@ import type { Db } from './database';
 import { backfillBelow, type BackfillBelow } from './backfill-below';
 import { statement } from './statements';
 
+/** A message's entry, in the table's column order. */
+const COLUMNS = 'received_at, id, source_id, type, event, violations IS NOT NULL AS violating';
+
 export interface MessageTimeStore extends BackfillBelow {
   /** Takes in the messages with ids in (afterId, throughId]: the follow-up's, as they are tallied. */
   takeIn(afterId: number, throughId: number): void;
 }
 
 export function messageTimeStore(db: Db): MessageTimeStore {
-  const backfill = backfillBelow<{ id: number; received_at: number }>(
+  const backfill = backfillBelow<{ id: number; received_at: number; source_id: number; type: string; event: string | null; violating: number }>(
     db,
     'message_times_backfill',
-    'SELECT id, received_at FROM messages WHERE id < ? ORDER BY id DESC LIMIT ?',
+    `SELECT ${COLUMNS} FROM messages WHERE id < ? ORDER BY id DESC LIMIT ?`,
     (rows) => {
-      const take = statement(db, 'INSERT OR IGNORE INTO message_times (received_at, id) VALUES (?, ?)');
-      for (const r of rows) take.run(r.received_at, r.id);
+      const take = statement(db, 'INSERT OR IGNORE INTO message_times (received_at, id, source_id, type, event, violating) VALUES (?, ?, ?, ?, ?, ?)');
+      for (const r of rows) take.run(r.received_at, r.id, r.source_id, r.type, r.event, r.violating);
     },
   );
   return {
     ...backfill,
     takeIn: (afterId, throughId) => {
-      statement(db, 'INSERT OR IGNORE INTO message_times (received_at, id) SELECT received_at, id FROM messages WHERE id > ? AND id <= ?').run(afterId, throughId);
+      statement(db, `INSERT OR IGNORE INTO message_times (received_at, id, source_id, type, event, violating) SELECT ${COLUMNS} FROM messages WHERE id > ? AND id <= ?`).run(
+        afterId,
+        throughId,
+      );
     },
   };
 }

@@ -574,7 +574,9 @@ export const MIGRATIONS: readonly string[] = [
   `,
   /* 29: every message's time of receipt in an index of its own (store/message-times.ts). A
      test's "since it started" on a big log read the rows of the tallies' blocks its times fall
-     in (16,384 messages each). Keyed by time, then id: a commit's messages share one time, so
+     in (16,384 messages each). With each message's source, type, event and whether it has
+     violations (the fields the tallies count by), a count within times reads this table alone.
+     Keyed by time, then id: a commit's messages share one time, so
      its entries land together on the newest page; no scattered key (which is what costs ingest
      on a big log). Taken in by the engine's follow-up with the tallies, a turn after the commit:
      an insert trigger cost the raw insert of a message and its delivery about a tenth more
@@ -582,7 +584,16 @@ export const MIGRATIONS: readonly string[] = [
      messages: building it reads every message at once (a minute at 10M, holding start-up); a
      log that already holds messages is taken in downwards from message_times_backfill.below in
      slices after start (0 when done), and the table is read only once that is done. */ `
-  CREATE TABLE message_times (received_at INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (received_at, id)) WITHOUT ROWID;
+  CREATE TABLE message_times (
+    received_at INTEGER NOT NULL,
+    id INTEGER NOT NULL,
+    -- What the tallies count by, so that a count within times reads no message row.
+    source_id INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    event TEXT,
+    violating INTEGER NOT NULL,
+    PRIMARY KEY (received_at, id)
+  ) WITHOUT ROWID;
   CREATE TABLE message_times_backfill (below INTEGER NOT NULL);
   INSERT INTO message_times_backfill (below) SELECT COALESCE(MAX(id) + 1, 0) FROM messages;
   CREATE TRIGGER message_times_delete AFTER DELETE ON messages BEGIN
