@@ -28,7 +28,8 @@ function run(side: Side): { insertUs: number; updateUs: number } {
     if (side === 'no status trigger') db.exec('DROP TRIGGER rare_status_update');
     if (side === 'times by trigger') {
       db.exec(`CREATE TRIGGER message_times_insert AFTER INSERT ON messages BEGIN
-        INSERT OR IGNORE INTO message_times (received_at, id) VALUES (NEW.received_at, NEW.id);
+        INSERT OR IGNORE INTO message_times (received_at, id, source_id, type, event, violating)
+          VALUES (NEW.received_at, NEW.id, NEW.source_id, NEW.type, NEW.event, NEW.violations IS NOT NULL);
       END`);
     }
     const request = db.prepare("INSERT INTO requests (source_id, path, received_at, http_status, bytes) VALUES (1, '/v1/batch', 0, 200, 0)");

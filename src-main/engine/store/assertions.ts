@@ -210,6 +210,12 @@ export function byIndexThenRows(afterId: number, throughId: number, indexedThrou
   return { indexed: edge > afterId ? [afterId, edge] : null, rows: throughId > edge ? [edge, throughId] : null };
 }
 
+/** A filter's times as bounds of the messages' times: none on a side is the whole of it. */
+const timeBounds = (since: number | null, until: number | null): { from: number; to: number } => ({
+  from: since ?? Number.MIN_SAFE_INTEGER,
+  to: until ?? Number.MAX_SAFE_INTEGER,
+});
+
 /** Adds `column <= throughId` when a window's upper edge is given. */
 function upTo(terms: string[], params: unknown[], column: string, throughId: number | undefined): void {
   if (throughId === undefined) return;
@@ -392,8 +398,7 @@ export class AssertionStore {
       violationCountsInIds: `SELECT m.type, m.event, COUNT(*) AS messages, SUM(json_array_length(m.violations)) AS violations
         FROM messages m WHERE m.id > ? AND m.id <= ? AND m.violations IS NOT NULL GROUP BY m.type, m.event`,
       receivedAtOf: 'SELECT received_at FROM messages WHERE id > ? ORDER BY id LIMIT 1',
-      receivedWithin: 'SELECT COUNT(*) AS n FROM (SELECT 1 FROM message_times WHERE received_at >= ? AND received_at < ? LIMIT ?)',
-      receivedIds: 'SELECT id FROM message_times WHERE received_at >= ? AND received_at < ? AND id > ? AND id <= ? ORDER BY id',
+      receivedIds: 'SELECT id FROM message_times WHERE received_at >= ? AND received_at < ? LIMIT ?',
       rareStatusMessageIds: `SELECT DISTINCT message_id FROM rare_status_deliveries
         WHERE status = ? AND message_id > ? AND message_id <= ? ORDER BY message_id LIMIT ?`,
       rareStatusMessageCount: `SELECT COUNT(*) AS taken, MAX(message_id) AS last FROM (SELECT DISTINCT message_id FROM rare_status_deliveries
@@ -430,33 +435,30 @@ export class AssertionStore {
   /**
    * The ids of the messages received in [since, until) with ids in (afterId, throughId],
    * ascending, from the messages' times (store/message-times.ts, once ready), when there are at
-   * most `max` entries within the times; null when there are more. Both reads stop after `max`
-   * + 1 entries of the table: the times may span the whole log.
+   * most `max` entries within the times; null when there are more. One walk of at most `max` + 1
+   * entries of the table (the times may span the whole log), sorted here.
    */
   receivedIds(since: number | null, until: number | null, afterId: number, throughId: number, max: number): number[] | null {
-    const times = this.timesWithin(since, until, max);
-    return times === null ? null : (this.s.receivedIds.pluck(true).all(times.from, times.to, afterId, throughId) as number[]);
-  }
-
-  /** The times as bounds of the messages' times, or null when more than `max` entries lie within them (one walk of at most max + 1). */
-  private timesWithin(since: number | null, until: number | null, max: number): { from: number; to: number } | null {
-    const from = since ?? Number.MIN_SAFE_INTEGER;
-    const to = until ?? Number.MAX_SAFE_INTEGER;
-    return (this.s.receivedWithin.get(from, to, max + 1) as { n: number }).n > max ? null : { from, to };
+    const { from, to } = timeBounds(since, until);
+    const ids = this.s.receivedIds.pluck(true).all(from, to, max + 1) as number[];
+    if (ids.length > max) return null;
+    return ids.filter((id) => id > afterId && id <= throughId).sort((x, y) => x - y);
   }
 
   /**
    * How many messages received in [since, until) with ids in (afterId, throughId] the filter
    * matches, from the messages' times alone (timesFilterSql must allow it), when at most `max`
-   * entries lie within the times; null when more do.
+   * entries lie within the times; null when more do. One walk of at most `max` + 1 entries.
    */
   countReceived(f: MessageQueryFilter, since: number | null, until: number | null, afterId: number, throughId: number, max: number): number | null {
     const by = timesFilterSql(f);
     if (by === null) throw new Error('countReceived: the messages’ times do not hold what this filter asks');
-    const times = this.timesWithin(since, until, max);
-    if (times === null) return null;
-    const sql = `SELECT COUNT(*) AS n FROM message_times t WHERE t.received_at >= ? AND t.received_at < ? AND t.id > ? AND t.id <= ?${by.terms.map((t) => ` AND ${t}`).join('')}`;
-    return (statement(this.db, sql).get(times.from, times.to, afterId, throughId, ...by.params) as { n: number }).n;
+    const { from, to } = timeBounds(since, until);
+    const matching = ['t.id > ?', 't.id <= ?', ...by.terms].join(' AND ');
+    const sql = `SELECT COUNT(*) AS entries, COALESCE(SUM(${matching}), 0) AS n
+      FROM (SELECT * FROM message_times WHERE received_at >= ? AND received_at < ? LIMIT ?) t`;
+    const r = statement(this.db, sql).get(afterId, throughId, ...by.params, from, to, max + 1) as { entries: number; n: number };
+    return r.entries > max ? null : r.n;
   }
 
   /** How many of those ids there are, up to `max`, and the last of them: the same batch counted from the list alone. */
