@@ -228,6 +228,25 @@ test("a page after a marker has one lower bound on the id, the later of the mark
   assert.ok(deliveries.params.includes(500) && !deliveries.params.includes(10));
 });
 
+test('planSegments: the newest block is whole up to the tallies\' last id, and only when the range reaches it', () => {
+  const B = TALLY_BLOCK_IDS;
+  const blocks = [0, 1, 2].map((block) => ({ block, matches: 5, firstAt: 0, lastAt: 10 }));
+  const tallied = { below: 1, through: 2 * B + 500 };
+  const plan = (high: number) => planSegments({ low: 0, high, tallied, blocks, since: null, until: null, countable: true });
+  // The log's newest id is the tallies' last: block 2 counts from its tally, nothing is read.
+  assert.deepEqual(plan(2 * B + 500), [{ after: 0, through: 2 * B + 500, blocks: [0, 1, 2] }]);
+  // Newer ids not tallied yet: the tail is read, block 2 still counts whole.
+  assert.deepEqual(plan(2 * B + 700), [
+    { after: 0, through: 2 * B + 500, blocks: [0, 1, 2] },
+    { after: 2 * B + 500, through: 2 * B + 700, blocks: [], times: null },
+  ]);
+  // A range that stops inside block 2, before the tallies' last id: its rows are read.
+  assert.deepEqual(plan(2 * B + 450), [
+    { after: 0, through: 2 * B - 1, blocks: [0, 1] },
+    { after: 2 * B - 1, through: 2 * B + 450, blocks: [], times: { firstAt: 0, lastAt: 10 } },
+  ]);
+});
+
 test('planSegments: every id of (low, high] that may match is in exactly one segment, and a whole block is only one fully inside the tallies and the times', () => {
   const B = TALLY_BLOCK_IDS;
   const arbitrary = fc.record({
@@ -276,14 +295,16 @@ test('planSegments: every id of (low, high] that may match is in exactly one seg
         }
         if (s.blocks.length === 0) continue;
         assert.ok(a.countable, 'whole blocks only when their tallies count exactly');
-        const ids = s.blocks.flatMap((block) => [Math.max(block * B, 1), (block + 1) * B - 1]);
+        // A block's ids up to the tallies' last one: the newest block is whole up to there.
+        const lastOf = (block: number): number => Math.min((block + 1) * B - 1, tallied.through);
+        const ids = s.blocks.flatMap((block) => [Math.max(block * B, 1), lastOf(block)]);
         assert.equal(Math.min(...ids) - 1, s.after, 'the segment is exactly its blocks');
         assert.equal(Math.max(...ids), s.through);
         for (const block of s.blocks) {
           const b = blocks.find((x) => x.block === block);
           assert.ok(b && b.firstAt >= since && b.lastAt < until, 'a whole block lies inside the times');
-          assert.ok(isTallied(Math.max(block * B, 1)) && isTallied((block + 1) * B - 1), 'a whole block is tallied');
-          assert.ok(Math.max(block * B, 1) > a.low && (block + 1) * B - 1 <= high, 'a whole block is inside the range');
+          assert.ok(isTallied(Math.max(block * B, 1)) && isTallied(lastOf(block)), 'a whole block is tallied');
+          assert.ok(Math.max(block * B, 1) > a.low && lastOf(block) <= high, 'a whole block is inside the range');
         }
       }
     }),

@@ -77,7 +77,9 @@ export function planSegments(p: PlanInput): Segment[] {
     const after = Math.max(low, start - 1);
     const through = Math.min(high, end);
     if (through <= after) continue;
-    const whole = p.countable && after === start - 1 && through === end && b.firstAt >= since && b.lastAt < until;
+    // The newest block is whole up to the tallies' last id: the ids past it are the tail below,
+    // so a count on a live log does not read the newest block's rows.
+    const whole = p.countable && after === start - 1 && through === Math.min(end, p.tallied.through) && b.firstAt >= since && b.lastAt < until;
     push(after, through, whole ? [b.block] : [], { firstAt: b.firstAt, lastAt: b.lastAt });
   }
   // Committed after the last tally: row by row.
