@@ -579,8 +579,8 @@ export const MIGRATIONS: readonly string[] = [
      Keyed by time, then id: a commit's messages share one time, so
      its entries land together on the newest page; no scattered key (which is what costs ingest
      on a big log). Taken in by the engine's follow-up with the tallies, a turn after the commit:
-     an insert trigger cost the raw insert of a message and its delivery about a tenth more
-     (bench/status-list.measure.ts). A removal takes an entry out by trigger. Not an index on
+     an insert trigger cost the raw insert of a message and its delivery a tenth to a sixth
+     more (bench/status-list.measure.ts). A removal takes an entry out by trigger. Not an index on
      messages: building it reads every message at once (a minute at 10M, holding start-up); a
      log that already holds messages is taken in oldest first, from message_times_backfill.next
      up to below, in slices after start (below 0 when done: taken in downwards, the table's
