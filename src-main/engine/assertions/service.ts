@@ -61,9 +61,9 @@ export const ROW_BATCHES: TimedSlices = { first: 250, min: 50, max: 50_000, targ
 /** Most messages within a filter's times read through their times' table (a few milliseconds to find, index only). */
 export const TIME_CANDIDATES_AT_MOST = 5_000;
 /**
- * Most entries of the messages' times an edge block is read through (two walks of them, index
- * only, about a millisecond per 10,000): a block of 16,384 messages, with room for what arrived
- * among them from elsewhere.
+ * Most entries of the messages' times an edge block is read through (one walk of them, index
+ * only, a few milliseconds warm): a block of 16,384 messages, with room for what arrived among
+ * them from elsewhere.
  */
 export const EDGE_TIMES_AT_MOST = 2 * TALLY_BLOCK_IDS;
 /**
@@ -202,25 +202,26 @@ const unbounded = (): Budget => ({ ms: Number.POSITIVE_INFINITY });
  * A keyset page (ids after `after`, oldest first, at most `limit`) read in windows of ids over
  * the segments that may hold a match, so that a filter that matches little or nothing walks the
  * log in steps instead of holding the engine's thread for one long scan. `next` is the last row's
- * id when the page is full.
+ * id when the page is full. A segment `byCandidates` finds candidates for (a time filter's edge)
+ * is read through them instead.
  */
 async function pageInWindows<T extends { id: number }>(
   segments: readonly Segment[],
   limit: number,
   read: (after: number, through: number, limit: number) => T[],
-  through?: { candidatesOf: (segment: Segment) => Candidates | null; readAmong: (check: MessageQueryFilter, ids: number[], limit: number) => T[] },
+  byCandidates?: { candidatesOf: (segment: Segment) => Candidates | null; readAmong: (check: MessageQueryFilter, ids: number[], limit: number) => T[] },
 ): Promise<{ rows: T[]; next: number | null }> {
   const rows: T[] = [];
   const budget = unbounded();
   for (const segment of segments) {
     if (rows.length >= limit) break;
-    const candidates = through?.candidatesOf(segment) ?? null;
-    if (through !== undefined && candidates !== null) {
+    const candidates = byCandidates?.candidatesOf(segment) ?? null;
+    if (byCandidates !== undefined && candidates !== null) {
       await inCandidateBatches(
         candidates,
         { low: segment.after, high: segment.through },
         budget,
-        (ids) => void rows.push(...through.readAmong(candidates.check, ids, limit - rows.length)),
+        (ids) => void rows.push(...byCandidates.readAmong(candidates.check, ids, limit - rows.length)),
         () => rows.length >= limit,
       );
       continue;
@@ -377,9 +378,10 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
   };
   /**
    * Where a filter's messages can be found without reading the log: an anonymousId's candidates
-   * in the search index, or the messages with a delivery in a rare status (once their list is
-   * ready). A user's messages have an index of their own, read row by row, so a userId goes that
-   * way. Null: read the log (by the tallies, in windows).
+   * in the search index, the few messages within its times (receivedFor), or the messages with a
+   * delivery in a rare status (once their list is ready). A user's messages have an index of
+   * their own, read row by row, so a userId goes that way. Null: read the log (by the tallies, in
+   * windows).
    */
   const candidatesFor = (filter: MessageQueryFilter, low: number, high: number): Candidates | null => {
     const indexed = indexedFor(filter);
@@ -469,7 +471,7 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
 
   /**
    * countWithinIds through the candidates, for the ids they cover; the newer ones (committed,
-   * not taken into the search index yet) row by row.
+   * not taken into the search index or the times yet) row by row.
    */
   const countThroughCandidates = async (filter: MessageQueryFilter, candidates: Candidates, after: number, through: number, budgetMs: number): Promise<number | undefined> => {
     const { indexed: byIndex, rows } = byIndexThenRows(Math.max(after, filter.afterMessageId ?? 0), through, candidates.through);

@@ -550,8 +550,9 @@ export const MIGRATIONS: readonly string[] = [
      have a delivery in such a status. Every delivery is written pending (each INSERT in
      store/log-store.ts), so no insert trigger: one that only checked the status cost the raw
      insert of a message and its delivery about 4%. The update trigger costs each change of
-     status about 2 µs (bench/status-list.measure.ts), two per delivery delivered. A log that already holds deliveries is
-     listed downwards from rare_status_backfill.below in slices after start (0 when done). */ `
+     status about 2 µs (bench/status-list.measure.ts), two per delivery delivered. A log that
+     already holds deliveries is listed downwards from rare_status_backfill.below in slices
+     after start (0 when done). */ `
   CREATE TABLE rare_status_deliveries (
     status TEXT NOT NULL,
     id INTEGER NOT NULL,
@@ -576,16 +577,16 @@ export const MIGRATIONS: readonly string[] = [
      test's "since it started" on a big log read the rows of the tallies' blocks its times fall
      in (16,384 messages each). With each message's source, type, event and whether it has
      violations (the fields the tallies count by), a count within times reads this table alone.
-     Keyed by time, then id: a commit's messages share one time, so
-     its entries land together on the newest page; no scattered key (which is what costs ingest
-     on a big log). Taken in by the engine's follow-up with the tallies, a turn after the commit:
-     an insert trigger cost the raw insert of a message and its delivery a tenth to a sixth
-     more (bench/status-list.measure.ts). A removal takes an entry out by trigger. Not an index on
+     Keyed by time, then id: a commit's messages share one time, so its entries land together
+     on the newest page; no scattered key (which is what costs ingest on a big log). Taken in by
+     the engine's follow-up with the tallies, a turn after the commit: an insert trigger cost the
+     raw insert of a message and its delivery a tenth to a sixth more
+     (bench/status-list.measure.ts). A removal takes an entry out by trigger. Not an index on
      messages: building it reads every message at once (a minute at 10M, holding start-up); a
      log that already holds messages is taken in oldest first, from message_times_backfill.next
-     up to below, in slices after start (below 0 when done: taken in downwards, the table's
-     pages were left half full: 67 bytes a message on the 1M seed, 38 oldest first), and the table is read only once
-     that is done. */ `
+     up to below, in slices after start (below 0 when done; taken in newest first, the table's
+     pages were left half full: 67 bytes a message on the 1M seed against 38), and the table is
+     read only once that is done. */ `
   CREATE TABLE message_times (
     received_at INTEGER NOT NULL,
     id INTEGER NOT NULL,
