@@ -5,25 +5,13 @@ import { turnsDuring } from '../testing/wait';
 import { ANY_MESSAGE, type DeliveryQueryExtra, type MessageQueryFilter } from '../store/assertions';
 import type { DeliveryStatus, DeliveryUpdate } from '../store/log-store';
 import { RARE_STATUSES } from '../store/rare-statuses';
-import type { InboundMessage } from '../../../src-shared/events';
+import { commitSamples } from '../testing/assertion-log';
 import { createAssertions, type Assertions } from './service';
 
 const MESSAGES = 6_000;
 const AT = Date.UTC(2026, 10, 1);
 /** A retry far past the test's clock: the scheduler never takes these deliveries up again. */
 const LATER = Date.UTC(2030, 0, 1);
-
-function message(i: number): InboundMessage {
-  return {
-    type: i % 5 === 0 ? 'identify' : 'track',
-    messageId: `m-${i}`,
-    userId: `user_${i % 40}`,
-    ...(i % 5 === 0 ? {} : { event: i % 3 === 0 ? 'Order Completed' : 'Viewed' }),
-    properties: {},
-    context: {},
-    integrations: {},
-  } as unknown as InboundMessage;
-}
 
 /** Where the delivery of message i ends: a few of each rare status among the succeeded. */
 const statusOf = (i: number): DeliveryStatus => (i % 47 === 0 ? 'failed' : i % 61 === 1 ? 'discarded' : i % 83 === 2 ? 'retrying' : 'succeeded');
@@ -47,18 +35,9 @@ describe('deliveries in a rare status (retrying, failed, discarded) are read fro
 
   /** Commits messages [from, to) with one delivery each, then moves each delivery to its status through the rounds' write path. */
   const commit = (from: number, to: number): void => {
-    const source = h.engine.stores.config.listSources()[0]!.id;
-    const destination = h.engine.stores.config.listDestinations()[0]!.id;
     const log = h.engine.stores.log;
     const before = h.engine.stores.assertions.lastDeliveryId();
-    for (let start = from; start < to; start += 500) {
-      const items = [];
-      for (let i = start; i < Math.min(to, start + 500); i++) {
-        const m = message(i);
-        items.push({ message: m, json: JSON.stringify(m), destinationIds: [destination] });
-      }
-      log.commitRequest({ sourceId: source, path: '/v1/batch', receivedAt: AT + start, httpStatus: 200, bytes: 0, userAgent: 'test' }, source, items, [], 0);
-    }
+    for (let start = from; start < to; start += 500) commitSamples(h, start, Math.min(to, start + 500), AT + start);
     const made = h.inspect.all<{ id: number; message_id: string }>('SELECT d.id, m.message_id FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE d.id > ?', before);
     log.finishRounds([], made.map((d) => update(d.id, statusOf(Number(d.message_id.slice(2))))));
   };

@@ -3,24 +3,12 @@ import assert from 'node:assert/strict';
 import { startHarness, type Harness } from '../testing/harness';
 import { turnsDuring } from '../testing/wait';
 import { ANY_MESSAGE, type DeliveryQueryExtra, type MessageQueryFilter } from '../store/assertions';
-import type { InboundMessage } from '../../../src-shared/events';
+import { commitSamples } from '../testing/assertion-log';
 import { createAssertions, TIME_CANDIDATES_AT_MOST, type Assertions } from './service';
 
 const AT = Date.UTC(2026, 10, 1);
 const PER_REQUEST = 500;
 const REQUESTS = 40;
-
-function message(i: number): InboundMessage {
-  return {
-    type: i % 5 === 0 ? 'identify' : 'track',
-    messageId: `m-${i}`,
-    userId: `user_${i % 40}`,
-    ...(i % 5 === 0 ? {} : { event: i % 3 === 0 ? 'Order Completed' : 'Viewed' }),
-    properties: {},
-    context: {},
-    integrations: {},
-  } as unknown as InboundMessage;
-}
 
 describe("a filter's times are read through the requests' time index when few messages fall within them", () => {
   let h: Harness;
@@ -29,20 +17,10 @@ describe("a filter's times are read through the requests' time index when few me
   const NO_EXTRA: DeliveryQueryExtra = { afterDeliveryId: null, status: null, destination: null };
   let next = 0;
 
-  /**
-   * One request of PER_REQUEST messages from a source, received at `at`, with a delivery each;
-   * with `appendTo`, they join that request as an audience sync's later slices do, received later
-   * than the request itself.
-   */
+  /** One request of PER_REQUEST messages from a source, received at `at`; with `appendTo`, joining that request. */
   const commit = (sourceName: string, at: number, appendTo?: number): number => {
-    const source = h.engine.stores.config.listSources().find((s) => s.name === sourceName)!.id;
-    const destination = h.engine.stores.config.listDestinations()[0]!.id;
-    const items = Array.from({ length: PER_REQUEST }, () => {
-      const m = message(next++);
-      return { message: m, json: JSON.stringify(m), destinationIds: [destination] };
-    });
-    const record = { sourceId: source, path: '/v1/batch', receivedAt: at, httpStatus: 200, bytes: 0, userAgent: 'test', ...(appendTo === undefined ? {} : { appendTo }) };
-    return h.engine.stores.log.commitRequest(record, source, items, [], 0).requestId;
+    next += PER_REQUEST;
+    return commitSamples(h, next - PER_REQUEST, next, at, { source: sourceName, ...(appendTo === undefined ? {} : { appendTo }) });
   };
 
   /** The table holds every message's time, and nothing else. */
