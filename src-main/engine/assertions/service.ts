@@ -383,12 +383,12 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
    * their own, read row by row, so a userId goes that way. Null: read the log (by the tallies, in
    * windows).
    */
-  const candidatesFor = (filter: MessageQueryFilter, low: number, high: number): Candidates | null => {
+  const candidatesFor = (filter: MessageQueryFilter, low: number, high: number, byTimes = true): Candidates | null => {
     const indexed = indexedFor(filter);
     if (indexed !== null) {
       return { ids: (after, through, max) => store.candidateIds(indexed, after, through, max), through: indexed.through, check: filter, batches: SEARCH_INDEX_BATCHES };
     }
-    const received = receivedFor(filter, low, high);
+    const received = byTimes ? receivedFor(filter, low, high) : null;
     if (received !== null) return received;
     const status = filter.deliveryStatus;
     if (status === null || filter.userId !== null || !isRareStatus(status) || !engine.stores.rareStatuses.ready()) return null;
@@ -586,7 +586,8 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
   const countWithinIds = async (filter: MessageQueryFilter, after: number, through: number, budgetMs: number): Promise<number | undefined> => {
     const byTimes = await countByTimes(filter, Math.max(after, filter.afterMessageId ?? 0), through, budgetMs);
     if (byTimes !== null) return byTimes;
-    const candidates = candidatesFor(filter, Math.max(after, filter.afterMessageId ?? 0), through);
+    // Where countByTimes applied and found more than it counts, there are more than receivedFor reads too: no second walk.
+    const candidates = candidatesFor(filter, Math.max(after, filter.afterMessageId ?? 0), through, !countableTimes(filter));
     if (candidates !== null) return countThroughCandidates(filter, candidates, after, through, budgetMs);
     const { segments, matches } = segmentsOf(filter, after, through);
     const budget = { ms: budgetMs };

@@ -100,19 +100,20 @@ export interface MarkerRow {
 /** Markers kept: older ones are dropped as new ones are made, so a CI server's table stays small. */
 export const MAX_MARKERS = 1000;
 
+/** Pure: `column = ?` for each value given (null: any), and their params, in order. */
+function equalTerms(pairs: [column: string, value: string | number | null][]): { terms: string[]; params: unknown[] } {
+  const given = pairs.filter(([, value]) => value !== null);
+  return { terms: given.map(([column]) => `${column} = ?`), params: given.map(([, value]) => value) };
+}
+
 /** Pure: the WHERE terms over messages m and their params, in order. */
 export function messageFilterSql(f: MessageQueryFilter): { terms: string[]; params: unknown[] } {
-  const terms: string[] = [];
-  const params: unknown[] = [];
-  const eq = (column: string, value: string | number | null): void => {
-    if (value === null) return;
-    terms.push(`${column} = ?`);
-    params.push(value);
-  };
-  eq('m.type', f.type);
-  eq('m.event', f.event);
-  eq('m.user_id', f.userId);
-  eq('m.anonymous_id', f.anonymousId);
+  const { terms, params } = equalTerms([
+    ['m.type', f.type],
+    ['m.event', f.event],
+    ['m.user_id', f.userId],
+    ['m.anonymous_id', f.anonymousId],
+  ]);
   if (f.source !== null) {
     // Unary plus: never through messages_dedupe (source_id first), which would read every message
     // of the source for each window of ids (a window then took as long as the whole log).
@@ -148,16 +149,10 @@ export function messageFilterSql(f: MessageQueryFilter): { terms: string[]; para
  */
 export function timesFilterSql(f: MessageQueryFilter): { terms: string[]; params: unknown[] } | null {
   if (f.userId !== null || f.anonymousId !== null || f.deliveryStatus !== null) return null;
-  const terms: string[] = [];
-  const params: unknown[] = [];
-  if (f.type !== null) {
-    terms.push('t.type = ?');
-    params.push(f.type);
-  }
-  if (f.event !== null) {
-    terms.push('t.event = ?');
-    params.push(f.event);
-  }
+  const { terms, params } = equalTerms([
+    ['t.type', f.type],
+    ['t.event', f.event],
+  ]);
   if (f.source !== null) {
     terms.push('t.source_id = (SELECT s.id FROM sources s WHERE s.name = ?)');
     params.push(f.source);
