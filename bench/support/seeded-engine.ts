@@ -28,17 +28,18 @@ export const upgradeCaughtUp = (engine: Engine): boolean =>
  * An engine on a folder seeded by the scale benchmark (a copy: measures write to it), with the
  * scale config delivering to a local receiver on a thread of its own, listening on 127.0.0.1,
  * and what an upgraded log does after start (packing the bodies, the search index's backfill,
- * the message tallies) done first, so that a measure times only its own calls.
+ * the message tallies) done first and the read worker answering, so that a measure times only its own calls.
  */
 export async function engineOnSeededCopy(dir: string): Promise<SeededEngine> {
   const receiver = runWorker<{ port: number }>(RECEIVER_WORKER, { record: false });
   const config = scaleConfig(`http://127.0.0.1:${(await receiver.result).port}/hook`);
-  const engine = createEngine({ dataDir: dir });
+  // As `hookbench serve` runs it: the read worker started with the engine.
+  const engine = createEngine({ dataDir: dir, readWorkerAtStart: true });
   engine.applyConfig(config);
   const started = performance.now();
   engine.start();
   const server = await listen(engine, '127.0.0.1', 0);
-  while (!upgradeCaughtUp(engine)) await new Promise((r) => setTimeout(r, 20));
+  while (!upgradeCaughtUp(engine) || !engine.reads.answering()) await new Promise((r) => setTimeout(r, 20));
   return {
     engine,
     config,

@@ -62,6 +62,7 @@ async function startEngine(renderer: RendererLocation): Promise<{ running: Runni
     secretsAtRest: secrets.atRest,
     // Built beside this file from engine/reads/worker.ts (electron.vite.config.ts).
     readWorkerEntry: join(here, 'read-worker.js'),
+    readWorkerAtStart: true,
   });
   try {
     engine.start();

@@ -70,6 +70,12 @@ export interface EngineOptions {
    */
   readWorkerEntry?: string | URL | null;
   /**
+   * Start the read worker with the engine rather than at the first long read (which runs on the
+   * engine's thread while the worker starts): for a server or the app, which stay up to answer
+   * such reads; tests and short CLI runs mostly make none.
+   */
+  readWorkerAtStart?: boolean;
+  /**
    * The read worker thread's nice value (BACKGROUND_NICE unless set; Linux only); null leaves it
    * at the engine's priority, for measuring what the lower one buys.
    */
@@ -636,6 +642,7 @@ export function createEngine(options: EngineOptions): Engine {
     },
     start: () => {
       started = true;
+      if (options.readWorkerAtStart) offThread.prestart();
       // Each part reports a storage fault and carries on; onRecovered runs them again.
       const recovered = scheduler.start();
       try {

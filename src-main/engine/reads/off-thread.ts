@@ -16,10 +16,14 @@ import type { ReadAnswer, ReadArgs, ReadFailure, ReadOp, ReadReady, ReadRequest,
 export interface OffThreadReads {
   /** Runs op on the read worker, or `fallback` here while no worker answers. */
   run<K extends ReadOp>(op: K, args: ReadArgs<K>, fallback: () => Promise<ReadResult<K>>): Promise<ReadResult<K>>;
+  /** Starts the worker now rather than at the first call, which would otherwise run here while it starts. */
+  prestart(): void;
   /** Ends the worker; calls still waiting for it fail, later calls run their fallback. */
   stop(): Promise<void>;
   /** The thread answering now, or null. */
   thread(): Worker | null;
+  /** Whether calls go to the worker now (started and ready), rather than to their fallback. */
+  answering(): boolean;
   /** How many calls the worker answered, and how many ran their fallback here. */
   stats(): { offThread: number; fallback: number };
   /** The answering worker's thread id and nice value, once it is ready; null before, or where it could not be lowered. */
@@ -134,6 +138,7 @@ export function createOffThreadReads(options: OffThreadOptions): OffThreadReads 
         w.postMessage({ id, op, args } satisfies ReadRequest);
       });
     },
+    prestart: start,
     async stop() {
       stopped = true;
       const w = worker;
@@ -141,6 +146,7 @@ export function createOffThreadReads(options: OffThreadOptions): OffThreadReads 
       await w.terminate();
     },
     thread: () => worker,
+    answering: () => worker !== null && ready,
     stats: () => ({ ...counts }),
     priority: () => priority,
   };
