@@ -56,4 +56,6 @@ for (const [name, call] of calls) {
   const size = (JSON.stringify(result) ?? '').length;
   console.log(`  ${name.padEnd(40)} ${ms.toFixed(1).padStart(9)} ms; ${String(size).padStart(8)} bytes; longest event-loop stall ${stallMs.toFixed(1)} ms`);
 }
+const reads = engine.reads.stats();
+console.log(`reads answered on the read worker: ${reads.offThread}; on the engine's thread (no worker answering): ${reads.fallback}`);
 await close();

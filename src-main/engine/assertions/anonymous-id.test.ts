@@ -31,32 +31,35 @@ function message(i: number): InboundMessage {
   } as unknown as InboundMessage;
 }
 
+const CONFIG = {
+  sources: [{ name: 'web', writeKey: 'wk_web' }],
+  destinations: [{ name: 'off', enabled: false, sources: ['web'], sharedSecret: 's', webhooks: [{ url: 'http://127.0.0.1:9/never', headers: {} }] }],
+};
+
+/** Messages [from, to) committed through the store, 500 a request. */
+function commitMessages(h: Harness, from: number, to: number): void {
+  const source = h.engine.stores.config.listSources()[0]!.id;
+  const destination = h.engine.stores.config.listDestinations()[0]!.id;
+  for (let start = from; start < to; start += 500) {
+    const items = [];
+    for (let i = start; i < Math.min(to, start + 500); i++) {
+      const m = message(i);
+      // Deliveries for two messages in three, to a destination that is off (they are discarded, and stay).
+      items.push({ message: m, json: JSON.stringify(m), destinationIds: i % 3 === 2 ? [] : [destination] });
+    }
+    h.engine.stores.log.commitRequest({ sourceId: source, path: '/v1/batch', receivedAt: Date.UTC(2026, 10, 1) + start, httpStatus: 200, bytes: 0, userAgent: 'test' }, source, items, [], 0);
+  }
+}
+
 describe('an anonymousId is looked up through the search index, and answers as reading every row does', () => {
   let h: Harness;
   let assertions: Assertions;
 
-  const commit = (from: number, to: number): void => {
-    const source = h.engine.stores.config.listSources()[0]!.id;
-    const destination = h.engine.stores.config.listDestinations()[0]!.id;
-    for (let start = from; start < to; start += 500) {
-      const items = [];
-      for (let i = start; i < Math.min(to, start + 500); i++) {
-        const m = message(i);
-        // Deliveries for two messages in three, to a destination that is off (they are discarded, and stay).
-        items.push({ message: m, json: JSON.stringify(m), destinationIds: i % 3 === 2 ? [] : [destination] });
-      }
-      h.engine.stores.log.commitRequest({ sourceId: source, path: '/v1/batch', receivedAt: Date.UTC(2026, 10, 1) + start, httpStatus: 200, bytes: 0, userAgent: 'test' }, source, items, [], 0);
-    }
-  };
+  const commit = (from: number, to: number): void => commitMessages(h, from, to);
 
   before(async () => {
-    h = await startHarness(
-      {
-        sources: [{ name: 'web', writeKey: 'wk_web' }],
-        destinations: [{ name: 'off', enabled: false, sources: ['web'], sharedSecret: 's', webhooks: [{ url: 'http://127.0.0.1:9/never', headers: {} }] }],
-      },
-      { searchIndexPartMessages: PART },
-    );
+    // The candidates are read here, on the engine's thread, so that a test can count the loop's turns; the worker's are checked below.
+    h = await startHarness(CONFIG, { searchIndexPartMessages: PART, readWorkerEntry: null });
     assertions = createAssertions(h.engine);
     commit(0, MESSAGES);
     // What the engine's follow-up does a moment after each commit.
@@ -169,6 +172,38 @@ describe('an anonymousId is looked up through the search index, and answers as r
     const tail = await assertions.deliveries({ anonymousId: 'anon-5', after: store.lastDeliveryId() - 400, limit: 100 });
     assert.ok(tail.deliveries.length > 0, "the tail's deliveries are found");
   });
+});
+
+test("the candidates' MATCH runs on the read worker, and the answers are those of one statement over the rows", async () => {
+  const h = await startHarness(CONFIG, { searchIndexPartMessages: PART });
+  try {
+    commitMessages(h, 0, 5_000);
+    h.engine.stores.searchIndex.settle();
+    const store = h.engine.stores.assertions;
+    const assertions = createAssertions(h.engine);
+    // The worker starts at the first read sent to it; until it answers, the reads run here.
+    const deadline = Date.now() + 60_000;
+    while (h.engine.reads.stats().offThread === 0) {
+      assert.equal(await assertions.count({ anonymousId: 'anon-3' }), store.countMessages({ ...ANY_MESSAGE, anonymousId: 'anon-3' }));
+      assert.ok(Date.now() < deadline, 'the read worker answered within 60 s');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const extra = { afterDeliveryId: null, status: null, destination: null };
+    for (const anonymousId of ['anon-1', 'ANON-9', 'nobody-at-all']) {
+      const filter = { ...ANY_MESSAGE, anonymousId };
+      const before = h.engine.reads.stats();
+      assert.equal(await assertions.count({ anonymousId }), store.countMessages(filter), `${anonymousId}: count`);
+      const page = await assertions.messages({ anonymousId, after: 1_000, limit: 25 });
+      assert.deepEqual(page.messages.map((m) => m.id), store.messages(filter, 1_000, 25).map((m) => m.id), `${anonymousId}: page`);
+      const deliveries = await assertions.deliveries({ anonymousId, limit: 25 });
+      assert.deepEqual(deliveries.deliveries.map((d) => d.id), store.deliveries(filter, extra, 0, 25).map((d) => d.id), `${anonymousId}: deliveries`);
+      const after = h.engine.reads.stats();
+      assert.ok(after.offThread >= before.offThread + 3, `${anonymousId}: ${after.offThread - before.offThread} reads on the worker`);
+      assert.equal(after.fallback, before.fallback, `${anonymousId}: none on the engine's thread`);
+    }
+  } finally {
+    await h.close();
+  }
 });
 
 test('the parts a window asks are those that hold ids in it', () => {

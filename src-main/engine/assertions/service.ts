@@ -23,7 +23,7 @@ import type { ClearLogResult, ViolationCount } from '../../../src-shared/api';
 import { ValidationError } from '../../../src-shared/settings';
 import type { Engine } from '../index';
 import { toIso } from '../ingest/timestamps';
-import { byIndexThenRows, timesFilterSql, type AssertionDeliveryRow, type AssertionMessageRow, type ExportAttemptRow, type IndexedCandidates, type MarkerRow, type MessageQueryFilter } from '../store/assertions';
+import { byIndexThenRows, timesFilterSql, type AssertionDeliveryRow, type AssertionMessageRow, type CandidateBatch, type ExportAttemptRow, type IndexedCandidates, type MarkerRow, type MessageQueryFilter } from '../store/assertions';
 import { closestMisses, type Criteria } from './match';
 import { nextTimedSize, type TimedSlices } from '../sliced-work';
 import { TALLY_BLOCK_IDS, type TallyBlock, type ViolationTally } from '../store/message-tallies';
@@ -89,12 +89,18 @@ const KEPT_MATCHES = 256;
  * read row by row.
  */
 interface Candidates {
-  /** Up to `max` of the candidates in (after, through], ascending. */
-  ids: (after: number, through: number, max: number) => number[];
+  /** Up to `max` of the candidates in (after, through], ascending (from the read worker, for the search index's). */
+  ids: (after: number, through: number, max: number) => number[] | Promise<number[]>;
   through: number;
   /** What each candidate is checked against: the filter, but what the candidates match exactly. */
   check: MessageQueryFilter;
   batches: TimedSlices;
+  /**
+   * The next batch read whole where the candidates are (the search index's: on the read worker),
+   * checked by `check`: a page's rows with a limit, a count without. Absent: the ids are handed
+   * over and checked here.
+   */
+  batch?: (after: number, through: number, max: number, limit: number | null) => Promise<CandidateBatch>;
   /** Counts up to `max` candidates in (after, through] without handing their ids over, when the source can. */
   countIds?: (after: number, through: number, max: number) => { taken: number; last: number | null };
 }
@@ -164,8 +170,8 @@ async function inCandidateBatches(
     candidates.batches,
     range,
     budget,
-    (after, through, max) => {
-      const ids = candidates.ids(after, through, max);
+    async (after, through, max) => {
+      const ids = await candidates.ids(after, through, max);
       read(ids);
       return { taken: ids.length, last: ids.at(-1) ?? null };
     },
@@ -173,19 +179,25 @@ async function inCandidateBatches(
   );
 }
 
+/** What a batch took: how many candidates, and the last one's id. */
+interface Batch {
+  taken: number;
+  last: number | null;
+}
+
 /** inCandidateBatches for a reader that takes a batch itself: `take` says how many candidates it took and the last one's id. */
 async function inBatches(
   batches: TimedSlices,
   range: { low: number; high: number },
   budget: Budget,
-  take: (after: number, through: number, max: number) => { taken: number; last: number | null },
+  take: (after: number, through: number, max: number) => Batch | Promise<Batch>,
   enough: () => boolean = () => false,
 ): Promise<number> {
   let edge = range.low;
   let size = batches.first;
   while (edge < range.high) {
     const t = performance.now();
-    const { taken, last } = take(edge, range.high, size);
+    const { taken, last } = await take(edge, range.high, size);
     const took = performance.now() - t;
     budget.ms -= took;
     edge = taken < size || last === null ? range.high : last;
@@ -355,22 +367,30 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
    * An anonymousId (no userId: a user's messages have their own index) is looked up through the
    * search index, which holds it as text: no index of its own, which every commit would pay for.
    */
-  const indexedFor = (filter: MessageQueryFilter): IndexedCandidates | null => {
+  const indexedFor = async (filter: MessageQueryFilter): Promise<IndexedCandidates | null> => {
     if (filter.anonymousId === null || filter.userId !== null) return null;
-    const match = matchOf(filter.anonymousId);
+    const match = await matchOf(filter.anonymousId);
     const index = engine.stores.searchIndex;
     return match === null ? null : { parts: index.parts(), match, through: index.through() };
   };
   /**
-   * The MATCH for a value, kept: choosing it probes up to 16 trigrams in the index, and a wait
-   * counts again at every commit. Any MATCH chosen finds a superset of the value's messages, so
-   * one chosen earlier stays right as the log changes; only how much it reads may drift.
+   * The candidates' ids in the search index, read on the read worker: one MATCH costs a seek per
+   * segment and trigram whatever the range, tens of milliseconds on the big part of a log from
+   * before the index's parts, which the engine's thread would spend stalled.
+   */
+  const indexedIds = (indexed: IndexedCandidates, after: number, through: number, max: number): Promise<number[]> =>
+    engine.reads.run('assertions.candidates', { indexed, after, through, max }, async () => store.candidateIds(indexed, after, through, max));
+  /**
+   * The MATCH for a value, kept: choosing it probes up to 16 trigrams in every part of the index
+   * (on the read worker, for the same reason as the candidates), and a wait counts again at every
+   * commit. Any MATCH chosen finds a superset of the value's messages, so one chosen earlier stays
+   * right as the log changes; only how much it reads may drift.
    */
   const matches = new Map<string, string>();
-  const matchOf = (value: string): string | null => {
+  const matchOf = async (value: string): Promise<string | null> => {
     const kept = matches.get(value);
     if (kept !== undefined) return engine.stores.deliveryViews.textIndexReady() ? kept : null;
-    const match = engine.stores.deliveryViews.exactValueMatch(value);
+    const match = await engine.reads.run('assertions.match', { value }, async () => engine.stores.deliveryViews.exactValueMatch(value));
     if (match === null) return null;
     if (matches.size >= KEPT_MATCHES) matches.clear();
     matches.set(value, match);
@@ -383,10 +403,17 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
    * their own, read row by row, so a userId goes that way. Null: read the log (by the tallies, in
    * windows).
    */
-  const candidatesFor = (filter: MessageQueryFilter, low: number, high: number, byTimes = true): Candidates | null => {
-    const indexed = indexedFor(filter);
+  const candidatesFor = async (filter: MessageQueryFilter, low: number, high: number, byTimes = true): Promise<Candidates | null> => {
+    const indexed = await indexedFor(filter);
     if (indexed !== null) {
-      return { ids: (after, through, max) => store.candidateIds(indexed, after, through, max), through: indexed.through, check: filter, batches: SEARCH_INDEX_BATCHES };
+      return {
+        ids: (after, through, max) => indexedIds(indexed, after, through, max),
+        batch: (after, through, max, limit) =>
+          engine.reads.run('assertions.candidateBatch', { indexed, after, through, max, check: filter, limit }, async () => store.candidateBatch(indexed, after, through, max, filter, limit)),
+        through: indexed.through,
+        check: filter,
+        batches: SEARCH_INDEX_BATCHES,
+      };
     }
     const received = byTimes ? receivedFor(filter, low, high) : null;
     if (received !== null) return received;
@@ -479,7 +506,7 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     let total = 0;
     if (byIndex !== null) {
       const [low, high] = byIndex;
-      const { countIds } = candidates;
+      const { countIds, batch } = candidates;
       // A filter that asks nothing of the rows: every candidate is a match, counted unread.
       const reached =
         countIds !== undefined && asksNothing(candidates.check)
@@ -488,9 +515,15 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
               total += counted.taken;
               return counted;
             })
-          : await inCandidateBatches(candidates, { low, high }, budget, (ids) => {
-              total += store.countAmong(candidates.check, ids);
-            });
+          : batch !== undefined
+            ? await inBatches(candidates.batches, { low, high }, budget, async (from, to, max) => {
+                const counted = await batch(from, to, max, null);
+                total += counted.count;
+                return counted;
+              })
+            : await inCandidateBatches(candidates, { low, high }, budget, (ids) => {
+                total += store.countAmong(candidates.check, ids);
+              });
       if (reached < high) return undefined;
     }
     if (rows !== null) {
@@ -509,13 +542,23 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     const rows: AssertionMessageRow[] = [];
     if (byIndex !== null) {
       const [low, high] = byIndex;
-      await inCandidateBatches(
-        candidates,
-        { low, high },
-        unbounded(),
-        (ids) => void rows.push(...store.messagesAmong(candidates.check, ids, limit - rows.length)),
-        () => rows.length >= limit,
-      );
+      const { batch } = candidates;
+      const enough = (): boolean => rows.length >= limit;
+      if (batch !== undefined) {
+        await inBatches(
+          candidates.batches,
+          { low, high },
+          unbounded(),
+          async (from, to, max) => {
+            const read = await batch(from, to, max, limit - rows.length);
+            rows.push(...read.rows);
+            return read;
+          },
+          enough,
+        );
+      } else {
+        await inCandidateBatches(candidates, { low, high }, unbounded(), (ids) => void rows.push(...store.messagesAmong(candidates.check, ids, limit - rows.length)), enough);
+      }
     }
     if (tail !== null && rows.length < limit) rows.push(...(await pageInWindows(wholeRange(tail[0], tail[1]), limit - rows.length, (from, through, n) => store.messages(filter, from, n, through))).rows);
     return { messages: rows.map(toAssertedMessage), next: rows.length === limit ? (rows[rows.length - 1]?.id ?? null) : null };
@@ -587,7 +630,7 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     const byTimes = await countByTimes(filter, Math.max(after, filter.afterMessageId ?? 0), through, budgetMs);
     if (byTimes !== null) return byTimes;
     // Where countByTimes applied and found more than it counts, there are more than receivedFor reads too: no second walk.
-    const candidates = candidatesFor(filter, Math.max(after, filter.afterMessageId ?? 0), through, !countableTimes(filter));
+    const candidates = await candidatesFor(filter, Math.max(after, filter.afterMessageId ?? 0), through, !countableTimes(filter));
     if (candidates !== null) return countThroughCandidates(filter, candidates, after, through, budgetMs);
     const { segments, matches } = segmentsOf(filter, after, through);
     const budget = { ms: budgetMs };
@@ -641,7 +684,7 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
   };
 
   const messagePage = async (filter: MessageQueryFilter, after: number, limit: number): Promise<{ messages: AssertedMessage[]; next: number | null }> => {
-    const candidates = candidatesFor(filter, Math.max(after, filter.afterMessageId ?? 0), store.lastMessageId());
+    const candidates = await candidatesFor(filter, Math.max(after, filter.afterMessageId ?? 0), store.lastMessageId());
     if (candidates !== null) return pageThroughCandidates(filter, candidates, after, limit);
     const { segments } = segmentsOf(filter, Math.max(after, filter.afterMessageId ?? 0), store.lastMessageId());
     const { rows, next } = await pageInWindows(segments, limit, (from, through, n) => store.messages(filter, from, n, through), {
@@ -748,8 +791,8 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
       const after = Math.max(input.after ?? 0, marker?.delivery_id ?? 0);
       if (noMessageMatches(filter)) return { deliveries: [], next: null };
       const last = store.lastMessageId();
-      const candidates = candidatesFor(filter, 0, last);
-      const ids = candidates === null ? [] : candidates.ids(0, Math.min(candidates.through, last), DELIVERY_CANDIDATES_AT_MOST + 1);
+      const candidates = await candidatesFor(filter, 0, last);
+      const ids = candidates === null ? [] : await candidates.ids(0, Math.min(candidates.through, last), DELIVERY_CANDIDATES_AT_MOST + 1);
       if (candidates !== null && ids.length <= DELIVERY_CANDIDATES_AT_MOST) {
         const limit = input.limit ?? DEFAULT_ASSERT_LIMIT;
         const rows = store.deliveriesAmong(candidates.check, extra, { messageIds: ids, newerThan: Math.min(candidates.through, last) }, after, limit);

@@ -436,3 +436,22 @@ test("a deletion's rows are read ahead on the worker: the user's links, messages
   // Ahead of the call: the links only.
   assert.equal(await onWorker(engine, 'deletion.warm', { ...next, limit: 0 }), 6);
 });
+
+test('an engine told to start the read worker with it (a server, the app) has it answering before its first long read', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hookbench-reads-at-start-'));
+  const engine = createEngine({ dataDir: dir, clock: new ManualClock(T0), readWorkerAtStart: true });
+  t.after(async () => {
+    await engine.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  assert.equal(engine.reads.answering(), false, 'not before the engine starts');
+  engine.start();
+  const deadline = Date.now() + 60_000;
+  while (!engine.reads.answering()) {
+    assert.ok(Date.now() < deadline, 'the read worker answered within 60 s');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const first = await onWorker(engine, 'deliveries.count', parseDeliveryFilter({ text: 'nothing' }));
+  assert.deepEqual(first, { total: 0, matching: 0 });
+  assert.deepEqual(engine.reads.stats(), { offThread: 1, fallback: 0 }, 'the first read went to the worker');
+});

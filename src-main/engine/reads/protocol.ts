@@ -7,6 +7,7 @@ import type { DeliveryQueryFilter, DeliveryQueryPage } from '../store/delivery-v
 import type { RequestQueryFilter, RequestRow } from '../store/requests';
 import type { ProfilePageArgs } from '../store/profiles';
 import type { PurgePrefetch } from '../deletion/purge';
+import type { CandidateBatch, IndexedCandidates, MessageQueryFilter } from '../store/assertions';
 import type { ProfileView } from '../../../src-shared/personas';
 import type { ThreadPriority } from '../thread-priority';
 
@@ -16,6 +17,12 @@ export interface ReadOps {
   'requests.filteredPage': { args: { filter: RequestQueryFilter; beforeId: number; limit: number; oldest: boolean }; result: RequestRow[] };
   'profiles.page': { args: ProfilePageArgs; result: { items: ProfileView[]; next: string | null } };
   'deletion.warm': { args: PurgePrefetch; result: number };
+  'assertions.match': { args: { value: string }; result: string | null };
+  'assertions.candidates': { args: { indexed: IndexedCandidates; after: number; through: number; max: number }; result: number[] };
+  'assertions.candidateBatch': {
+    args: { indexed: IndexedCandidates; after: number; through: number; max: number; check: MessageQueryFilter; limit: number | null };
+    result: CandidateBatch;
+  };
 }
 
 export type ReadOp = keyof ReadOps;

@@ -11,6 +11,7 @@ import { DeliveryViewStore } from '../store/delivery-views';
 import { RequestStore } from '../store/requests';
 import { ProfileStore } from '../store/profiles';
 import { DeletionStore } from '../store/deletions';
+import { candidateBatch, indexedCandidateIds } from '../store/assertions';
 import { atOnce, createDeliveryReads } from '../api/deliveries';
 import { lowerThisThreadsPriority } from '../thread-priority';
 import { failureOf, type ReadAnswer, type ReadArgs, type ReadOp, type ReadReady, type ReadRequest, type ReadResult, type ReadWorkerData } from './protocol';
@@ -21,7 +22,8 @@ const data = workerData as ReadWorkerData;
 // Its reads wait while the engine's thread has work: a busy machine answers ingest first.
 const priority = data.nice === null ? null : lowerThisThreadsPriority(data.nice);
 const db = openReadOnly(data.dbPath, { nativeBinding: data.nativeBinding });
-const deliveries = createDeliveryReads(new DeliveryViewStore(db), atOnce, data.countBudgetMs === undefined ? {} : { countBudgetMs: data.countBudgetMs });
+const deliveryViews = new DeliveryViewStore(db);
+const deliveries = createDeliveryReads(deliveryViews, atOnce, data.countBudgetMs === undefined ? {} : { countBudgetMs: data.countBudgetMs });
 const requests = new RequestStore(db);
 const profiles = new ProfileStore(db);
 const deletions = new DeletionStore(db);
@@ -32,6 +34,9 @@ const handlers: { [K in ReadOp]: (args: ReadArgs<K>) => Promise<ReadResult<K>> }
   'requests.filteredPage': async ({ filter, beforeId, limit, oldest }) => requests.filteredPage(filter, beforeId, limit, oldest),
   'profiles.page': async (page) => profiles.readPage(page),
   'deletion.warm': async (next) => deletions.warm(next),
+  'assertions.match': async ({ value }) => deliveryViews.exactValueMatch(value),
+  'assertions.candidates': async ({ indexed, after, through, max }) => indexedCandidateIds(db, indexed, after, through, max),
+  'assertions.candidateBatch': async ({ indexed, after, through, max, check, limit }) => candidateBatch(db, indexed, after, through, max, check, limit),
 };
 
 async function answer(request: ReadRequest): Promise<ReadAnswer> {
