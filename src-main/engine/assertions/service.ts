@@ -133,7 +133,7 @@ interface Budget {
 async function inIdWindows(
   range: { low: number; high: number; newestFirst: boolean },
   budget: Budget,
-  read: (after: number, through: number) => void,
+  read: (after: number, through: number) => void | Promise<void>,
   enough: () => boolean = () => false,
 ): Promise<number> {
   let edge = range.newestFirst ? range.high : range.low;
@@ -142,8 +142,8 @@ async function inIdWindows(
   while (!done()) {
     const next = range.newestFirst ? Math.max(range.low, edge - window) : Math.min(range.high, edge + window);
     const t = performance.now();
-    if (range.newestFirst) read(next, edge);
-    else read(edge, next);
+    if (range.newestFirst) await read(next, edge);
+    else await read(edge, next);
     const took = performance.now() - t;
     budget.ms -= took;
     window = nextTimedSize(COUNT_WINDOWS, window, took);
@@ -220,8 +220,10 @@ const unbounded = (): Budget => ({ ms: Number.POSITIVE_INFINITY });
 async function pageInWindows<T extends { id: number }>(
   segments: readonly Segment[],
   limit: number,
-  read: (after: number, through: number, limit: number) => T[],
+  read: (after: number, through: number, limit: number) => T[] | Promise<T[]>,
   byCandidates?: { candidatesOf: (segment: Segment) => Candidates | null; readAmong: (check: MessageQueryFilter, ids: number[], limit: number) => T[] },
+  /** Reads a whole segment in one call (on the read worker), instead of `read` in windows here. */
+  readWhole?: (after: number, through: number, limit: number) => Promise<T[]>,
 ): Promise<{ rows: T[]; next: number | null }> {
   const rows: T[] = [];
   const budget = unbounded();
@@ -238,10 +240,14 @@ async function pageInWindows<T extends { id: number }>(
       );
       continue;
     }
+    if (readWhole !== undefined) {
+      if (segment.through > segment.after) rows.push(...(await readWhole(segment.after, segment.through, limit - rows.length)));
+      continue;
+    }
     await inIdWindows(
       { low: segment.after, high: segment.through, newestFirst: false },
       budget,
-      (from, through) => void rows.push(...read(from, through, limit - rows.length)),
+      async (from, through) => void rows.push(...(await read(from, through, limit - rows.length))),
       () => rows.length >= limit,
     );
   }
@@ -381,6 +387,18 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
   const indexedIds = (indexed: IndexedCandidates, after: number, through: number, max: number): Promise<number[]> =>
     engine.reads.run('assertions.candidates', { indexed, after, through, max }, async () => store.candidateIds(indexed, after, through, max));
   /**
+   * A window of a page of messages, and a walk of the messages' times: reads of thousands of rows
+   * or entries that a cold page cache makes tens of milliseconds, on the read worker.
+   */
+  const messagesIn = (filter: MessageQueryFilter, afterId: number, limit: number, throughId: number): Promise<AssertionMessageRow[]> =>
+    engine.reads.run('assertions.messages', { filter, afterId, limit, throughId }, async () => {
+      // No worker answering: here, in windows with a turn between them, as before it.
+      const here = await pageInWindows(wholeRange(afterId, throughId), limit, (from, through, n) => store.messages(filter, from, n, through));
+      return here.rows;
+    });
+  const countReceived = (filter: MessageQueryFilter, since: number | null, until: number | null, afterId: number, throughId: number, max: number): Promise<number | null> =>
+    engine.reads.run('assertions.countReceived', { filter, since, until, afterId, throughId, max }, async () => store.countReceived(filter, since, until, afterId, throughId, max));
+  /**
    * The MATCH for a value, kept: choosing it probes up to 16 trigrams in every part of the index
    * (on the read worker, for the same reason as the candidates), and a wait counts again at every
    * commit. Any MATCH chosen finds a superset of the value's messages, so one chosen earlier stays
@@ -459,7 +477,7 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     // A short range (a wait's new ids) is cheaper read row by row than a walk of the times.
     if (high - low <= TIME_CANDIDATES_AT_MOST || !countableTimes(filter)) return null;
     const covered = Math.max(low, Math.min(high, tallies.range().through));
-    const counted = store.countReceived(filter, filter.since, filter.until, low, covered, TIMES_COUNTED_AT_MOST);
+    const counted = await countReceived(filter, filter.since, filter.until, low, covered, TIMES_COUNTED_AT_MOST);
     if (counted === null) return null;
     let total = counted;
     const reached = await inIdWindows({ low: covered, high, newestFirst: false }, { ms: budgetMs }, (from, to) => {
@@ -469,10 +487,10 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
   };
 
   /** edgeByTimes for a count of what the messages' times hold: counted from them alone. */
-  const edgeCountByTimes = (filter: MessageQueryFilter, segment: Segment): number | null => {
+  const edgeCountByTimes = async (filter: MessageQueryFilter, segment: Segment): Promise<number | null> => {
     const window = edgeWindow(filter, segment);
     if (window === null || !countableTimes(filter)) return null;
-    return window.since < window.until ? store.countReceived(filter, window.since, window.until, segment.after, segment.through, EDGE_TIMES_AT_MOST) : 0;
+    return window.since < window.until ? countReceived(filter, window.since, window.until, segment.after, segment.through, EDGE_TIMES_AT_MOST) : 0;
   };
 
   /** The times a segment's matches can have: the filter's, within its blocks' own; null when it has no bounds or the filter no times. */
@@ -560,7 +578,7 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
         await inCandidateBatches(candidates, { low, high }, unbounded(), (ids) => void rows.push(...store.messagesAmong(candidates.check, ids, limit - rows.length)), enough);
       }
     }
-    if (tail !== null && rows.length < limit) rows.push(...(await pageInWindows(wholeRange(tail[0], tail[1]), limit - rows.length, (from, through, n) => store.messages(filter, from, n, through))).rows);
+    if (tail !== null && rows.length < limit) rows.push(...(await messagesIn(filter, tail[0], limit - rows.length, tail[1])));
     return { messages: rows.map(toAssertedMessage), next: rows.length === limit ? (rows[rows.length - 1]?.id ?? null) : null };
   };
   const waits = new Set<() => void>();
@@ -609,15 +627,17 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
    * block it may count holds. A user's messages are found through their index, and a short range
    * row by row, without the tallies.
    */
-  const segmentsOf = (filter: MessageQueryFilter, low: number, high: number): { segments: Segment[]; matches: Map<number, number> } => {
+  const segmentsOf = async (filter: MessageQueryFilter, low: number, high: number): Promise<{ segments: Segment[]; matches: Map<number, number> }> => {
     const matches = new Map<number, number>();
     if (high - low < TALLIED_RANGE_MIN || filter.userId !== null) return { segments: wholeRange(low, high), matches };
     const matching = (b: TallyBlock): number =>
       filter.violations === 'any' ? b.violating : filter.violations === 'none' ? b.messages - b.violating : b.messages;
-    const blocks = tallies.blocks(filter).map((b) => ({ block: b.block, matches: matching(b), firstAt: b.firstAt, lastAt: b.lastAt }));
+    // The blocks and the range they cover from one snapshot: the follow-up tallies between two reads.
+    const tallied = await engine.reads.run('tallies.blocks', filter, async () => ({ range: tallies.range(), blocks: tallies.blocks(filter) }));
+    const blocks = tallied.blocks.map((b) => ({ block: b.block, matches: matching(b), firstAt: b.firstAt, lastAt: b.lastAt }));
     for (const b of blocks) matches.set(b.block, b.matches);
     const countable = filter.anonymousId === null && filter.deliveryStatus === null;
-    const segments = planSegments({ low, high, tallied: tallies.range(), blocks, since: filter.since, until: filter.until, countable });
+    const segments = planSegments({ low, high, tallied: tallied.range, blocks, since: filter.since, until: filter.until, countable });
     return { segments, matches };
   };
 
@@ -632,7 +652,7 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     // Where countByTimes applied and found more than it counts, there are more than receivedFor reads too: no second walk.
     const candidates = await candidatesFor(filter, Math.max(after, filter.afterMessageId ?? 0), through, !countableTimes(filter));
     if (candidates !== null) return countThroughCandidates(filter, candidates, after, through, budgetMs);
-    const { segments, matches } = segmentsOf(filter, after, through);
+    const { segments, matches } = await segmentsOf(filter, after, through);
     const budget = { ms: budgetMs };
     let total = 0;
     for (const segment of segments) {
@@ -642,7 +662,7 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
       }
       // After the tallies' read, and between edges: each is a few milliseconds of its own.
       await nextTurn();
-      const counted = edgeCountByTimes(filter, segment);
+      const counted = await edgeCountByTimes(filter, segment);
       if (counted !== null) {
         total += counted;
         continue;
@@ -678,19 +698,25 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
    * no delivery's message does either (a delivery without a message, a deletion notice, has none
    * of the fields), and a page of deliveries or attempts is empty without reading them.
    */
-  const noMessageMatches = (filter: MessageQueryFilter): boolean => {
+  const noMessageMatches = async (filter: MessageQueryFilter): Promise<boolean> => {
     const named = Object.values(filter).some((value) => value !== null);
-    return named && segmentsOf(filter, filter.afterMessageId ?? 0, store.lastMessageId()).segments.length === 0;
+    return named && (await segmentsOf(filter, filter.afterMessageId ?? 0, store.lastMessageId())).segments.length === 0;
   };
 
   const messagePage = async (filter: MessageQueryFilter, after: number, limit: number): Promise<{ messages: AssertedMessage[]; next: number | null }> => {
     const candidates = await candidatesFor(filter, Math.max(after, filter.afterMessageId ?? 0), store.lastMessageId());
     if (candidates !== null) return pageThroughCandidates(filter, candidates, after, limit);
-    const { segments } = segmentsOf(filter, Math.max(after, filter.afterMessageId ?? 0), store.lastMessageId());
-    const { rows, next } = await pageInWindows(segments, limit, (from, through, n) => store.messages(filter, from, n, through), {
-      candidatesOf: (segment) => edgeByTimes(filter, segment),
-      readAmong: (check, ids, n) => store.messagesAmong(check, ids, n),
-    });
+    const { segments } = await segmentsOf(filter, Math.max(after, filter.afterMessageId ?? 0), store.lastMessageId());
+    const { rows, next } = await pageInWindows(
+      segments,
+      limit,
+      (from, through, n) => store.messages(filter, from, n, through),
+      {
+        candidatesOf: (segment) => edgeByTimes(filter, segment),
+        readAmong: (check, ids, n) => store.messagesAmong(check, ids, n),
+      },
+      (from, through, n) => messagesIn(filter, from, n, through),
+    );
     return { messages: rows.map(toAssertedMessage), next };
   };
 
@@ -789,7 +815,7 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
       const { filter, marker } = deliveryScope(input);
       const extra = { status: input.status ?? null, destination: input.destination ?? null, afterDeliveryId: marker?.delivery_id ?? null };
       const after = Math.max(input.after ?? 0, marker?.delivery_id ?? 0);
-      if (noMessageMatches(filter)) return { deliveries: [], next: null };
+      if (await noMessageMatches(filter)) return { deliveries: [], next: null };
       const last = store.lastMessageId();
       const candidates = await candidatesFor(filter, 0, last);
       const ids = candidates === null ? [] : await candidates.ids(0, Math.min(candidates.through, last), DELIVERY_CANDIDATES_AT_MOST + 1);
@@ -800,8 +826,10 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
       }
       // A rare status (failed: 2% of the deliveries at most, on a log like the scale benchmark's) is read from its list.
       const rareStatus = extra.status !== null && isRareStatus(extra.status) && engine.stores.rareStatuses.ready();
-      const { rows, next } = await pageInWindows(wholeRange(after, store.lastDeliveryId()), input.limit ?? DEFAULT_ASSERT_LIMIT, (from, through, n) =>
-        store.deliveries(filter, extra, from, n, through, rareStatus),
+      const here = (from: number, through: number, n: number): AssertionDeliveryRow[] => store.deliveries(filter, extra, from, n, through, rareStatus);
+      const { rows, next } = await pageInWindows(wholeRange(after, store.lastDeliveryId()), input.limit ?? DEFAULT_ASSERT_LIMIT, here, undefined, (afterId, throughId, limit) =>
+        // On the read worker in one statement; with none answering, here in windows.
+        engine.reads.run('assertions.deliveries', { filter, extra, afterId, limit, throughId, rareStatus }, async () => (await pageInWindows(wholeRange(afterId, throughId), limit, here)).rows),
       );
       return { deliveries: rows.map(toDeliveryRow), next };
     },
@@ -809,7 +837,7 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     async attempts(input) {
       const { filter, marker } = deliveryScope(input);
       const extra = { status: input.status ?? null, destination: input.destination ?? null, afterDeliveryId: marker?.delivery_id ?? null };
-      if (noMessageMatches(filter)) return { attempts: [], next: null };
+      if (await noMessageMatches(filter)) return { attempts: [], next: null };
       const { rows, next } = await pageInWindows(wholeRange(input.after ?? 0, store.lastAttemptId()), input.limit ?? DEFAULT_ASSERT_LIMIT, (from, through, n) =>
         store.attempts(filter, extra, from, n, through),
       );

@@ -87,13 +87,18 @@ describe('the assertions count whole blocks from the message tallies and read on
   };
 
   before(async () => {
-    h = await startHarness({
-      sources: [
-        { name: 'web', writeKey: 'wk_web' },
-        { name: 'server', writeKey: 'wk_server' },
-      ],
-      destinations: [],
-    });
+    // The reads run here, on the engine's thread, so that a test can count the loop's turns (and
+    // the background tallying waits for them); the read worker's answers are compared in reads/off-thread.test.ts.
+    h = await startHarness(
+      {
+        sources: [
+          { name: 'web', writeKey: 'wk_web' },
+          { name: 'server', writeKey: 'wk_server' },
+        ],
+        destinations: [],
+      },
+      { readWorkerEntry: null },
+    );
     sources = h.engine.stores.config.listSources().map((s) => s.id);
     assertions = createAssertions(h.engine);
     commit(0, MESSAGES);

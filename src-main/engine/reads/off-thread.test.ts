@@ -17,6 +17,7 @@ import { classifyStorageError } from '../store/storage-fault';
 import { errorOf, RESTART_DELAY_MS } from './off-thread';
 import { failureOf, type ReadOp, type ReadResult } from './protocol';
 import { MIN_WALK_MESSAGES } from '../store/delivery-views';
+import { ANY_MESSAGE, type MessageQueryFilter } from '../store/assertions';
 import { BACKGROUND_NICE, threadIdOf } from '../thread-priority';
 
 const T0 = Date.parse('2026-11-22T12:00:00.000Z');
@@ -221,6 +222,46 @@ describe('the read worker answers what the engine thread would', () => {
     const now = engine.reads.stats();
     assert.equal(now.offThread - before.offThread, 4, JSON.stringify({ before, now }));
     assert.equal(now.fallback, before.fallback);
+  });
+
+  test("the CI API's reads (the tallies' blocks, a window of messages, of deliveries, the times' count, an anonymousId's MATCH and its batches) equal the engine thread's", async () => {
+    // What the follow-up keeps a moment behind ingest: the tallies, the messages' times, the search index.
+    while (!engine.stores.tallies.tallyOwed(10_000)) {
+      // the rest
+    }
+    engine.stores.searchIndex.settle();
+    const store = engine.stores.assertions;
+    const last = store.lastMessageId();
+    const filters: MessageQueryFilter[] = [ANY_MESSAGE, { ...ANY_MESSAGE, type: 'track' }, { ...ANY_MESSAGE, event: 'Order Completed', source: 'b' }, { ...ANY_MESSAGE, type: 'alias', violations: 'none' }];
+    for (const filter of filters) {
+      const label = JSON.stringify(filter);
+      assert.deepEqual(await onWorker(engine, 'tallies.blocks', filter), { range: engine.stores.tallies.range(), blocks: engine.stores.tallies.blocks(filter) }, `${label}: blocks`);
+      for (const [afterId, limit, throughId] of [[0, 50, last], [700, 20, 1_500], [2_990, 100, last]] as const) {
+        const rows = await onWorker(engine, 'assertions.messages', { filter, afterId, limit, throughId });
+        assert.deepEqual(rows, store.messages(filter, afterId, limit, throughId), `${label} (${afterId}, ${throughId}] ${limit}: messages`);
+      }
+      for (const extra of [{ afterDeliveryId: null, status: null, destination: null }, { afterDeliveryId: 100, status: 'pending' as const, destination: 'd' }]) {
+        for (const rareStatus of extra.status === null ? [false] : [false, true]) {
+          const args = { filter, extra, afterId: 50, limit: 30, throughId: store.lastDeliveryId(), rareStatus };
+          assert.deepEqual(await onWorker(engine, 'assertions.deliveries', args), store.deliveries(filter, extra, 50, 30, args.throughId, rareStatus), `${label}: deliveries`);
+        }
+      }
+      const received = store.receivedAfter(1_000) ?? 0;
+      for (const [since, until, max] of [[null, null, 10_000], [received, received + 60_000, 10_000], [received, null, 10]] as const) {
+        if (filter.violations !== null) continue;
+        const args = { filter, since, until, afterId: 500, throughId: last - 100, max };
+        assert.deepEqual(await onWorker(engine, 'assertions.countReceived', args), store.countReceived(filter, since, until, 500, last - 100, max), `${label} ${since}-${until}: count`);
+      }
+    }
+    const match = engine.stores.deliveryViews.exactValueMatch('anon-42');
+    assert.ok(match !== null);
+    assert.equal(await onWorker(engine, 'assertions.match', { value: 'anon-42' }), match);
+    const indexed = { parts: engine.stores.searchIndex.parts(), match, through: engine.stores.searchIndex.through() };
+    for (const limit of [null, 5]) {
+      const batch = await onWorker(engine, 'assertions.candidateBatch', { indexed, after: 0, through: last, max: 1_000, check: { ...ANY_MESSAGE, anonymousId: 'anon-42' }, limit });
+      assert.deepEqual(batch, store.candidateBatch(indexed, 0, last, 1_000, { ...ANY_MESSAGE, anonymousId: 'anon-42' }, limit), `candidates, limit ${limit}`);
+      assert.ok(batch.taken >= 1 && (limit === null ? batch.count >= 1 : batch.rows.length >= 1), 'anon-42 is among them');
+    }
   });
 });
 

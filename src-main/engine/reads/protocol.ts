@@ -7,7 +7,8 @@ import type { DeliveryQueryFilter, DeliveryQueryPage } from '../store/delivery-v
 import type { RequestQueryFilter, RequestRow } from '../store/requests';
 import type { ProfilePageArgs } from '../store/profiles';
 import type { PurgePrefetch } from '../deletion/purge';
-import type { CandidateBatch, IndexedCandidates, MessageQueryFilter } from '../store/assertions';
+import type { AssertionDeliveryRow, AssertionMessageRow, CandidateBatch, DeliveryQueryExtra, IndexedCandidates, MessageQueryFilter } from '../store/assertions';
+import type { TallyBlock, TallyFilter } from '../store/message-tallies';
 import type { ProfileView } from '../../../src-shared/personas';
 import type { ThreadPriority } from '../thread-priority';
 
@@ -18,6 +19,17 @@ export interface ReadOps {
   'profiles.page': { args: ProfilePageArgs; result: { items: ProfileView[]; next: string | null } };
   'deletion.warm': { args: PurgePrefetch; result: number };
   'assertions.match': { args: { value: string }; result: string | null };
+  /** The tallies' blocks for a filter with the range they cover, read in one snapshot. */
+  'tallies.blocks': { args: TallyFilter; result: { range: { below: number; through: number }; blocks: TallyBlock[] } };
+  'assertions.messages': { args: { filter: MessageQueryFilter; afterId: number; limit: number; throughId: number }; result: AssertionMessageRow[] };
+  'assertions.deliveries': {
+    args: { filter: MessageQueryFilter; extra: DeliveryQueryExtra; afterId: number; limit: number; throughId: number; rareStatus: boolean };
+    result: AssertionDeliveryRow[];
+  };
+  'assertions.countReceived': {
+    args: { filter: MessageQueryFilter; since: number | null; until: number | null; afterId: number; throughId: number; max: number };
+    result: number | null;
+  };
   'assertions.candidates': { args: { indexed: IndexedCandidates; after: number; through: number; max: number }; result: number[] };
   'assertions.candidateBatch': {
     args: { indexed: IndexedCandidates; after: number; through: number; max: number; check: MessageQueryFilter; limit: number | null };

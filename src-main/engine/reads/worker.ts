@@ -11,7 +11,8 @@ import { DeliveryViewStore } from '../store/delivery-views';
 import { RequestStore } from '../store/requests';
 import { ProfileStore } from '../store/profiles';
 import { DeletionStore } from '../store/deletions';
-import { candidateBatch, indexedCandidateIds } from '../store/assertions';
+import { AssertionStore, candidateBatch, indexedCandidateIds } from '../store/assertions';
+import { MessageTallyStore } from '../store/message-tallies';
 import { atOnce, createDeliveryReads } from '../api/deliveries';
 import { lowerThisThreadsPriority } from '../thread-priority';
 import { failureOf, type ReadAnswer, type ReadArgs, type ReadOp, type ReadReady, type ReadRequest, type ReadResult, type ReadWorkerData } from './protocol';
@@ -25,6 +26,8 @@ const db = openReadOnly(data.dbPath, { nativeBinding: data.nativeBinding });
 const deliveryViews = new DeliveryViewStore(db);
 const deliveries = createDeliveryReads(deliveryViews, atOnce, data.countBudgetMs === undefined ? {} : { countBudgetMs: data.countBudgetMs });
 const requests = new RequestStore(db);
+const assertions = new AssertionStore(db);
+const tallies = new MessageTallyStore(db);
 const profiles = new ProfileStore(db);
 const deletions = new DeletionStore(db);
 
@@ -35,6 +38,10 @@ const handlers: { [K in ReadOp]: (args: ReadArgs<K>) => Promise<ReadResult<K>> }
   'profiles.page': async (page) => profiles.readPage(page),
   'deletion.warm': async (next) => deletions.warm(next),
   'assertions.match': async ({ value }) => deliveryViews.exactValueMatch(value),
+  'tallies.blocks': async (filter) => ({ range: tallies.range(), blocks: tallies.blocks(filter) }),
+  'assertions.messages': async ({ filter, afterId, limit, throughId }) => assertions.messages(filter, afterId, limit, throughId),
+  'assertions.deliveries': async ({ filter, extra, afterId, limit, throughId, rareStatus }) => assertions.deliveries(filter, extra, afterId, limit, throughId, rareStatus),
+  'assertions.countReceived': async ({ filter, since, until, afterId, throughId, max }) => assertions.countReceived(filter, since, until, afterId, throughId, max),
   'assertions.candidates': async ({ indexed, after, through, max }) => indexedCandidateIds(db, indexed, after, through, max),
   'assertions.candidateBatch': async ({ indexed, after, through, max, check, limit }) => candidateBatch(db, indexed, after, through, max, check, limit),
 };
