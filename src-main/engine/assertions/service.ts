@@ -387,8 +387,9 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
   const indexedIds = (indexed: IndexedCandidates, after: number, through: number, max: number): Promise<number[]> =>
     engine.reads.run('assertions.candidates', { indexed, after, through, max }, async () => store.candidateIds(indexed, after, through, max));
   /**
-   * A window of a page of messages, and a walk of the messages' times: reads of thousands of rows
-   * or entries that a cold page cache makes tens of milliseconds, on the read worker.
+   * A segment of a page of messages (one statement there, up to the page's size), and a walk of
+   * the messages' times: reads of thousands of rows or entries that a cold page cache makes tens
+   * of milliseconds, on the read worker.
    */
   const messagesIn = (filter: MessageQueryFilter, afterId: number, limit: number, throughId: number): Promise<AssertionMessageRow[]> =>
     engine.reads.run('assertions.messages', { filter, afterId, limit, throughId }, async () => {
