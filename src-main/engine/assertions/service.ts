@@ -133,7 +133,7 @@ interface Budget {
 async function inIdWindows(
   range: { low: number; high: number; newestFirst: boolean },
   budget: Budget,
-  read: (after: number, through: number) => void | Promise<void>,
+  read: (after: number, through: number) => void,
   enough: () => boolean = () => false,
 ): Promise<number> {
   let edge = range.newestFirst ? range.high : range.low;
@@ -142,8 +142,8 @@ async function inIdWindows(
   while (!done()) {
     const next = range.newestFirst ? Math.max(range.low, edge - window) : Math.min(range.high, edge + window);
     const t = performance.now();
-    if (range.newestFirst) await read(next, edge);
-    else await read(edge, next);
+    if (range.newestFirst) read(next, edge);
+    else read(edge, next);
     const took = performance.now() - t;
     budget.ms -= took;
     window = nextTimedSize(COUNT_WINDOWS, window, took);
@@ -211,6 +211,12 @@ async function inBatches(
 const unbounded = (): Budget => ({ ms: Number.POSITIVE_INFINITY });
 
 /**
+ * How a page reads the rows of a segment, up to a limit: here, in windows of ids with a turn of
+ * the event loop between them, or the whole segment in one call (on the read worker).
+ */
+type SegmentRead<T> = { inWindows: (after: number, through: number, limit: number) => T[] } | { whole: (after: number, through: number, limit: number) => Promise<T[]> };
+
+/**
  * A keyset page (ids after `after`, oldest first, at most `limit`) read in windows of ids over
  * the segments that may hold a match, so that a filter that matches little or nothing walks the
  * log in steps instead of holding the engine's thread for one long scan. `next` is the last row's
@@ -220,10 +226,8 @@ const unbounded = (): Budget => ({ ms: Number.POSITIVE_INFINITY });
 async function pageInWindows<T extends { id: number }>(
   segments: readonly Segment[],
   limit: number,
-  read: (after: number, through: number, limit: number) => T[] | Promise<T[]>,
+  read: SegmentRead<T>,
   byCandidates?: { candidatesOf: (segment: Segment) => Candidates | null; readAmong: (check: MessageQueryFilter, ids: number[], limit: number) => T[] },
-  /** Reads a whole segment in one call (on the read worker), instead of `read` in windows here. */
-  readWhole?: (after: number, through: number, limit: number) => Promise<T[]>,
 ): Promise<{ rows: T[]; next: number | null }> {
   const rows: T[] = [];
   const budget = unbounded();
@@ -240,14 +244,14 @@ async function pageInWindows<T extends { id: number }>(
       );
       continue;
     }
-    if (readWhole !== undefined) {
-      if (segment.through > segment.after) rows.push(...(await readWhole(segment.after, segment.through, limit - rows.length)));
+    if ('whole' in read) {
+      if (segment.through > segment.after) rows.push(...(await read.whole(segment.after, segment.through, limit - rows.length)));
       continue;
     }
     await inIdWindows(
       { low: segment.after, high: segment.through, newestFirst: false },
       budget,
-      async (from, through) => void rows.push(...(await read(from, through, limit - rows.length))),
+      (from, through) => void rows.push(...read.inWindows(from, through, limit - rows.length)),
       () => rows.length >= limit,
     );
   }
@@ -394,7 +398,7 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
   const messagesIn = (filter: MessageQueryFilter, afterId: number, limit: number, throughId: number): Promise<AssertionMessageRow[]> =>
     engine.reads.run('assertions.messages', { filter, afterId, limit, throughId }, async () => {
       // No worker answering: here, in windows with a turn between them, as before it.
-      const here = await pageInWindows(wholeRange(afterId, throughId), limit, (from, through, n) => store.messages(filter, from, n, through));
+      const here = await pageInWindows(wholeRange(afterId, throughId), limit, { inWindows: (from, through, n) => store.messages(filter, from, n, through) });
       return here.rows;
     });
   const countReceived = (filter: MessageQueryFilter, since: number | null, until: number | null, afterId: number, throughId: number, max: number): Promise<number | null> =>
@@ -711,12 +715,11 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     const { rows, next } = await pageInWindows(
       segments,
       limit,
-      (from, through, n) => store.messages(filter, from, n, through),
+      { whole: (from, through, n) => messagesIn(filter, from, n, through) },
       {
         candidatesOf: (segment) => edgeByTimes(filter, segment),
         readAmong: (check, ids, n) => store.messagesAmong(check, ids, n),
       },
-      (from, through, n) => messagesIn(filter, from, n, through),
     );
     return { messages: rows.map(toAssertedMessage), next };
   };
@@ -831,11 +834,14 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
       // On the read worker in one statement; with none answering, here in windows. A rare
       // status's list is read here: its windows are short, and read on the worker the same page
       // took 155-165 ms in a process just started against 33-34 ms here (10M, the CI API's measure).
-      const onWorker = rareStatus
-        ? undefined
-        : (afterId: number, throughId: number, limit: number): Promise<AssertionDeliveryRow[]> =>
-            engine.reads.run('assertions.deliveries', { filter, extra, afterId, limit, throughId, rareStatus }, async () => (await pageInWindows(wholeRange(afterId, throughId), limit, here)).rows);
-      const { rows, next } = await pageInWindows(wholeRange(after, store.lastDeliveryId()), input.limit ?? DEFAULT_ASSERT_LIMIT, here, undefined, onWorker);
+      const inWindows: SegmentRead<AssertionDeliveryRow> = { inWindows: here };
+      const read: SegmentRead<AssertionDeliveryRow> = rareStatus
+        ? inWindows
+        : {
+            whole: (afterId, throughId, limit) =>
+              engine.reads.run('assertions.deliveries', { filter, extra, afterId, limit, throughId, rareStatus }, async () => (await pageInWindows(wholeRange(afterId, throughId), limit, inWindows)).rows),
+          };
+      const { rows, next } = await pageInWindows(wholeRange(after, store.lastDeliveryId()), input.limit ?? DEFAULT_ASSERT_LIMIT, read);
       return { deliveries: rows.map(toDeliveryRow), next };
     },
 
@@ -843,9 +849,9 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
       const { filter, marker } = deliveryScope(input);
       const extra = { status: input.status ?? null, destination: input.destination ?? null, afterDeliveryId: marker?.delivery_id ?? null };
       if (await noMessageMatches(filter)) return { attempts: [], next: null };
-      const { rows, next } = await pageInWindows(wholeRange(input.after ?? 0, store.lastAttemptId()), input.limit ?? DEFAULT_ASSERT_LIMIT, (from, through, n) =>
-        store.attempts(filter, extra, from, n, through),
-      );
+      const { rows, next } = await pageInWindows(wholeRange(input.after ?? 0, store.lastAttemptId()), input.limit ?? DEFAULT_ASSERT_LIMIT, {
+        inWindows: (from, through, n) => store.attempts(filter, extra, from, n, through),
+      });
       return { attempts: rows, next };
     },
 
