@@ -11,7 +11,7 @@ import { DeliveryViewStore } from '../store/delivery-views';
 import { RequestStore } from '../store/requests';
 import { ProfileStore } from '../store/profiles';
 import { DeletionStore } from '../store/deletions';
-import { AssertionStore, candidateBatch, indexedCandidateIds } from '../store/assertions';
+import { AssertionStore } from '../store/assertions';
 import { MessageTallyStore } from '../store/message-tallies';
 import { atOnce, createDeliveryReads } from '../api/deliveries';
 import { lowerThisThreadsPriority } from '../thread-priority';
@@ -42,8 +42,8 @@ const handlers: { [K in ReadOp]: (args: ReadArgs<K>) => Promise<ReadResult<K>> }
   'assertions.messages': async ({ filter, afterId, limit, throughId }) => assertions.messages(filter, afterId, limit, throughId),
   'assertions.deliveries': async ({ filter, extra, afterId, limit, throughId, rareStatus }) => assertions.deliveries(filter, extra, afterId, limit, throughId, rareStatus),
   'assertions.countReceived': async ({ filter, since, until, afterId, throughId, max }) => assertions.countReceived(filter, since, until, afterId, throughId, max),
-  'assertions.candidates': async ({ indexed, after, through, max }) => indexedCandidateIds(db, indexed, after, through, max),
-  'assertions.candidateBatch': async ({ indexed, after, through, max, check, limit }) => candidateBatch(db, indexed, after, through, max, check, limit),
+  'assertions.candidates': async ({ indexed, after, through, max }) => assertions.candidateIds(indexed, after, through, max),
+  'assertions.candidateBatch': async ({ indexed, after, through, max, check, limit }) => assertions.candidateBatch(indexed, after, through, max, check, limit),
 };
 
 async function answer(request: ReadRequest): Promise<ReadAnswer> {

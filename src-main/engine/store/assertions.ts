@@ -196,18 +196,6 @@ export function candidatesSql(c: IndexedCandidates, afterId: number, throughId: 
   return { sql: partsMatchSql(parts, 'AND rowid > ? AND rowid <= ?', 'ASC'), params: partParams(parts, [c.match, afterId, throughId]) };
 }
 
-/**
- * Up to `max` of the search index's candidates with ids in (afterId, throughId], ascending, on any
- * connection: the engine's, or the read worker's (a MATCH is a seek per segment and trigram).
- */
-export function indexedCandidateIds(db: Db, c: IndexedCandidates, afterId: number, throughId: number, max: number): number[] {
-  const candidates = candidatesSql(c, afterId, throughId);
-  if (candidates === null) return [];
-  return statement(db, `${candidates.sql} LIMIT ?`)
-    .pluck(true)
-    .all(...candidates.params, max) as number[];
-}
-
 /** One batch of a read through the search index's candidates: how many it took, the last one, and what the read wanted of them. */
 export interface CandidateBatch {
   taken: number;
@@ -216,24 +204,6 @@ export interface CandidateBatch {
   rows: AssertionMessageRow[];
   /** Without: how many of them match. */
   count: number;
-}
-
-/**
- * The next batch of the index's candidates in (afterId, throughId], up to `max`, each checked by
- * `check`'s exact terms: the page's rows (at most `limit`) or, with no limit, their count. On any
- * connection: the read worker runs it whole (the MATCH, then the candidates' rows, scattered over
- * the log), and the engine's thread when no worker answers.
- */
-export function candidateBatch(db: Db, c: IndexedCandidates, afterId: number, throughId: number, max: number, check: MessageQueryFilter, limit: number | null): CandidateBatch {
-  const ids = indexedCandidateIds(db, c, afterId, throughId, max);
-  const batch = { taken: ids.length, last: ids.at(-1) ?? null };
-  if (ids.length === 0) return { ...batch, rows: [], count: 0 };
-  if (limit === null) {
-    const { terms, params } = amongFilterSql(check, ids);
-    return { ...batch, rows: [], count: (statement(db, `SELECT COUNT(*) AS n FROM messages m ${where(terms)}`).get(...params) as { n: number }).n };
-  }
-  const { sql, params } = messagesAmongSql(check, ids, limit);
-  return { ...batch, rows: statement(db, sql).all(...params) as AssertionMessageRow[], count: 0 };
 }
 
 /**
@@ -451,12 +421,23 @@ export class AssertionStore {
    * next batch of a read through the index (IndexedCandidates).
    */
   candidateIds(c: IndexedCandidates, afterId: number, throughId: number, max: number): number[] {
-    return indexedCandidateIds(this.db, c, afterId, throughId, max);
+    const candidates = candidatesSql(c, afterId, throughId);
+    if (candidates === null) return [];
+    return statement(this.db, `${candidates.sql} LIMIT ?`)
+      .pluck(true)
+      .all(...candidates.params, max) as number[];
   }
 
-  /** candidateBatch on this connection. */
+  /**
+   * The next batch of the index's candidates in (afterId, throughId], up to `max`, each checked by
+   * `check`'s exact terms: the page's rows (at most `limit`) or, with no limit, their count. The
+   * read worker runs it whole (the MATCH, then the candidates' rows, scattered over the log).
+   */
   candidateBatch(c: IndexedCandidates, afterId: number, throughId: number, max: number, check: MessageQueryFilter, limit: number | null): CandidateBatch {
-    return candidateBatch(this.db, c, afterId, throughId, max, check, limit);
+    const ids = this.candidateIds(c, afterId, throughId, max);
+    const batch = { taken: ids.length, last: ids.at(-1) ?? null };
+    if (ids.length === 0) return { ...batch, rows: [], count: 0 };
+    return limit === null ? { ...batch, rows: [], count: this.countAmong(check, ids) } : { ...batch, rows: this.messagesAmong(check, ids, limit), count: 0 };
   }
 
   /**
