@@ -105,13 +105,6 @@ interface Candidates {
   countIds?: (after: number, through: number, max: number) => { taken: number; last: number | null };
 }
 
-/** Candidates from the messages' times: found at once (ascending ids), handed out a batch at a time. */
-const receivedAmong = (ids: readonly number[], through: number, check: MessageQueryFilter): Candidates => ({
-  ids: (after, to, max) => ids.filter((id) => id > after && id <= to).slice(0, max),
-  through,
-  check,
-  batches: TIME_BATCHES,
-});
 
 /** Whether a filter asks nothing of a message beyond its id: every candidate in range is then a match, unread. */
 const asksNothing = (f: MessageQueryFilter): boolean => Object.values({ ...f, afterMessageId: null }).every((value) => value === null);
@@ -227,21 +220,19 @@ async function pageInWindows<T extends { id: number }>(
   segments: readonly Segment[],
   limit: number,
   read: SegmentRead<T>,
-  byCandidates?: { candidatesOf: (segment: Segment) => Candidates | null; readAmong: (check: MessageQueryFilter, ids: number[], limit: number) => T[] },
+  byCandidates?: {
+    candidatesOf: (segment: Segment) => Promise<Candidates | null>;
+    /** The candidates' matches in (low, high], oldest first, up to `limit`. */
+    pageAmong: (candidates: Candidates, low: number, high: number, limit: number) => Promise<T[]>;
+  },
 ): Promise<{ rows: T[]; next: number | null }> {
   const rows: T[] = [];
   const budget = unbounded();
   for (const segment of segments) {
     if (rows.length >= limit) break;
-    const candidates = byCandidates?.candidatesOf(segment) ?? null;
+    const candidates = byCandidates === undefined ? null : await byCandidates.candidatesOf(segment);
     if (byCandidates !== undefined && candidates !== null) {
-      await inCandidateBatches(
-        candidates,
-        { low: segment.after, high: segment.through },
-        budget,
-        (ids) => void rows.push(...byCandidates.readAmong(candidates.check, ids, limit - rows.length)),
-        () => rows.length >= limit,
-      );
+      rows.push(...(await byCandidates.pageAmong(candidates, segment.after, segment.through, limit - rows.length)));
       continue;
     }
     if ('whole' in read) {
@@ -403,6 +394,56 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     });
   const countReceived = (filter: MessageQueryFilter, since: number | null, until: number | null, afterId: number, throughId: number, max: number): Promise<number | null> =>
     engine.reads.run('assertions.countReceived', { filter, since, until, afterId, throughId, max }, async () => store.countReceived(filter, since, until, afterId, throughId, max));
+  /** The ids of the messages received within times, from the messages' times (receivedIds): a walk of up to thousands of entries, on the read worker. */
+  const receivedIds = (since: number | null, until: number | null, afterId: number, throughId: number, max: number): Promise<number[] | null> =>
+    engine.reads.run('assertions.receivedIds', { since, until, afterId, throughId, max }, async () => store.receivedIds(since, until, afterId, throughId, max));
+  /**
+   * Candidates from the messages' times: found at once (ascending ids), handed out a batch at a
+   * time, each batch's rows read and checked on the read worker (they arrived together, but a
+   * batch is still up to thousands of rows).
+   */
+  const receivedAmong = (ids: readonly number[], through: number, check: MessageQueryFilter): Candidates => {
+    const inRange = (after: number, to: number, max: number): number[] => ids.filter((id) => id > after && id <= to).slice(0, max);
+    return {
+      ids: inRange,
+      batch: async (after, to, max, limit) => {
+        const taken = inRange(after, to, max);
+        const read = await engine.reads.run('assertions.among', { check, ids: taken, limit }, async () => store.among(check, taken, limit));
+        return { taken: taken.length, last: taken.at(-1) ?? null, ...read };
+      },
+      through,
+      check,
+      batches: TIME_BATCHES,
+    };
+  };
+  /** The candidates' matches in (low, high], oldest first, up to `limit`: batch by batch where they are read (`batch`), else checked here. */
+  const pageAmong = async (candidates: Candidates, low: number, high: number, limit: number): Promise<AssertionMessageRow[]> => {
+    const rows: AssertionMessageRow[] = [];
+    const enough = (): boolean => rows.length >= limit;
+    const { batch } = candidates;
+    if (batch === undefined) {
+      await inCandidateBatches(candidates, { low, high }, unbounded(), (ids) => void rows.push(...store.messagesAmong(candidates.check, ids, limit - rows.length)), enough);
+      return rows;
+    }
+    const take = async (from: number, to: number, max: number): Promise<Batch> => {
+      const read = await batch(from, to, max, limit - rows.length);
+      rows.push(...read.rows);
+      return read;
+    };
+    await inBatches(candidates.batches, { low, high }, unbounded(), take, enough);
+    return rows;
+  };
+  /** The candidates' matches in (low, high] counted into `add`, as pageAmong reads them, within the budget; the edge reached. */
+  const countAmongCandidates = async (candidates: Candidates, low: number, high: number, budget: Budget, add: (n: number) => void): Promise<number> => {
+    const { batch } = candidates;
+    if (batch === undefined) return inCandidateBatches(candidates, { low, high }, budget, (ids) => add(store.countAmong(candidates.check, ids)));
+    const take = async (from: number, to: number, max: number): Promise<Batch> => {
+      const read = await batch(from, to, max, null);
+      add(read.count);
+      return read;
+    };
+    return inBatches(candidates.batches, { low, high }, budget, take);
+  };
   /**
    * The MATCH for a value, kept: choosing it probes up to 16 trigrams in every part of the index
    * (on the read worker, for the same reason as the candidates), and a wait counts again at every
@@ -438,7 +479,7 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
         batches: SEARCH_INDEX_BATCHES,
       };
     }
-    const received = byTimes ? receivedFor(filter, low, high) : null;
+    const received = byTimes ? await receivedFor(filter, low, high) : null;
     if (received !== null) return received;
     const status = filter.deliveryStatus;
     if (status === null || filter.userId !== null || !isRareStatus(status) || !engine.stores.rareStatuses.ready()) return null;
@@ -461,11 +502,11 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
    * would read every row of the blocks the times' edges fall in (16,384 each). The ids past the
    * newest message now are read row by row.
    */
-  const receivedFor = (filter: MessageQueryFilter, low: number, high: number): Candidates | null => {
+  const receivedFor = async (filter: MessageQueryFilter, low: number, high: number): Promise<Candidates | null> => {
     if ((filter.since === null && filter.until === null) || high - low <= TIME_CANDIDATES_AT_MOST || !engine.stores.messageTimes.ready()) return null;
     // The times hold what the follow-up has tallied; the last turn's commits are read row by row.
     const through = Math.min(store.lastMessageId(), tallies.range().through);
-    const ids = store.receivedIds(filter.since, filter.until, low, through, TIME_CANDIDATES_AT_MOST);
+    const ids = await receivedIds(filter.since, filter.until, low, through, TIME_CANDIDATES_AT_MOST);
     return ids === null ? null : receivedAmong(ids, through, filter);
   };
 
@@ -512,10 +553,10 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
    * of a busy log otherwise reads its two edge blocks whole, 16,384 rows each, most of them
    * outside the minute. A segment with times is tallied whole, so its messages are in the times.
    */
-  const edgeByTimes = (filter: MessageQueryFilter, segment: Segment): Candidates | null => {
+  const edgeByTimes = async (filter: MessageQueryFilter, segment: Segment): Promise<Candidates | null> => {
     const window = edgeWindow(filter, segment);
     if (window === null || !engine.stores.messageTimes.ready()) return null;
-    const ids = window.since < window.until ? store.receivedIds(window.since, window.until, segment.after, segment.through, EDGE_TIMES_AT_MOST) : [];
+    const ids = window.since < window.until ? await receivedIds(window.since, window.until, segment.after, segment.through, EDGE_TIMES_AT_MOST) : [];
     return ids === null ? null : receivedAmong(ids, segment.through, filter);
   };
 
@@ -529,7 +570,7 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     let total = 0;
     if (byIndex !== null) {
       const [low, high] = byIndex;
-      const { countIds, batch } = candidates;
+      const { countIds } = candidates;
       // A filter that asks nothing of the rows: every candidate is a match, counted unread.
       const reached =
         countIds !== undefined && asksNothing(candidates.check)
@@ -538,15 +579,7 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
               total += counted.taken;
               return counted;
             })
-          : batch !== undefined
-            ? await inBatches(candidates.batches, { low, high }, budget, async (from, to, max) => {
-                const counted = await batch(from, to, max, null);
-                total += counted.count;
-                return counted;
-              })
-            : await inCandidateBatches(candidates, { low, high }, budget, (ids) => {
-                total += store.countAmong(candidates.check, ids);
-              });
+          : await countAmongCandidates(candidates, low, high, budget, (n) => (total += n));
       if (reached < high) return undefined;
     }
     if (rows !== null) {
@@ -563,26 +596,7 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
   const pageThroughCandidates = async (filter: MessageQueryFilter, candidates: Candidates, after: number, limit: number): Promise<{ messages: AssertedMessage[]; next: number | null }> => {
     const { indexed: byIndex, rows: tail } = byIndexThenRows(Math.max(after, filter.afterMessageId ?? 0), store.lastMessageId(), candidates.through);
     const rows: AssertionMessageRow[] = [];
-    if (byIndex !== null) {
-      const [low, high] = byIndex;
-      const { batch } = candidates;
-      const enough = (): boolean => rows.length >= limit;
-      if (batch !== undefined) {
-        await inBatches(
-          candidates.batches,
-          { low, high },
-          unbounded(),
-          async (from, to, max) => {
-            const read = await batch(from, to, max, limit - rows.length);
-            rows.push(...read.rows);
-            return read;
-          },
-          enough,
-        );
-      } else {
-        await inCandidateBatches(candidates, { low, high }, unbounded(), (ids) => void rows.push(...store.messagesAmong(candidates.check, ids, limit - rows.length)), enough);
-      }
-    }
+    if (byIndex !== null) rows.push(...(await pageAmong(candidates, byIndex[0], byIndex[1], limit)));
     if (tail !== null && rows.length < limit) rows.push(...(await messagesIn(filter, tail[0], limit - rows.length, tail[1])));
     return { messages: rows.map(toAssertedMessage), next: rows.length === limit ? (rows[rows.length - 1]?.id ?? null) : null };
   };
@@ -672,12 +686,10 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
         total += counted;
         continue;
       }
-      const timed = edgeByTimes(filter, segment);
+      const timed = await edgeByTimes(filter, segment);
       const reached =
         timed !== null
-          ? await inCandidateBatches(timed, { low: segment.after, high: segment.through }, budget, (ids) => {
-              total += store.countAmong(filter, ids);
-            })
+          ? await countAmongCandidates(timed, segment.after, segment.through, budget, (n) => (total += n))
           : await inIdWindows({ low: segment.after, high: segment.through, newestFirst: false }, budget, (from, to) => {
               total += store.countMessagesInIds(filter, from, to);
             });
@@ -716,10 +728,7 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
       segments,
       limit,
       { whole: (from, through, n) => messagesIn(filter, from, n, through) },
-      {
-        candidatesOf: (segment) => edgeByTimes(filter, segment),
-        readAmong: (check, ids, n) => store.messagesAmong(check, ids, n),
-      },
+      { candidatesOf: (segment) => edgeByTimes(filter, segment), pageAmong },
     );
     return { messages: rows.map(toAssertedMessage), next };
   };

@@ -224,7 +224,7 @@ describe('the read worker answers what the engine thread would', () => {
     assert.equal(now.fallback, before.fallback);
   });
 
-  test("the CI API's reads (the tallies' blocks, a window of messages, of deliveries, the times' count, an anonymousId's MATCH and its batches) equal the engine thread's", async () => {
+  test("the CI API's reads (the tallies' blocks, a window of messages, of deliveries, the times' ids and count, rows among ids, an anonymousId's MATCH and its batches) equal the engine thread's", async () => {
     // What the follow-up keeps a moment behind ingest: the tallies, the messages' times, the search index.
     while (!engine.stores.tallies.tallyOwed(10_000)) {
       // the rest
@@ -251,6 +251,11 @@ describe('the read worker answers what the engine thread would', () => {
         if (filter.violations !== null) continue;
         const args = { filter, since, until, afterId: 500, throughId: last - 100, max };
         assert.deepEqual(await onWorker(engine, 'assertions.countReceived', args), store.countReceived(filter, since, until, 500, last - 100, max), `${label} ${since}-${until}: count`);
+        const ids = await onWorker(engine, 'assertions.receivedIds', { since, until, afterId: 500, throughId: last - 100, max });
+        assert.deepEqual(ids, store.receivedIds(since, until, 500, last - 100, max), `${since}-${until}: ids`);
+        for (const limit of [null, 7]) {
+          assert.deepEqual(await onWorker(engine, 'assertions.among', { check: filter, ids: ids ?? [], limit }), store.among(filter, ids ?? [], limit), `${label}: among, limit ${limit}`);
+        }
       }
     }
     const match = engine.stores.deliveryViews.exactValueMatch('anon-42');

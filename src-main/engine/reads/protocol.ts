@@ -30,6 +30,8 @@ export interface ReadOps {
     args: { filter: MessageQueryFilter; since: number | null; until: number | null; afterId: number; throughId: number; max: number };
     result: number | null;
   };
+  'assertions.receivedIds': { args: { since: number | null; until: number | null; afterId: number; throughId: number; max: number }; result: number[] | null };
+  'assertions.among': { args: { check: MessageQueryFilter; ids: number[]; limit: number | null }; result: { rows: AssertionMessageRow[]; count: number } };
   'assertions.candidates': { args: { indexed: IndexedCandidates; after: number; through: number; max: number }; result: number[] };
   'assertions.candidateBatch': {
     args: { indexed: IndexedCandidates; after: number; through: number; max: number; check: MessageQueryFilter; limit: number | null };

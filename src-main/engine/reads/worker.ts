@@ -42,6 +42,8 @@ const handlers: { [K in ReadOp]: (args: ReadArgs<K>) => Promise<ReadResult<K>> }
   'assertions.messages': async ({ filter, afterId, limit, throughId }) => assertions.messages(filter, afterId, limit, throughId),
   'assertions.deliveries': async ({ filter, extra, afterId, limit, throughId, rareStatus }) => assertions.deliveries(filter, extra, afterId, limit, throughId, rareStatus),
   'assertions.countReceived': async ({ filter, since, until, afterId, throughId, max }) => assertions.countReceived(filter, since, until, afterId, throughId, max),
+  'assertions.receivedIds': async ({ since, until, afterId, throughId, max }) => assertions.receivedIds(since, until, afterId, throughId, max),
+  'assertions.among': async ({ check, ids, limit }) => assertions.among(check, ids, limit),
   'assertions.candidates': async ({ indexed, after, through, max }) => assertions.candidateIds(indexed, after, through, max),
   'assertions.candidateBatch': async ({ indexed, after, through, max, check, limit }) => assertions.candidateBatch(indexed, after, through, max, check, limit),
 };

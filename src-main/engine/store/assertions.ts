@@ -435,9 +435,13 @@ export class AssertionStore {
    */
   candidateBatch(c: IndexedCandidates, afterId: number, throughId: number, max: number, check: MessageQueryFilter, limit: number | null): CandidateBatch {
     const ids = this.candidateIds(c, afterId, throughId, max);
-    const batch = { taken: ids.length, last: ids.at(-1) ?? null };
-    if (ids.length === 0) return { ...batch, rows: [], count: 0 };
-    return limit === null ? { ...batch, rows: [], count: this.countAmong(check, ids) } : { ...batch, rows: this.messagesAmong(check, ids, limit), count: 0 };
+    return { taken: ids.length, last: ids.at(-1) ?? null, ...this.among(check, ids, limit) };
+  }
+
+  /** What a read wants of these message ids, checked by `check`: a page's rows (at most `limit`), or with no limit their count. */
+  among(check: MessageQueryFilter, ids: readonly number[], limit: number | null): { rows: AssertionMessageRow[]; count: number } {
+    if (ids.length === 0) return { rows: [], count: 0 };
+    return limit === null ? { rows: [], count: this.countAmong(check, ids) } : { rows: this.messagesAmong(check, ids, limit), count: 0 };
   }
 
   /**
