@@ -315,7 +315,9 @@ describe('test receivers in the engine', () => {
       assert.equal(h.engine.receivers.get('big')?.requests, 20_001, 'the count follows requests however they are written');
       const { value: removed, turns } = await turnsDuring(() => h.engine.receivers.remove('big'));
       assert.equal(removed, true);
-      assert.ok(turns >= 4, `removed a slice at a time, the loop turning ${turns} times`);
+      // Slices start at 500 requests and grow at most fourfold: however fast the machine, 20,001
+      // take 500, 2,000, 8,000 and the rest, with a turn after each of the first three.
+      assert.ok(turns >= 3, `removed a slice at a time, the loop turning ${turns} times`);
       assert.equal(h.engine.receivers.get('big'), null);
       assert.equal(other.count('receiver_requests'), 1, "the other receiver's request stays");
       assert.equal(h.engine.receivers.get('small')?.requests, 1);

@@ -135,7 +135,9 @@ test('a text or URL filter reads the log in windows that yield: the same rows an
     counting = false;
     assert.deepEqual(none, { items: [], nextBeforeId: null });
     assert.deepEqual(noCount, { total: 20_000, matching: 0 });
-    assert.ok(turns >= 4, `the reads yielded between windows: ${turns} turns`);
+    // Windows grow at most fourfold from 2,048 ids, so however fast the machine, 20,000 ids take
+    // three of them (2,048, 8,192, the rest) and each read gives the loop back twice.
+    assert.ok(turns >= 2, `the reads yielded between windows: ${turns} turns`);
     // Through the API, one call reads TEXT_SCAN_BUDGET ids and says where it stopped.
     const bounded = await api.listDeliveries({ text: 'Zq' });
     assert.deepEqual(bounded.items, []);
