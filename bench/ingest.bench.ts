@@ -1,7 +1,14 @@
 /**
  * Ingest throughput: messages/s accepted through POST /v1/batch (batches of 100, acknowledged only
- * after commit), against the raw rate of inserting the same rows into SQLite alone, in one run.
+ * after commit) and taken in by the commit follow-up (the search index, the tallies, the times and
+ * the profiles), against the raw rate of inserting the same rows into SQLite alone, in one run.
  * The scheduler is not started, so this measures the ingest path on its own.
+ *
+ * An engine that is not started leaves its follow-up to be asked for, so the follow-up runs once
+ * the last request is acknowledged (`owedTakenIn`) and its time is added to the posting's: the
+ * same work on the engine's one thread as when it runs between the commits. The ratio is taken on
+ * that sum; the acknowledgements' rate alone is printed beside it, since until 2026-11-28 it was
+ * the only figure, the follow-up left to the engine's stop and never timed.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -58,7 +65,7 @@ function rawBaseline(dir: string): number {
 }
 
 
-async function hookbench(dir: string): Promise<number> {
+async function hookbench(dir: string): Promise<{ acknowledged: number; takenIn: number }> {
   const engine = createEngine({ dataDir: join(dir, 'engine') });
   engine.applyConfig({
     sources: [{ name: 'bench', writeKey: 'wk_bench' }],
@@ -70,13 +77,18 @@ async function hookbench(dir: string): Promise<number> {
     bodies.push(JSON.stringify({ batch: Array.from({ length: BATCH }, (_, k) => message(i + k)), sentAt: '2026-11-22T12:00:00.000Z' }));
   }
   const { ms, failures } = await postBatches(server.url, bodies, { writeKey: 'wk_bench', connections: CONNECTIONS, lanes: CONNECTIONS * 2 });
+  const acknowledgedAt = performance.now();
+  await engine.owedTakenIn();
+  const followUpMs = performance.now() - acknowledgedAt;
+  const owed = engine.stores.log.lastMessageId() - engine.stores.takenInThrough();
+  if (owed > 0) throw new Error(`the follow-up still owes ${owed} messages`);
   await server.close();
   await engine.stop();
   const inspect = LogInspector.of(join(dir, 'engine'), { readonly: true });
   const stored = inspect.count('messages');
   inspect.close();
   if (failures > 0 || stored !== MESSAGES) throw new Error(`ingest lost data: ${failures} failed requests, ${stored}/${MESSAGES} stored`);
-  return MESSAGES / (ms / 1000);
+  return { acknowledged: MESSAGES / (ms / 1000), takenIn: MESSAGES / ((ms + followUpMs) / 1000) };
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'hookbench-bench-ingest-'));
@@ -84,9 +96,10 @@ try {
   const raw = process.env.BENCH_SKIP_RAW ? NaN : rawBaseline(dir);
   const ours = await hookbench(dir);
   console.log(`ingest  ${fmt(MESSAGES)} messages in batches of ${BATCH}, ${CONNECTIONS} connections, durable (WAL, synchronous=NORMAL)`);
-  console.log(`  raw SQLite insert of the same rows : ${fmt(raw)} messages/s`);
-  console.log(`  Hookbench POST /v1/batch           : ${fmt(ours)} messages/s`);
-  console.log(`  ratio                              : ${fmt(ours / raw, 2)}   (goal ≥ 0.50 and ≥ 40,000 messages/s)`);
+  console.log(`  raw SQLite insert of the same rows       : ${fmt(raw)} messages/s`);
+  console.log(`  Hookbench POST /v1/batch, acknowledged   : ${fmt(ours.acknowledged)} messages/s (${fmt(ours.acknowledged / raw, 2)} of raw)`);
+  console.log(`  ... and taken in by the follow-up        : ${fmt(ours.takenIn)} messages/s`);
+  console.log(`  ratio (taken in)                         : ${fmt(ours.takenIn / raw, 2)}   (goal ≥ 0.50 and ≥ 40,000 messages/s)`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
