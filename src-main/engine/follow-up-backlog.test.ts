@@ -8,6 +8,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { stoppedEngine } from './testing/stopped-engine';
+import { fewestSlices } from './testing/wait';
+import { FOLLOW_UP_SLICES } from './commit-follow-up';
 import { systemClock } from './clock';
 import { createEngineApi } from './api';
 import type { Engine } from './index';
@@ -15,11 +17,8 @@ import type { InboundMessage } from '../../src-shared/events';
 
 const BACKLOG = 12_000;
 const USERS = 3_000;
-/**
- * The follow-up's slices start at 100 messages and grow at most fourfold, up to 5,000: however
- * fast the machine, the backlog takes 100, 400, 1,600, 5,000 and the rest, a turn after each.
- */
-const FEWEST_SLICES = 5;
+/** The follow-up's slices, each after a turn of the loop: 100, 400, 1,600, 5,000 and the rest at the fastest. */
+const FEWEST_SLICES = fewestSlices(FOLLOW_UP_SLICES, BACKLOG);
 
 function commitBacklog(engine: Engine): void {
   const at = Date.now();
@@ -67,7 +66,7 @@ test('a text search and a profile read behind a backlog of 12,000 owed messages 
   assert.equal(owed, BACKLOG, 'the commits left every message owed');
 
   // Taken in on the spot, the backlog was one turn of 100 ms for the index and 450 to 750 ms for
-  // the profiles here; in the follow-up's slices it is dozens of turns, none long.
+  // the profiles here; in the follow-up's slices it is several turns, none long.
   const search = await turnsDuring(() => api.listDeliveries({ text: `user_${USERS - 1}` }));
   assert.equal(search.result.items.length, BACKLOG / USERS, 'the search found every message of the user, the newest included');
   assert.ok(search.turns >= FEWEST_SLICES, `the search had ${search.turns} turns of the event loop`);

@@ -66,6 +66,8 @@ export const WINDOW_TARGET_MS = 5;
 const FIRST_WINDOW = 2048;
 const MIN_WINDOW = 256;
 const MAX_WINDOW = 1 << 20;
+/** The windows' sizing, for what counts them. */
+export const ID_WINDOWS = { first: FIRST_WINDOW, max: MAX_WINDOW };
 
 /**
  * Pure: whether a filter may have to read much of the log to fill a page or a count (free text,

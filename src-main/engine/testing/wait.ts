@@ -41,3 +41,18 @@ export async function turnsDuring<T>(call: () => Promise<T>): Promise<{ value: T
   on = false;
   return { value, turns };
 }
+
+/**
+ * The fewest slices (or windows) `total` items can take when each is sized from the last one's
+ * time, as sliced-work.ts and the windowed reads size them: at most four times the last, from
+ * `first` up to `max`. However fast the machine, no run takes fewer; a test that counts the event
+ * loop's turns between slices bounds them with this rather than with what one machine made.
+ */
+export function fewestSlices(sizing: { first: number; max: number }, total: number): number {
+  let slices = 0;
+  for (let size = sizing.first, done = 0; done < total; size = Math.min(sizing.max, size * 4)) {
+    done += size;
+    slices++;
+  }
+  return slices;
+}
