@@ -200,6 +200,38 @@ test('a commit over a backlog leaves it to the catch-up; once current, ids reuse
   }
 });
 
+test('a trait sent again with its value takes the later message as its own: a merge after it keeps it over a value set in between', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hookbench-profiles-kept-trait-'));
+  const { db, stores, sourceId } = open(dir, 'kept.sqlite');
+  try {
+    const identify = (k: number, ids: { userId?: string; anonymousId?: string }, traits: JsonObject): InboundMessage =>
+      ({ type: 'identify', messageId: `t-${k}`, userId: null, anonymousId: null, ...ids, traits, context: {}, integrations: {}, timestamp: new Date(T0).toISOString(), receivedAt: new Date(T0).toISOString() }) as InboundMessage;
+    const traitRows = (): unknown[] => db.prepare('SELECT profile_id, key, value, seq FROM persona_traits ORDER BY profile_id, key').all();
+    commitAll(stores, sourceId, [identify(1, { userId: 'u1' }, { plan: 'pro', seats: 2 }), identify(2, { anonymousId: 'a1' }, { plan: 'free' })], [1]);
+    stores.profiles.settle();
+    // Sent again: plan as it was (only its seq moves), seats changed (the upsert).
+    commitAll(stores, sourceId, [identify(3, { userId: 'u1' }, { plan: 'pro', seats: 3 })], []);
+    stores.profiles.settle();
+    const third = (db.prepare("SELECT id FROM messages WHERE message_id = 't-3'").get() as { id: number }).id;
+    assert.deepEqual(traitRows(), [
+      { profile_id: 'a1', key: 'plan', value: '"free"', seq: third - 1 },
+      { profile_id: 'u1', key: 'plan', value: '"pro"', seq: third },
+      { profile_id: 'u1', key: 'seats', value: '3', seq: third },
+    ]);
+    // The anonymous profile merges into u1: its plan was set before u1's was last sent.
+    commitAll(stores, sourceId, [identify(4, { userId: 'u1', anonymousId: 'a1' }, {})], []);
+    assert.deepEqual(stores.profiles.view('u1')?.traits, { plan: 'pro', seats: 3 });
+    assert.deepEqual(
+      db.prepare("SELECT key, profile_id, value FROM persona_traits INDEXED BY persona_traits_key WHERE key = 'plan' ORDER BY profile_id").all(),
+      [{ key: 'plan', profile_id: 'u1', value: '"pro"' }],
+      "the traits' index holds each value once, as the table does",
+    );
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('the preview and the profile view read summaries and tracks by index, never every track call', () => {
   const dir = mkdtempSync(join(tmpdir(), 'hookbench-profiles-plan-'));
   const { db, stores } = open(dir, 'plan.sqlite');

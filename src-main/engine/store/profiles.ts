@@ -92,6 +92,10 @@ export class ProfileStore {
       dropProfile: 'DELETE FROM persona_profiles WHERE profile_id = ?',
       dropIds: 'DELETE FROM persona_ids WHERE profile_id = ?',
       dropTracks: 'DELETE FROM persona_tracks WHERE profile_id = ?',
+      // A trait sent again with the value it has (what SDKs do at every identify) moves only its
+      // seq: the upsert below would rewrite its persona_traits_key entry too, one page of that
+      // index for each key, although the entry stays the same.
+      keepTrait: 'UPDATE persona_traits SET seq = ? WHERE profile_id = ? AND key = ? AND value = ? AND seq < ?',
       setTrait: `INSERT INTO persona_traits (profile_id, key, value, seq) VALUES (?, ?, ?, ?)
          ON CONFLICT (profile_id, key) DO UPDATE SET value = excluded.value, seq = excluded.seq WHERE excluded.seq > persona_traits.seq`,
       addTrack: 'INSERT OR IGNORE INTO persona_tracks (message_id, profile_id, event, at, properties) VALUES (?, ?, ?, ?, ?)',
@@ -322,7 +326,10 @@ export class ProfileStore {
         q.dropProfile.run(op.from);
         return;
       case 'traits':
-        for (const [key, value] of Object.entries(op.traits)) q.setTrait.run(op.profileId, key, JSON.stringify(value), op.seq);
+        for (const [key, value] of Object.entries(op.traits)) {
+          const text = JSON.stringify(value);
+          if (q.keepTrait.run(op.seq, op.profileId, key, text, op.seq).changes === 0) q.setTrait.run(op.profileId, key, text, op.seq);
+        }
         return;
       case 'track': {
         const properties = Object.keys(op.properties).length > 0 ? JSON.stringify(op.properties) : null;
