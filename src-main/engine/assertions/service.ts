@@ -84,7 +84,7 @@ export const DELIVERY_CANDIDATES_AT_MOST = 5_000;
 const KEPT_MATCHES = 256;
 
 /**
- * A set of message ids that holds every match of a filter, read in batches (inCandidateBatches)
+ * A set of message ids that holds every match of a filter, read in batches (`batch`, inBatches)
  * and each checked by the filter's exact terms. The ids above `through` are not covered: they are
  * read row by row.
  */
@@ -96,11 +96,11 @@ interface Candidates {
   check: MessageQueryFilter;
   batches: TimedSlices;
   /**
-   * The next batch read whole where the candidates are (the search index's: on the read worker),
-   * checked by `check`: a page's rows with a limit, a count without. Absent: the ids are handed
-   * over and checked here.
+   * The next batch of candidates in (after, through], at most `max`, checked by `check`: a page's
+   * rows with a limit, a count without. Read whole where the candidates are (the search index's
+   * and the times': on the read worker), or the ids handed over and checked here.
    */
-  batch?: (after: number, through: number, max: number, limit: number | null) => Promise<CandidateBatch>;
+  batch: (after: number, through: number, max: number, limit: number | null) => Promise<CandidateBatch>;
   /** Counts up to `max` candidates in (after, through] without handing their ids over, when the source can. */
   countIds?: (after: number, through: number, max: number) => { taken: number; last: number | null };
 }
@@ -148,37 +148,17 @@ async function inIdWindows(
 }
 
 /**
- * Reads the candidates in (low, high] a batch at a time (sized by `candidates.batches`), oldest
- * first, with a turn of the event loop between batches, and stops as inIdWindows does. Returns
- * the edge it reached: `high` when it read every candidate.
+ * Reads the candidates in (low, high] a batch at a time (sized by `batches`), oldest first, with a
+ * turn of the event loop between batches, and stops as inIdWindows does: `take` reads a batch and
+ * says how many candidates it took and the last one's id. Returns the edge it reached: `high`
+ * when it read every candidate.
  */
-async function inCandidateBatches(
-  candidates: Candidates,
-  range: { low: number; high: number },
-  budget: Budget,
-  read: (ids: number[]) => void,
-  enough: () => boolean = () => false,
-): Promise<number> {
-  return inBatches(
-    candidates.batches,
-    range,
-    budget,
-    async (after, through, max) => {
-      const ids = await candidates.ids(after, through, max);
-      read(ids);
-      return { taken: ids.length, last: ids.at(-1) ?? null };
-    },
-    enough,
-  );
-}
-
 /** What a batch took: how many candidates, and the last one's id. */
 interface Batch {
   taken: number;
   last: number | null;
 }
 
-/** inCandidateBatches for a reader that takes a batch itself: `take` says how many candidates it took and the last one's id. */
 async function inBatches(
   batches: TimedSlices,
   range: { low: number; high: number },
@@ -416,17 +396,12 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
       batches: TIME_BATCHES,
     };
   };
-  /** The candidates' matches in (low, high], oldest first, up to `limit`: batch by batch where they are read (`batch`), else checked here. */
+  /** The candidates' matches in (low, high], oldest first, up to `limit`, batch by batch. */
   const pageAmong = async (candidates: Candidates, low: number, high: number, limit: number): Promise<AssertionMessageRow[]> => {
     const rows: AssertionMessageRow[] = [];
     const enough = (): boolean => rows.length >= limit;
-    const { batch } = candidates;
-    if (batch === undefined) {
-      await inCandidateBatches(candidates, { low, high }, unbounded(), (ids) => void rows.push(...store.messagesAmong(candidates.check, ids, limit - rows.length)), enough);
-      return rows;
-    }
     const take = async (from: number, to: number, max: number): Promise<Batch> => {
-      const read = await batch(from, to, max, limit - rows.length);
+      const read = await candidates.batch(from, to, max, limit - rows.length);
       rows.push(...read.rows);
       return read;
     };
@@ -435,10 +410,8 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
   };
   /** The candidates' matches in (low, high] counted into `add`, as pageAmong reads them, within the budget; the edge reached. */
   const countAmongCandidates = async (candidates: Candidates, low: number, high: number, budget: Budget, add: (n: number) => void): Promise<number> => {
-    const { batch } = candidates;
-    if (batch === undefined) return inCandidateBatches(candidates, { low, high }, budget, (ids) => add(store.countAmong(candidates.check, ids)));
     const take = async (from: number, to: number, max: number): Promise<Batch> => {
-      const read = await batch(from, to, max, null);
+      const read = await candidates.batch(from, to, max, null);
       add(read.count);
       return read;
     };
@@ -486,11 +459,18 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     // The triggers list a delivery in the transaction that moves it: nothing committed is left
     // out, and every listed message has a delivery in the status (a delivery's message is a
     // foreign key: it exists).
+    const check = { ...filter, deliveryStatus: null };
+    const ids = (after: number, through: number, max: number): number[] => store.rareStatusMessageIds(status, after, through, max);
     return {
-      ids: (after, through, max) => store.rareStatusMessageIds(status, after, through, max),
+      ids,
+      // The list's batches are short: read and checked here.
+      batch: async (after, through, max, limit) => {
+        const taken = ids(after, through, max);
+        return { taken: taken.length, last: taken.at(-1) ?? null, ...store.among(check, taken, limit) };
+      },
       countIds: (after, through, max) => store.rareStatusMessageCount(status, after, through, max),
       through: Number.POSITIVE_INFINITY,
-      check: { ...filter, deliveryStatus: null },
+      check,
       batches: ROW_BATCHES,
     };
   };
