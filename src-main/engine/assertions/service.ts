@@ -464,10 +464,7 @@ export function createAssertions(engine: Engine, random: () => number = Math.ran
     return {
       ids,
       // The list's batches are short: read and checked here.
-      batch: async (after, through, max, limit) => {
-        const taken = ids(after, through, max);
-        return { taken: taken.length, last: taken.at(-1) ?? null, ...store.among(check, taken, limit) };
-      },
+      batch: async (after, through, max, limit) => store.batchAmong(check, ids(after, through, max), limit),
       countIds: (after, through, max) => store.rareStatusMessageCount(status, after, through, max),
       through: Number.POSITIVE_INFINITY,
       check,

@@ -196,7 +196,7 @@ export function candidatesSql(c: IndexedCandidates, afterId: number, throughId: 
   return { sql: partsMatchSql(parts, 'AND rowid > ? AND rowid <= ?', 'ASC'), params: partParams(parts, [c.match, afterId, throughId]) };
 }
 
-/** One batch of a read through the search index's candidates: how many it took, the last one, and what the read wanted of them. */
+/** One batch of a read through candidates: how many it took, the last one, and what the read wanted of them. */
 export interface CandidateBatch {
   taken: number;
   last: number | null;
@@ -434,7 +434,11 @@ export class AssertionStore {
    * read worker runs it whole (the MATCH, then the candidates' rows, scattered over the log).
    */
   candidateBatch(c: IndexedCandidates, afterId: number, throughId: number, max: number, check: MessageQueryFilter, limit: number | null): CandidateBatch {
-    const ids = this.candidateIds(c, afterId, throughId, max);
+    return this.batchAmong(check, this.candidateIds(c, afterId, throughId, max), limit);
+  }
+
+  /** A batch of candidates (ascending ids) with what the read wants of them (`among`). */
+  batchAmong(check: MessageQueryFilter, ids: readonly number[], limit: number | null): CandidateBatch {
     return { taken: ids.length, last: ids.at(-1) ?? null, ...this.among(check, ids, limit) };
   }
 
