@@ -15,6 +15,7 @@ import { ValidationError } from '../../../src-shared/settings';
 import type { DeletionRequest } from '../../../src-shared/personas';
 import type { InboundMessage } from '../../../src-shared/events';
 import { fixedSlices, type SliceSizing } from '../sliced-work';
+import { REQUEST_BODY_OF } from '../store/request-body-pack';
 
 const T0 = Date.parse('2026-11-22T12:00:00.000Z');
 const USER = 'user-to-forget-7f3a';
@@ -81,8 +82,10 @@ function rowsNaming(h: Harness, text: string, skip: (table: string, row: Record<
   const hits: string[] = [];
   for (const table of tables) {
     const columns = db.all<{ name: string }>(`PRAGMA table_info("${table}")`).map((c) => c.name);
-    const where = columns.map((c) => `instr(CAST("${c}" AS TEXT), ?) > 0`).join(' OR ');
-    const rows = db.all(`SELECT * FROM "${table}" WHERE ${where}`, ...columns.map(() => text));
+    // An Inbound call's kept body is packed on disk: searched as the text it stands for.
+    const value = (c: string): string => (table === 'requests' && c === 'body' ? REQUEST_BODY_OF('t') : `CAST(t."${c}" AS TEXT)`);
+    const where = columns.map((c) => `instr(${value(c)}, ?) > 0`).join(' OR ');
+    const rows = db.all(`SELECT * FROM "${table}" t WHERE ${where}`, ...columns.map(() => text));
     for (const row of rows) if (!skip(table, row)) hits.push(`${table}: ${JSON.stringify(row, (_k, v: unknown) => (Buffer.isBuffer(v) ? v.toString('utf8') : v))}`);
   }
   return hits;

@@ -9,6 +9,7 @@
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Db } from './database';
+import { registerRequestBodyFunction } from './request-body-pack';
 
 /** deliveries.body_format: the bytes as sent. */
 export const BODY_RAW = 0;
@@ -45,9 +46,10 @@ export const BODY_OF = (alias: string): string =>
   `CASE WHEN ${alias}.body_format = ${BODY_DEFLATE_MESSAGE} THEN ${UNPACK_FUNCTION}(${alias}.body, ${alias}.body_format, (SELECT json FROM messages WHERE id = ${alias}.message_id)) ELSE ${alias}.body END`;
 
 /**
- * Registers the unpacking function on a connection. A packed body whose message is gone cannot
- * happen (a message goes only with its deliveries, in one transaction); should it, the function
- * fails the statement rather than hand out bytes that are not the delivery's.
+ * Registers the unpacking functions on a connection: a delivery's body's, and a kept Tracking API
+ * call's (request-body-pack.ts). A packed delivery body whose message is gone cannot happen (a
+ * message goes only with its deliveries, in one transaction); should it, the function fails the
+ * statement rather than hand out bytes that are not the delivery's.
  */
 export function registerBodyFunctions(db: Db): void {
   db.function(UNPACK_FUNCTION, { deterministic: true, varargs: false }, (body: unknown, format: unknown, json: unknown) => {
@@ -57,4 +59,5 @@ export function registerBodyFunctions(db: Db): void {
     if (typeof json !== 'string') throw new Error('a packed delivery body has no message to unpack it with');
     return unpackBody(body, json);
   });
+  registerRequestBodyFunction(db);
 }

@@ -8,6 +8,7 @@ import type { DeliveryStatus } from '../../../src-shared/api';
 import type { DeletionStatus } from '../../../src-shared/personas';
 import type { Db } from './database';
 import { BODY_OF } from './body-pack';
+import { REQUEST_BODY_OF, REQUEST_BODY_TEXT } from './request-body-pack';
 import { statements } from './statements';
 import { RetentionStore } from './retention';
 import type { ChainMember } from '../deletion/status';
@@ -126,10 +127,10 @@ export class DeletionStore {
       deleteDropped: 'DELETE FROM dropped_items WHERE id IN (SELECT value FROM json_each(?))',
       requestBodyCandidates: `SELECT id, CASE WHEN body IS NOT NULL AND (@needles IS NULL OR instr(body, '\\') > 0
            OR EXISTS (SELECT 1 FROM json_each(@needles) j WHERE instr(body, j.value) > 0)) THEN body END AS body
-         FROM requests WHERE id > @after ORDER BY id LIMIT @limit`,
+         FROM (SELECT id, ${REQUEST_BODY_OF('r')} AS body FROM requests r WHERE id > @after ORDER BY id LIMIT @limit) ORDER BY id`,
       lastIds: 'SELECT (SELECT MAX(id) FROM messages) AS message, (SELECT MAX(id) FROM requests) AS request, (SELECT MAX(id) FROM dropped_items) AS dropped',
       // body_clipped = 2: the body was removed by a deletion (Inbound says so instead of showing it).
-      removeRequestBodies: 'UPDATE requests SET body = NULL, body_clipped = 2 WHERE id IN (SELECT value FROM json_each(?))',
+      removeRequestBodies: `UPDATE requests SET body = NULL, body_format = ${REQUEST_BODY_TEXT}, body_clipped = 2 WHERE id IN (SELECT value FROM json_each(?))`,
     });
   }
 

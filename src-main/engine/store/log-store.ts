@@ -7,6 +7,7 @@ import type { InboundMessage, IngestWarning } from '../../../src-shared/events';
 import type { Violation } from '../../../src-shared/assertions';
 import { failureText, type AttemptFailure, type DeliveryDecision } from '../../../src-shared/delivery-outcomes';
 import { REQUEST_BODY_LIMITS } from '../../../src-shared/api';
+import { keptRequestBody, REQUEST_BODY_TEXT } from './request-body-pack';
 import { clip, clipBody, decideRefused, REFUSED_TEXT_LIMITS, SUMMARY_CODE, summaryText, type RefusedWindow } from './refused-log';
 
 export type DeliveryStatus = 'pending' | 'in_flight' | 'succeeded' | 'retrying' | 'failed' | 'discarded';
@@ -210,8 +211,8 @@ export class LogStore {
   constructor(private readonly db: Db) {
     this.fresh = freshBodiesOf(db);
     this.s = statements(db, {
-      insertRequest: `INSERT INTO requests (source_id, path, received_at, http_status, bytes, user_agent, error_code, error_text, headers, body, body_clipped)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      insertRequest: `INSERT INTO requests (source_id, path, received_at, http_status, bytes, user_agent, error_code, error_text, headers, body, body_format, body_clipped)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       insertMessage: `INSERT OR IGNORE INTO messages
            (source_id, request_id, message_id, dedupe_key, type, user_id, anonymous_id, event, received_at, json, warnings, violations)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -299,6 +300,7 @@ export class LogStore {
   }
 
   private insertRequestRow(record: RequestRecord): number {
+    const kept = record.body === undefined || record.body === null ? { body: null, format: REQUEST_BODY_TEXT } : keptRequestBody(record.body);
     return Number(
       this.s.insertRequest.run(
         record.sourceId,
@@ -310,7 +312,8 @@ export class LogStore {
         record.errorCode ?? null,
         record.errorText ?? null,
         record.headers ?? null,
-        record.body ?? null,
+        kept.body,
+        kept.format,
         record.bodyClipped ? 1 : 0,
       ).lastInsertRowid,
     );

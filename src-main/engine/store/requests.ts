@@ -1,5 +1,6 @@
 import type { Db } from './database';
 import type { DroppedItem, MessageRow } from './log-store';
+import { requestBodyText } from './request-body-pack';
 import { statement, statements } from './statements';
 
 /** A row of the requests table: one Tracking API call, accepted or refused. */
@@ -116,8 +117,12 @@ export class RequestStore {
     return { low, high };
   }
 
+  /** A call with what was kept of it, its body as text whichever form its row holds. */
   detail(id: number): RequestDetailRow | null {
-    return (this.s.detail.get(id) as RequestDetailRow | undefined) ?? null;
+    const row = this.s.detail.get(id) as (Omit<RequestDetailRow, 'body'> & { body: string | Buffer | null; body_format: number }) | undefined;
+    if (!row) return null;
+    const { body, body_format, ...rest } = row;
+    return { ...rest, body: body === null ? null : requestBodyText(body, body_format) };
   }
 
   /** The first `limit` messages of a call, oldest first. */

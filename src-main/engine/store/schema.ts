@@ -603,4 +603,9 @@ export const MIGRATIONS: readonly string[] = [
     DELETE FROM message_times WHERE received_at = OLD.received_at AND id = OLD.id;
   END;
   `,
+  /* 30: an Inbound call's kept body packed (store/request-body-pack.ts): with traffic as SDKs
+     send it, that copy of the messages' JSON was the log's largest table. body_format says which
+     form a row holds; rows from before keep theirs (text). */ `
+  ALTER TABLE requests ADD COLUMN body_format INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
