@@ -330,6 +330,11 @@ export function createDeliveryQueries(views: DeliveryViewStore, offThread?: OffT
   // On the engine's thread a count through the index walks no longer than a window of a wide
   // read, on the engine's clock.
   const here = createDeliveryReads(views, inWindows, { countBudgetMs: WINDOW_TARGET_MS, ...(clock ? { now: () => clock.now() } : {}) });
+  // A count the read worker is still making is shared by the same count asked again meanwhile
+  // (the Deliveries view of several windows, each asking every 500 ms): on a big log a filter no
+  // index serves takes seconds, and each copy would queue behind the last on the worker, with
+  // every other long read behind them. The answer is as fresh as when the running count started.
+  const countsRunning = new Map<string, Promise<DeliveryCounts>>();
   return {
     async list(input) {
       const p = parseDeliveryPage(input);
@@ -344,7 +349,12 @@ export function createDeliveryQueries(views: DeliveryViewStore, offThread?: OffT
     async count(input) {
       const f = parseDeliveryFilter(input);
       if (offThread === undefined || !countReadsOffThread(f)) return here.count(f);
-      return offThread.run('deliveries.count', f, () => here.count(f));
+      const key = JSON.stringify(f);
+      const running = countsRunning.get(key);
+      if (running) return running;
+      const counted = offThread.run('deliveries.count', f, () => here.count(f)).finally(() => countsRunning.delete(key));
+      countsRunning.set(key, counted);
+      return counted;
     },
   };
 }

@@ -313,6 +313,23 @@ test('a long count on the worker leaves the engine thread idle; the same count i
   }
 });
 
+test('the same count asked again while the worker makes it shares its answer; a different one, or one asked after, is made afresh', async (t) => {
+  const engine = engineFor(t, 'hookbench-reads-shared-count-');
+  seedDeliveries(engine.stores.log, 2_000, { sourceId: 1, destinationId: 1, url: 'https://Old-Host.example/hook', now: T0, batch: 1000 });
+  await untilWorkerAnswers(engine);
+  const api = createEngineApi(engine);
+  const worked = (): number => engine.reads.stats().offThread;
+  const before = worked();
+  // Five windows of the Deliveries view asking the same count in one turn, and one asking another.
+  const same = await Promise.all(Array.from({ length: 5 }, () => api.countDeliveries({ violations: 'any' })));
+  assert.equal(worked() - before, 1, 'five asks of one count: one read on the worker');
+  for (const answer of same) assert.deepEqual(answer, same[0]);
+  assert.deepEqual(same[0], engine.stores.deliveryViews.count(parseDeliveryFilter({ violations: 'any' })));
+  const [any, none] = await Promise.all([api.countDeliveries({ violations: 'any' }), api.countDeliveries({ violations: 'none' })]);
+  assert.equal(worked() - before, 3, 'asked after the first answered, and a different filter: a read each');
+  assert.equal(any.matching + none.matching, 2_000);
+});
+
 test("the read worker runs at a lower CPU priority than the engine's thread, which keeps its own", async (t) => {
   const engine = engineFor(t, 'hookbench-reads-nice-');
   const mine = getPriority();

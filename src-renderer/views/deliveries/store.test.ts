@@ -42,6 +42,19 @@ const replayGate = {
   },
 };
 
+/** Holds countDeliveries calls while closed, as a count that reads a big log takes seconds. */
+const countGate = {
+  closed: false,
+  waiting: [] as (() => void)[],
+  async pass(): Promise<void> {
+    if (this.closed) await new Promise<void>((resolve) => this.waiting.push(resolve));
+  },
+  open(): void {
+    this.closed = false;
+    for (const go of this.waiting.splice(0)) go();
+  },
+};
+
 function fakeTransport(log: Map<number, DeliverySummary>, textScanBudget: number | null = null) {
   const calls: string[] = [];
   let emit: (e: LiveEvent) => void = () => {};
@@ -75,6 +88,7 @@ function fakeTransport(log: Map<number, DeliverySummary>, textScanBudget: number
         case 'getDeliverySummaries':
           return rows.filter((r) => (params as number[]).includes(r.id)) as never;
         case 'countDeliveries':
+          await countGate.pass();
           return { total: rows.length, matching: rows.filter((r) => matches(r, (params ?? {}) as DeliveryPage)).length } as never;
         case 'getDelivery': {
           const row = log.get(params as number);
@@ -236,6 +250,41 @@ test('the hidden count is refreshed at most every 500 ms, however many events ar
     ['countDeliveries {}'],
   );
   assert.deepEqual(t.store.getState().counts, { total: 40, matching: 40 });
+});
+
+test('one count at a time: while a slow count runs, the ones asked meanwhile become one, for the filter as it is then', async () => {
+  const t = setup(range(1, 10));
+  t.log.set(4, summary(4, 'failed'));
+  t.start();
+  await settle();
+  countGate.closed = true;
+  t.calls.length = 0;
+  try {
+    // Events for two seconds while the count is held: a count asked every 500 ms, none sent.
+    t.log.set(11, summary(11));
+    t.emit({ type: 'deliveries', ids: [11] });
+    await t.fireTimers();
+    for (let i = 12; i <= 15; i++) {
+      t.log.set(i, summary(i));
+      t.emit({ type: 'deliveries', ids: [i] });
+      await t.fireTimers();
+    }
+    // And the filter changes meanwhile: the old filter's count no longer stands beside the new rows.
+    t.store.getState().setFilter({ status: ['failed'] });
+    await settle();
+    assert.equal(t.store.getState().counts, null, 'no count shown for the new filter yet');
+    assert.deepEqual(t.calls.filter((c) => c.startsWith('countDeliveries')), ['countDeliveries {}'], 'one count in flight');
+    countGate.open();
+    await settle();
+    assert.deepEqual(
+      t.calls.filter((c) => c.startsWith('countDeliveries')),
+      ['countDeliveries {}', 'countDeliveries {"status":["failed"]}'],
+      'then one more, for the filter as it is now',
+    );
+    assert.deepEqual(t.store.getState().counts, { total: 15, matching: 1 });
+  } finally {
+    countGate.open();
+  }
 });
 
 test('a filter reloads the first page and the counts; a slower answer for the old filter is dropped', async () => {

@@ -406,8 +406,9 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
     catchUp = false;
     nextBeforeId = null;
     oldestResume = null;
-    // An older page on its way belongs to the old filter: it is dropped when it lands.
-    store.setState({ loading: true, newWhilePaused: 0, loadingOlder: false });
+    // An older page on its way belongs to the old filter: it is dropped when it lands; so is its
+    // count, which would otherwise stand beside the new filter's rows until the new one answers.
+    store.setState({ loading: true, newWhilePaused: 0, loadingOlder: false, counts: null });
     const filter = filterNow();
     void refreshCounts();
     try {
@@ -479,17 +480,36 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
     }
   }
 
+  /**
+   * One count at a time: on a big log a filter no index serves takes seconds to count, and a
+   * count asked every COUNTS_EVERY_MS while the last is still running would queue behind it on
+   * the engine's read worker, and everything else with it. A count asked meanwhile is made once,
+   * for the filter as it is then, when the one running answers.
+   */
+  let counting = false;
+  let countAgain = false;
+
   async function refreshCounts(): Promise<void> {
     if (countsTimer) {
       countsTimer();
       countsTimer = null;
     }
-    const g = generation;
+    if (counting) {
+      countAgain = true;
+      return;
+    }
+    counting = true;
     try {
-      const counts = await transport.call('countDeliveries', filterNow());
-      if (g === generation) store.setState({ counts });
+      do {
+        countAgain = false;
+        const g = generation;
+        const counts = await transport.call('countDeliveries', filterNow());
+        if (g === generation) store.setState({ counts });
+      } while (countAgain);
     } catch (err) {
       fail(err);
+    } finally {
+      counting = false;
     }
   }
 
