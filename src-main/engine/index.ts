@@ -42,6 +42,7 @@ import { TALLY_BACKFILL_SLICE } from './store/message-tallies';
 import type { BackfillBelow } from './store/backfill-below';
 import { nextTidyPages, SEARCH_MERGE_STEPS, SEARCH_TIDY_SLICES } from './store/search-index';
 import { createOffThreadReads, type OffThreadReads } from './reads/off-thread';
+import { READ_BUDGET_MS } from './api/deliveries';
 
 export interface EngineOptions {
   dataDir: string;
@@ -94,6 +95,13 @@ export interface EngineOptions {
    * give the worker no limit (Infinity), so a busy machine cannot make them differ.
    */
   readCountBudgetMs?: number;
+  /**
+   * How long (ms) one page or count of the Deliveries view reads through the log for a filter no
+   * index serves (a URL, a type, replays, violations) before it answers with how far it got:
+   * READ_BUDGET_MS unless set, on the read worker and here alike. Tests that want whole answers
+   * from a log of many windows give it Infinity, so a busy machine cannot cut them short.
+   */
+  readBudgetMs?: number;
   /** Messages per part of the search index (store/search-index.ts, PART_MESSAGES): smaller in tests. */
   searchIndexPartMessages?: number;
   /**
@@ -134,6 +142,8 @@ export interface Engine {
    */
   owedTakenIn(): Promise<void>;
   readonly clock: Clock;
+  /** The Deliveries view's budget for a read through the log (EngineOptions.readBudgetMs). */
+  readonly readBudgetMs: number;
   /** Storage health: degraded while the log cannot be written, and why (also the `health` live event). */
   readonly health: HealthMonitor;
   /**
@@ -251,6 +261,7 @@ export function createEngine(options: EngineOptions): Engine {
     clock,
     log: options.log,
     countBudgetMs: options.readCountBudgetMs,
+    readBudgetMs: options.readBudgetMs,
     nice: options.readWorkerNice,
   });
   // The worker reads what is committed: before a page of profiles, the follow-up takes in what
@@ -629,6 +640,7 @@ export function createEngine(options: EngineOptions): Engine {
     bodyPacker: packer,
     owedTakenIn: () => commitFollowUp.settled(),
     clock,
+    readBudgetMs: options.readBudgetMs ?? READ_BUDGET_MS,
     health,
     checkStorage(waitMs = 2000) {
       try {

@@ -13,7 +13,7 @@ import { startHarness, WRITE_KEY, type Harness } from '../testing/harness';
 import { Receiver, status } from '../testing/receiver';
 import { waitUntil } from '../testing/wait';
 import { createEngineApi } from './index';
-import { createDeliveryQueries, parseDeliveryPage } from './deliveries';
+import { atOnce, createDeliveryQueries, createDeliveryReads, parseDeliveryFilter, parseDeliveryPage } from './deliveries';
 
 const T0 = Date.parse('2026-11-22T12:00:00.000Z');
 
@@ -306,7 +306,7 @@ describe('delivery list queries over a real log', () => {
 
 test('at 3,000 rows a page is one statement whose every lookup uses an index, and its paging is exact', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'hookbench-plan-'));
-  const engine = createEngine({ dataDir: dir });
+  const engine = createEngine({ dataDir: dir, readBudgetMs: Number.POSITIVE_INFINITY });
   try {
     engine.applyConfig({
       sources: [{ name: 'b', writeKey: 'wk_b' }],
@@ -419,5 +419,56 @@ test('a round waiting on one URL already shows what the others answered: 200, re
   } finally {
     await h.close();
     await Promise.all([fast.close(), slow.close()]);
+  }
+});
+
+test('a filter no index serves reads the log for a bounded time a call: it says how far it got, and going on from there gives every row once', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hookbench-timed-'));
+  const engine = createEngine({ dataDir: dir, readBudgetMs: Number.POSITIVE_INFINITY });
+  try {
+    engine.applyConfig({
+      sources: [{ name: 'b', writeKey: 'wk_b' }],
+      destinations: [{ name: 'd', enabled: true, sources: ['b'], sharedSecret: null, webhooks: [{ url: 'http://127.0.0.1:9/hook', headers: {} }] }],
+    });
+    seedDeliveries(engine.stores.log, 20_000, { sourceId: 1, destinationId: 1, url: 'http://127.0.0.1:9/hook', now: T0, batch: 1000 });
+    const views = engine.stores.deliveryViews;
+    // A clock that moves 4 ms at each look: the budget of 6 ms runs out after the second window.
+    let ms = 0;
+    const timed = createDeliveryReads(views, atOnce, { readBudgetMs: 6, now: () => (ms += 4) });
+    const whole = createDeliveryReads(views, atOnce, { readBudgetMs: Number.POSITIVE_INFINITY });
+    let partCounts = 0;
+    for (const filter of [{ type: 'identify' }, { violations: 'any' }, { replayed: false, status: ['failed'] }, { url: ':9/', type: 'alias' }] as DeliveryFilter[]) {
+      const label = JSON.stringify(filter);
+      const expected = await whole.list(parseDeliveryPage({ ...filter, limit: MAX_PAGE_LIMIT }));
+      const found: number[] = [];
+      let calls = 0;
+      let beforeId: number | null = null;
+      for (;;) {
+        const page = await timed.list(parseDeliveryPage({ ...filter, limit: MAX_PAGE_LIMIT, ...(beforeId === null ? {} : { beforeId }) }));
+        calls++;
+        found.push(...page.items.map((r) => r.id));
+        if (page.partial) {
+          assert.ok('beforeId' in page.partial.resume, label);
+          assert.equal(page.nextBeforeId, page.partial.resume.beforeId, `${label}: the next page goes on where this one stopped`);
+          assert.ok(Number.isFinite(Date.parse(page.partial.searchedTo)), label);
+        }
+        if (page.nextBeforeId === null || found.length >= MAX_PAGE_LIMIT) break;
+        beforeId = page.nextBeforeId;
+      }
+      assert.deepEqual(found.slice(0, MAX_PAGE_LIMIT), expected.items.map((r) => r.id), `${label}: the same rows as one read of the whole log`);
+      // A page the whole log cannot fill takes the log in several calls, each stopping in time.
+      if (expected.items.length < MAX_PAGE_LIMIT) assert.ok(calls > 1, `${label}: read in ${calls} calls`);
+      // The count: the newest part only, and since when; with no limit, all of it.
+      const part = await timed.count(parseDeliveryFilter(filter));
+      const all = await whole.count(parseDeliveryFilter(filter));
+      assert.equal(all.searchedTo, undefined, label);
+      if (all.capped) continue;
+      assert.ok(part.searchedTo !== undefined && part.matching <= all.matching, `${label}: ${JSON.stringify({ part, all })}`);
+      partCounts++;
+    }
+    assert.ok(partCounts >= 3, `counts that said since when: ${partCounts}`);
+  } finally {
+    await engine.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -98,20 +98,41 @@ export const TEXT_SCAN_BUDGET = 15_000;
  */
 export const COUNT_BUDGET_MS = 20;
 
+/**
+ * How long (ms) a Deliveries page or count reads through the log for a filter no index serves (a
+ * URL, a type, replays, violations: checked row by row) before it answers with what it found and
+ * how far it got (PartialRead; a count says since when it counted). At 10M a violations filter
+ * that nothing matched read every delivery, 5.8 s a page and 4.5 s a count, and the view's
+ * counts every 500 ms queued behind one another on the read worker. Its windows, the summaries
+ * and the call's own cost come on top, so the call stays under 50 ms.
+ */
+export const READ_BUDGET_MS = 20;
+
+/** Pure: whether a filter has a term that only reading the log can check (no index or tally serves it). */
+export function checkedInLog(f: ParsedFilter): boolean {
+  return f.url !== null || f.type !== null || f.replayed !== null || f.violations !== null;
+}
+
 export interface DeliveryReadOptions {
   /** TEXT_SCAN_BUDGET unless a test reads a small log in small steps. */
   textScanBudget?: number;
+  /** READ_BUDGET_MS unless set (Infinity: read the whole log, for tests that compare answers). */
+  readBudgetMs?: number;
   /** COUNT_BUDGET_MS unless set: the engine's thread gives a count through the index one window's time. */
   countBudgetMs?: number;
   /** The clock a count's budget is read on (ms); performance.now unless a test drives it. */
   now?: () => number;
 }
 
-/** How a page reads: through the indexes, through the log, or through the log in bounded steps (a text no index answers). */
-function pageRoute(views: DeliveryViewStore, p: ParsedPage): 'indexed' | 'log' | 'bounded' {
-  if (!readsWide(p)) return 'indexed';
+/**
+ * How a page reads: through the indexes (status and time alone, or a text the index answers);
+ * through the log in calls bounded by the ids they read (a text no index answers); or through the
+ * log in calls bounded in time (a term checkedInLog, READ_BUDGET_MS).
+ */
+function pageRoute(views: DeliveryViewStore, p: ParsedPage): 'indexed' | 'bounded' | 'timed' {
   if (p.text !== null && !views.pageUsesTextIndex(p)) return 'bounded';
-  return p.url !== null ? 'log' : 'indexed';
+  if (p.text !== null) return p.url !== null ? 'timed' : 'indexed';
+  return checkedInLog(p) ? 'timed' : 'indexed';
 }
 
 /**
@@ -145,8 +166,17 @@ export type Scan = (floor: number, high: number, read: (afterId: number, beforeI
  * Windows of ids, newest first (oldest first with `oldest`), one statement each, giving the event
  * loop back after each, until `read` says stop.
  */
-export const inWindows: Scan = async (floor, high, read, oldest = false) => {
-  let size = FIRST_WINDOW;
+export const inWindows: Scan = (floor, high, read, oldest = false) => windowsFrom(FIRST_WINDOW, floor, high, read, oldest);
+
+/**
+ * The same, from the smallest window: for a read bounded in time, whose first window must not
+ * take the whole budget where each row is dear (a URL checked against every attempt: about 13 µs
+ * a delivery at 10M, so 2,048 of them took 25–28 ms).
+ */
+const fromSmallWindows: Scan = (floor, high, read, oldest = false) => windowsFrom(MIN_WINDOW, floor, high, read, oldest);
+
+async function windowsFrom(first: number, floor: number, high: number, read: (afterId: number, beforeId: number) => boolean, oldest: boolean): Promise<void> {
+  let size = first;
   if (oldest) {
     for (let after = floor; after + 1 < high; ) {
       const before = Math.min(high, after + 1 + size);
@@ -168,7 +198,7 @@ export const inWindows: Scan = async (floor, high, read, oldest = false) => {
     if (enough) return;
     await nextTurn();
   }
-};
+}
 
 /** The whole range in one statement: the same rows and counts as the windows, read in one go. */
 export const atOnce: Scan = async (floor, high, read) => {
@@ -204,7 +234,10 @@ export interface DeliveryReads {
 export function createDeliveryReads(views: DeliveryViewStore, scan: Scan = inWindows, options: DeliveryReadOptions = {}): DeliveryReads {
   const budget = options.textScanBudget ?? TEXT_SCAN_BUDGET;
   const countBudget = options.countBudgetMs ?? COUNT_BUDGET_MS;
+  const readBudget = options.readBudgetMs ?? READ_BUDGET_MS;
   const now = options.now ?? ((): number => performance.now());
+  // A read bounded in time goes window by window wherever it runs, so that it can stop between two.
+  const timedScan = fromSmallWindows;
   return {
     async list(input) {
       const p = { ...input };
@@ -229,14 +262,20 @@ export function createDeliveryReads(views: DeliveryViewStore, scan: Scan = inWin
           if (p.oldest) high = stop = floor + 1 + budget;
           else floor = stop = high - 1 - budget;
         }
-        await scan(
+        const began = now();
+        await (route === 'timed' ? timedScan : scan)(
           floor,
           high,
           (afterId, beforeId) => {
             const part = views.page({ ...p, afterId, beforeId, limit: p.limit - found.length });
             // Oldest first, each window's rows come before the next (newer) window's.
             found.push(...(p.oldest ? part.reverse() : part));
-            return found.length >= p.limit;
+            if (found.length >= p.limit) return true;
+            // Out of time with ids left to read: what was found, and where it stopped.
+            const left = p.oldest ? beforeId < high : afterId > floor;
+            if (route !== 'timed' || !left || now() - began < readBudget) return false;
+            stop = p.oldest ? beforeId : afterId;
+            return true;
           },
           p.oldest,
         );
@@ -278,7 +317,8 @@ export function createDeliveryReads(views: DeliveryViewStore, scan: Scan = inWin
         const searched = fromId === null ? {} : { searchedTo: isoOf(views.firstAtOrAbove(fromId)?.created_at ?? 0) };
         return { total: start.total, matching: n, ...searched };
       }
-      const range = route === 'bounded' || wideHere(views, f) || timed ? views.idRange() : null;
+      const inLog = checkedInLog(f);
+      const range = route === 'bounded' || wideHere(views, f) || timed || inLog ? views.idRange() : null;
       // Without a wide filter or a time range (or on an empty log) the count is from the status counts or one short read.
       if (range === null) return views.count(f);
       const start = views.countStart(f);
@@ -291,12 +331,19 @@ export function createDeliveryReads(views: DeliveryViewStore, scan: Scan = inWin
       // Said so the UI can tell why a search is slower than usual for a while after an upgrade.
       const catchingUp = f.text !== null && indexableText(f.text) && !views.textIndexReady() ? { textIndexCatchingUp: true } : {};
       let matching = 0;
-      await scan(bounds.afterId, bounds.beforeId, (afterId, beforeId) => {
+      // Bounded in time too when a term is checked row by row: then it says since when it counted.
+      let stoppedAt: number | null = null;
+      const began = now();
+      await (inLog ? timedScan : scan)(bounds.afterId, bounds.beforeId, (afterId, beforeId) => {
         matching += views.countIn(f, afterId, beforeId);
-        return matching > COUNT_LIMIT;
+        if (matching > COUNT_LIMIT) return true;
+        if (!inLog || afterId <= bounds.afterId || now() - began < readBudget) return false;
+        stoppedAt = afterId;
+        return true;
       });
       if (matching > COUNT_LIMIT) return { total: start.total, matching: COUNT_LIMIT, capped: true, ...catchingUp };
-      const searched = cut === null ? {} : { searchedTo: isoOf(views.firstAtOrAbove(cut + 1)?.created_at ?? 0) };
+      const from = stoppedAt ?? cut;
+      const searched = from === null ? {} : { searchedTo: isoOf(views.firstAtOrAbove(from + 1)?.created_at ?? 0) };
       return { total: start.total, matching, ...catchingUp, ...searched };
     },
   };
@@ -326,10 +373,10 @@ export interface DeliveryQueries {
  * Params checked here; the reads that may take long go to the read worker when there is one
  * (`offThread`), the others, and every read while no worker is answering, run here.
  */
-export function createDeliveryQueries(views: DeliveryViewStore, offThread?: OffThreadReads, clock?: Clock): DeliveryQueries {
+export function createDeliveryQueries(views: DeliveryViewStore, offThread?: OffThreadReads, clock?: Clock, readBudgetMs = READ_BUDGET_MS): DeliveryQueries {
   // On the engine's thread a count through the index walks no longer than a window of a wide
   // read, on the engine's clock.
-  const here = createDeliveryReads(views, inWindows, { countBudgetMs: WINDOW_TARGET_MS, ...(clock ? { now: () => clock.now() } : {}) });
+  const here = createDeliveryReads(views, inWindows, { countBudgetMs: WINDOW_TARGET_MS, readBudgetMs, ...(clock ? { now: () => clock.now() } : {}) });
   // A count the read worker is still making is shared by the same count asked again meanwhile
   // (the Deliveries view of several windows, each asking every 500 ms): on a big log a filter no
   // index serves takes seconds, and each copy would queue behind the last on the worker, with

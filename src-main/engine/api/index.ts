@@ -43,7 +43,7 @@ export interface EngineApiOptions {
 export function createEngineApi(engine: Engine, options: EngineApiOptions = {}): EngineApi {
   const onConfig = options.onConfig ?? ((): void => {});
   const compose = createComposeApi(engine, { ingestUrl: options.ingestUrl ?? (() => null), onConfig });
-  const deliveries = createDeliveryQueries(engine.stores.deliveryViews, engine.reads, engine.clock);
+  const deliveries = createDeliveryQueries(engine.stores.deliveryViews, engine.reads, engine.clock, engine.readBudgetMs);
   const detailOf = createDetailQuery(engine);
 
   function putSource(s: SourceInput): Source {

@@ -26,7 +26,7 @@ const HOOK = 'http://127.0.0.1:9/hook';
 function newEngine(prefix: string, clock = new ManualClock(T0), readCountBudgetMs = Number.POSITIVE_INFINITY): { engine: Engine; dir: string; clock: ManualClock } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   // No time limit on the worker's text counts unless asked: the tests compare them with the engine thread's.
-  const engine = createEngine({ dataDir: dir, clock, readCountBudgetMs });
+  const engine = createEngine({ dataDir: dir, clock, readCountBudgetMs, readBudgetMs: Number.POSITIVE_INFINITY });
   engine.applyConfig({
     sources: [{ name: 'b', writeKey: 'wk_b' }],
     destinations: [{ name: 'd', enabled: true, sources: ['b'], sharedSecret: null, webhooks: [{ url: HOOK, headers: {} }] }],

@@ -43,6 +43,8 @@ export interface OffThreadOptions {
   restartDelayMs?: number;
   /** The worker's budget for a text count through the index (COUNT_BUDGET_MS unless set). */
   countBudgetMs?: number;
+  /** The worker's budget for a Deliveries read through the log (READ_BUDGET_MS unless set). */
+  readBudgetMs?: number | undefined;
   /** The worker thread's nice value (BACKGROUND_NICE unless set); null: left at the engine's. */
   nice?: number | null;
   log?: (line: string) => void;
@@ -82,7 +84,7 @@ export function createOffThreadReads(options: OffThreadOptions): OffThreadReads 
     lastStart = options.clock.now();
     let w: Worker;
     try {
-      w = spawnThread(entry, { dbPath: options.dbPath, nativeBinding: options.nativeBinding, countBudgetMs: options.countBudgetMs, nice: options.nice } satisfies ReadWorkerData);
+      w = spawnThread(entry, { dbPath: options.dbPath, nativeBinding: options.nativeBinding, countBudgetMs: options.countBudgetMs, readBudgetMs: options.readBudgetMs, nice: options.nice } satisfies ReadWorkerData);
     } catch (err) {
       log(`hookbench: the read worker could not start, reads run on the engine's thread: ${err instanceof Error ? err.message : String(err)}`);
       return;

@@ -70,6 +70,8 @@ export interface ReadWorkerData {
   nativeBinding?: string;
   /** How long a text count walks the index (ms); COUNT_BUDGET_MS when absent. */
   countBudgetMs?: number;
+  /** How long a Deliveries read through the log goes on before it answers how far it got (ms); READ_BUDGET_MS when absent. */
+  readBudgetMs?: number | undefined;
   /** The thread's nice value (BACKGROUND_NICE when absent); null: left at the engine's. */
   nice?: number | null;
 }

@@ -24,7 +24,10 @@ const data = workerData as ReadWorkerData;
 const priority = data.nice === null ? null : lowerThisThreadsPriority(data.nice);
 const db = openReadOnly(data.dbPath, { nativeBinding: data.nativeBinding });
 const deliveryViews = new DeliveryViewStore(db);
-const deliveries = createDeliveryReads(deliveryViews, atOnce, data.countBudgetMs === undefined ? {} : { countBudgetMs: data.countBudgetMs });
+const deliveries = createDeliveryReads(deliveryViews, atOnce, {
+  ...(data.countBudgetMs === undefined ? {} : { countBudgetMs: data.countBudgetMs }),
+  ...(data.readBudgetMs === undefined ? {} : { readBudgetMs: data.readBudgetMs }),
+});
 const requests = new RequestStore(db);
 const assertions = new AssertionStore(db);
 const tallies = new MessageTallyStore(db);
