@@ -124,7 +124,7 @@ const settle = async (): Promise<void> => {
 };
 
 /** A store whose frames and timers run only when the test says so. */
-function setup(ids: number[], options: { pageSize?: number; maxRows?: number; textScanBudget?: number; userIdOf?: (id: number) => string } = {}) {
+function setup(ids: number[], options: { pageSize?: number; maxRows?: number; textScanBudget?: number; userIdOf?: (id: number) => string; autoSearchCalls?: number } = {}) {
   const log = new Map(ids.map((id) => [id, summary(id, 'pending', options.userIdOf?.(id) ?? 'u')]));
   const fake = fakeTransport(log, options.textScanBudget ?? null);
   const frames: (() => void)[] = [];
@@ -462,9 +462,9 @@ test('bulk replay from the store: asks first with the count, progress while it r
   assert.equal(t.store.getState().bulk?.state, 'finished');
 });
 
-test('a search that stops short is never the end: the list says how far it read and reads on only when asked', async () => {
+test('a search that stops short is never the end: the list says how far it read and, with no calls of its own, reads on only when asked', async () => {
   // Matches at 150 and 40..31 only; each call reads 50 rows of the log.
-  const t = setup(range(1, 200), { pageSize: 20, textScanBudget: 50, userIdOf: (id) => (id === 150 || (id >= 31 && id <= 40) ? 'needle' : 'u') });
+  const t = setup(range(1, 200), { pageSize: 20, textScanBudget: 50, autoSearchCalls: 0, userIdOf: (id) => (id === 150 || (id >= 31 && id <= 40) ? 'needle' : 'u') });
   t.start();
   t.store.getState().setFilter({ text: 'needle' });
   await settle();
@@ -500,4 +500,36 @@ test('a search that stops short is never the end: the list says how far it read 
   s.keepSearching();
   await settle();
   assert.equal(t.calls.filter((c) => c.startsWith('listDeliveries')).length, 5);
+});
+
+test('a search that stops short reads on by itself while less than a page is on screen, for its calls, then waits for Keep searching', async () => {
+  // Matches at 150 and 40..31 only; each call reads 50 rows of the log; two calls of its own.
+  const t = setup(range(1, 400), { pageSize: 20, textScanBudget: 50, autoSearchCalls: 2, userIdOf: (id) => (id === 150 || (id >= 31 && id <= 40) ? 'needle' : 'u') });
+  t.start();
+  await settle();
+  t.calls.length = 0;
+  t.store.getState().setFilter({ text: 'needle' });
+  await settle();
+  let s = t.store.getState();
+  const lists = (): string[] => t.calls.filter((c) => c.startsWith('listDeliveries'));
+  // The first page (400..351) and two more stretches on its own (350..301, 300..251): nothing yet, and it waits.
+  assert.deepEqual(lists(), [
+    'listDeliveries {"text":"needle","limit":20}',
+    'listDeliveries {"text":"needle","beforeId":351,"limit":20}',
+    'listDeliveries {"text":"needle","beforeId":301,"limit":20}',
+  ]);
+  assert.deepEqual(idsOf(s.rows), []);
+  assert.deepEqual(s.searched, { to: '2026-11-22T12:00:00.251Z', direction: 'older' });
+  // Keep searching gives it its calls again: 250..201, 200..151, then 150..101 finds a row and goes on, up to the end.
+  s.keepSearching();
+  await settle();
+  s = t.store.getState();
+  assert.deepEqual(idsOf(s.rows), [150]);
+  assert.equal(lists().length, 6, 'three more calls, then it waits again');
+  s.keepSearching();
+  await settle();
+  s = t.store.getState();
+  assert.deepEqual(idsOf(s.rows), [150, ...range(31, 40)]);
+  assert.equal(s.searched, null, 'the end of the log');
+  assert.equal(lists().length, 8);
 });

@@ -37,6 +37,14 @@ const REFRESH_MARGIN = 20;
 /** Pages one frame may read to catch up with new rows; more means the list restarts from the newest. */
 const MAX_CATCH_UP_PAGES = 3;
 export const COUNTS_EVERY_MS = 500;
+/**
+ * Calls a search that stops short makes on its own, one after another, before it waits for Keep
+ * searching: each reads a stretch of the log bounded in time on the engine's side (about 20 ms
+ * of reading), so a filter whose matches lie some way down fills the list without a click, and
+ * one that matches nothing in a big log stops after a second or two rather than keep the
+ * engine's read worker busy for as long as the log takes to read.
+ */
+export const AUTO_SEARCH_CALLS = 40;
 
 export interface BulkReplayState extends Omit<BulkProgress, 'replayIds'> {
   state: 'running' | 'cancelling' | 'cancelled' | 'finished';
@@ -83,7 +91,8 @@ export interface DeliveriesState {
   /**
    * The last page stopped reading before it was full (a search no index answers reads the log a
    * bounded stretch per call): how far it read, and which way keepSearching() goes on. The list
-   * must not read as the end then, and does not page on by itself.
+   * must not read as the end then; it reads on by itself for AUTO_SEARCH_CALLS calls while less
+   * than a page is on screen, then waits for keepSearching().
    */
   searched: { to: string; direction: 'older' | 'newer' } | null;
   /** Reads the next stretch of the log for the search (see searched). */
@@ -148,6 +157,8 @@ export interface StoreOptions {
   delay?: Delay;
   pageSize?: number;
   maxRows?: number;
+  /** AUTO_SEARCH_CALLS unless set (0: a search that stops short reads on only when asked). */
+  autoSearchCalls?: number;
 }
 
 const timeout: Delay = (fn, ms) => {
@@ -169,6 +180,9 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
   const delay = options.delay ?? timeout;
   const pageSize = options.pageSize ?? FIRST_PAGE;
   const maxRows = options.maxRows ?? MAX_ROWS;
+  const autoSearchCalls = options.autoSearchCalls ?? AUTO_SEARCH_CALLS;
+  /** Calls the search that stopped short may still make on its own (see AUTO_SEARCH_CALLS). */
+  let autoSearchLeft = 0;
 
   // Bumped whenever the list restarts (new filter, catch-up overflow): answers for an older
   // generation are dropped, so a slow first page never lands over a newer filter's rows.
@@ -257,6 +271,7 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
     },
     keepSearching() {
       const searched = get().searched;
+      autoSearchLeft = autoSearchCalls;
       if (searched?.direction === 'older') void loadOlder();
       else if (searched?.direction === 'newer') void loadNewerOfOldest();
     },
@@ -410,6 +425,7 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
     // count, which would otherwise stand beside the new filter's rows until the new one answers.
     store.setState({ loading: true, newWhilePaused: 0, loadingOlder: false, counts: null });
     const filter = filterNow();
+    autoSearchLeft = autoSearchCalls;
     void refreshCounts();
     try {
       const page = await transport.call('listDeliveries', { ...filter, limit: pageSize });
@@ -417,6 +433,7 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
       nextBeforeId = page.nextBeforeId;
       store.setState({ rows: page.items, loaded: true, loading: false, hasOlder: page.nextBeforeId !== null, searched: searchedOf(page), error: null });
       if (changed.size > 0) kick();
+      searchOn();
     } catch (err) {
       if (g === generation) {
         store.setState({ loading: false });
@@ -457,10 +474,19 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
       if (g !== generation) return;
       nextBeforeId = page.nextBeforeId;
       store.setState((st) => ({ rows: appendOlder(st.rows, page.items), hasOlder: page.nextBeforeId !== null, searched: searchedOf(page), loadingOlder: false }));
+      searchOn();
     } catch (err) {
       store.setState({ loadingOlder: false });
       fail(err);
     }
+  }
+
+  /** A search that stopped short with less than a page on screen reads on by itself, while its calls last. */
+  function searchOn(): void {
+    const s = store.getState();
+    if (autoSearchLeft <= 0 || s.searched?.direction !== 'older' || s.rows.length >= pageSize) return;
+    autoSearchLeft--;
+    void loadOlder();
   }
 
   /** The oldest page's search goes on upward: the rows above the ones shown, up to a page in all. */
