@@ -256,7 +256,10 @@ export function createDeliveryReads(views: DeliveryViewStore, scan: Scan = inWin
       if (range === null) rows = views.page(p);
       else {
         const found: SummaryRow[] = [];
-        let floor = Math.max(p.afterId ?? 0, range.low - 1);
+        // Deliveries whose messages cannot carry violations are not read for them.
+        const from = p.violations === 'any' ? views.violationsFrom() : range.low;
+        if (from === null) return { items: [], nextBeforeId: null };
+        let floor = Math.max(p.afterId ?? 0, range.low - 1, from - 1);
         let high = Math.min(p.beforeId ?? Number.MAX_SAFE_INTEGER, range.high + 1);
         if (route === 'bounded' && high - 1 - floor > budget) {
           if (p.oldest) high = stop = floor + 1 + budget;
@@ -325,6 +328,11 @@ export function createDeliveryReads(views: DeliveryViewStore, scan: Scan = inWin
       if (start.none) return { total: start.total, matching: 0 };
       const bounds = timed ? timeBounds(views, f) : { afterId: range.low - 1, beforeId: range.high + 1 };
       if (bounds === null) return { total: start.total, matching: 0 };
+      if (f.violations === 'any') {
+        const from = views.violationsFrom();
+        if (from === null) return { total: start.total, matching: 0 };
+        bounds.afterId = Math.max(bounds.afterId, from - 1);
+      }
       // A text no index answers counts the newest part of the range one call reads, and says so.
       const cut = route === 'bounded' && bounds.beforeId - 1 - bounds.afterId > budget ? bounds.beforeId - 1 - budget : null;
       if (cut !== null) bounds.afterId = cut;

@@ -648,6 +648,13 @@ export class DeliveryViewStore {
         FROM deliveries d LEFT JOIN messages m ON m.id = d.message_id WHERE d.id = ?`,
       bodyOf: `SELECT ${BODY_OF('d')} AS body FROM deliveries d WHERE d.id = ?`,
       firstFrom: 'SELECT id, created_at FROM deliveries WHERE id >= ? ORDER BY id LIMIT 1',
+      // What the message tallies (store/message-tallies.ts) say of violations: whether any tallied
+      // message has one, whether messages below the tallied range wait to be tallied, and the
+      // first delivery of the messages above it (the follow-up's tail), through deliveries_message.
+      tallyRange: 'SELECT below, through FROM message_tally_range',
+      anyViolating: 'SELECT EXISTS (SELECT 1 FROM message_tallies WHERE violating > 0) AS yes',
+      untalliedBelow: 'SELECT EXISTS (SELECT 1 FROM messages WHERE id < ?) AS yes',
+      firstDeliveryAbove: 'SELECT MIN(id) AS id FROM (SELECT id FROM deliveries INDEXED BY deliveries_message WHERE message_id > ?)',
       lastBelow: 'SELECT id, created_at FROM deliveries WHERE id < ? ORDER BY id DESC LIMIT 1',
       // The latest attempt per URL of each listed delivery, through attempts_delivery: one
       // lookup for a whole page, bounded by the attempts of those deliveries.
@@ -918,6 +925,20 @@ export class DeliveryViewStore {
     }
     const found = at(lo);
     return found !== undefined && found.created_at >= ms ? found.id : null;
+  }
+
+  /**
+   * The lowest delivery id whose message may carry violations, from the message tallies; null
+   * when none may. With no tallied message counting any and nothing waiting below the tallied
+   * range, only the messages the follow-up has not tallied yet (the newest) may, so a filter on
+   * violations reads their deliveries alone; otherwise 1 (the tallies rule nothing out). Without a
+   * tracking plan no message has violations, and the filter answers at once at any size.
+   */
+  violationsFrom(): number | null {
+    if ((this.s.anyViolating.get() as { yes: number }).yes === 1) return 1;
+    const { below, through } = this.s.tallyRange.get() as { below: number; through: number };
+    if ((this.s.untalliedBelow.get(below) as { yes: number }).yes === 1) return 1;
+    return (this.s.firstDeliveryAbove.get(through) as { id: number | null }).id;
   }
 
   /** The first delivery with an id at or above `id` (newest first: the last one a read down to id read), or undefined. */

@@ -84,3 +84,35 @@ test('the view\'s violation counts are counted newest first in windows within a 
     await h.close();
   }
 });
+
+test("the Deliveries view's violations filter reads only the deliveries whose messages the tallies have not ruled out", async () => {
+  const receiver = await new Receiver().start();
+  const h = await startHarness(configWith(receiver.url));
+  try {
+    const api = createEngineApi(h.engine);
+    const views = h.engine.stores.deliveryViews;
+    const order = (total: unknown) => ({ type: 'track', event: 'Order Completed', userId: 'u', properties: { total } });
+    assert.equal((await h.post('/v1/batch', { batch: [order(1), order(2), order(3)] })).status, 200);
+    await receiver.waitFor(3);
+    // Before the follow-up tallies them, the newest messages may carry violations: their deliveries are read.
+    const first = (await api.listDeliveries({})).items.at(-1)!.id;
+    assert.equal(views.violationsFrom(), first);
+    // What the engine's follow-up does a moment after a commit (its timer is on the harness's manual clock).
+    while (!h.engine.stores.takeInOwed(1_000));
+    // No plan, so no message has violations: nothing to read, the answer exact.
+    assert.equal(views.violationsFrom(), null);
+    assert.deepEqual(await api.listDeliveries({ violations: 'any' }), { items: [], nextBeforeId: null });
+    assert.deepEqual(await api.countDeliveries({ violations: 'any' }), { total: 3, matching: 0 });
+    // Once a tallied message has one, the tallies rule nothing out, and the row is found.
+    h.engine.setTrackingPlan(plan);
+    assert.equal((await h.post('/v1/batch', { batch: [order('ten')] })).status, 200);
+    await receiver.waitFor(4);
+    while (!h.engine.stores.takeInOwed(1_000));
+    assert.equal(views.violationsFrom(), 1);
+    assert.deepEqual((await api.listDeliveries({ violations: 'any' })).items.map((d) => d.violations), [1]);
+    assert.deepEqual(await api.countDeliveries({ violations: 'any' }), { total: 4, matching: 1 });
+  } finally {
+    await h.close();
+    await receiver.close();
+  }
+});
