@@ -108,9 +108,12 @@ export const COUNT_BUDGET_MS = 20;
  */
 export const READ_BUDGET_MS = 20;
 
-/** Pure: whether a filter has a term that only reading the log can check (no index or tally serves it). */
+/**
+ * Pure: whether a filter has a term that only reading the log can check (no index or tally serves
+ * it). Replayed deliveries are found through the replays' index; those never replayed are not.
+ */
 export function checkedInLog(f: ParsedFilter): boolean {
-  return f.url !== null || f.type !== null || f.replayed !== null || f.violations !== null;
+  return f.url !== null || f.type !== null || f.replayed === false || f.violations !== null;
 }
 
 export interface DeliveryReadOptions {

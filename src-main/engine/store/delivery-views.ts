@@ -224,9 +224,14 @@ export function filterSql(f: DeliveryQueryFilter, reach: UrlReach = EVERYWHERE):
     )`);
     params.push(f.text, f.text, f.text, f.text, prefixEnd(f.text), f.text);
   }
-  if (f.replayed !== null) {
+  if (f.replayed === true) {
+    // The originals replays point at, a set read from deliveries_replay_of (replays are few), which
+    // SQLite walks in the page's order, a primary-key seek each: never a read through the log.
+    terms.push('d.id IN (SELECT r.replay_of FROM deliveries r WHERE r.replay_of IS NOT NULL)');
+  }
+  if (f.replayed === false) {
     // One seek on deliveries_replay_of per row.
-    terms.push(`${f.replayed ? '' : 'NOT '}EXISTS (SELECT 1 FROM deliveries r WHERE r.replay_of = d.id)`);
+    terms.push('NOT EXISTS (SELECT 1 FROM deliveries r WHERE r.replay_of = d.id)');
   }
   // The caller also bounds the ids by the range (idAtOrAfter), so these only check the rows inside it.
   if ((f.fromMs ?? null) !== null) {

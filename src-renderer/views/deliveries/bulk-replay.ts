@@ -5,7 +5,7 @@
  * is set: the page leaves it out, and the engine refuses it (unlessReplayed) should another window
  * replay it meanwhile. Takes the transport's call, so tests drive it over a real engine.
  */
-import { MAX_PAGE_LIMIT, type DeliveryFilter, type DeliverySummary, type PageResult } from '../../../src-shared/api';
+import { MAX_PAGE_LIMIT, type DeliveryCounts, type DeliveryFilter, type DeliverySummary, type PageResult } from '../../../src-shared/api';
 import type { Transport } from '../../transport';
 import { ApiCallError } from '../../api-error';
 import { filterParams } from './rows';
@@ -41,10 +41,18 @@ export function bulkFilter(filter: DeliveryFilter, includeReplayed: boolean): De
 
 /** How many failed deliveries the filter holds, and how many of them were replayed already: what the confirmation asks about. */
 export async function bulkCounts(call: Call, filter: DeliveryFilter): Promise<{ fresh: number; alreadyReplayed: number; atLeast?: true }> {
-  const fresh = await call('countDeliveries', bulkFilter(filter, false));
+  // A capped count, or one over the newest stretch of the log only (searchedTo: a short search, a
+  // text count out of time, a read bounded in time): the replay goes through the whole filter, so
+  // more may be replayed.
+  const exact = (c: DeliveryCounts): boolean => c.capped !== true && c.searchedTo === undefined;
   const replayed = await call('countDeliveries', { ...bulkFilter(filter, true), replayed: true });
-  // A capped count, or one over the newest stretch of the log only (searchedTo: a short search, or a text count out of time): the replay goes through the whole filter, so more may be replayed.
-  const atLeast = [fresh, replayed].some((c) => c.capped === true || c.searchedTo !== undefined);
+  // Those never replayed are every failed one less those replayed: both exact where the engine
+  // counts them from the status counts and the replays' index, which it cannot do for "never
+  // replayed" directly (each delivery would be checked, on a big log a count of the newest only).
+  const all = await call('countDeliveries', bulkFilter(filter, true));
+  if (exact(all) && exact(replayed)) return { fresh: all.matching - replayed.matching, alreadyReplayed: replayed.matching };
+  const fresh = await call('countDeliveries', bulkFilter(filter, false));
+  const atLeast = !exact(fresh) || !exact(replayed);
   return { fresh: fresh.matching, alreadyReplayed: replayed.matching, ...(atLeast ? { atLeast: true as const } : {}) };
 }
 

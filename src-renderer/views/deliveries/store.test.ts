@@ -407,9 +407,10 @@ test('bulk replay from the store: asks first with the count, progress while it r
   await settle();
   assert.deepEqual(t.store.getState().bulkConfirm, { counting: false, fresh: 3, alreadyReplayed: 1, includeReplayed: false });
   assert.equal(t.store.getState().bulk, null, 'nothing is replayed before the person confirms');
+  // Those replayed, then every failed one: both exact here, so those never replayed are the difference.
   assert.deepEqual(t.calls, [
-    'countDeliveries {"text":"u","status":"failed","replayed":false}',
     'countDeliveries {"text":"u","status":"failed","replayed":true}',
+    'countDeliveries {"text":"u","status":"failed"}',
   ]);
   t.store.getState().cancelConfirm();
   assert.equal(t.store.getState().bulkConfirm, null);
