@@ -258,6 +258,8 @@ async function ingestUnderLoad(url: string, api: EngineApi, walPath: string): Pr
     () => api.listDeliveries({ url: `nowhere-${uiCalls}.example` }),
     () => api.countDeliveriesByStatus(),
     () => api.listProfiles({}),
+    () => api.countDeliveries({ violations: 'any' }),
+    () => api.listDeliveries({ status: 'failed', replayed: true }),
   ];
   for (const call of heavy) await call();
   await ingestAcks(url, `warm-${Date.now()}`);
@@ -382,6 +384,13 @@ async function main(): Promise<void> {
     rows.push(await timeCall('free-text search, a messageId (exact)', (k) => api.listDeliveries({ text: seededMessageId((k * 7919) % COUNT) })));
     rows.push(await timeCall('free-text search, the start of a messageId', (k) => api.listDeliveries({ text: seededMessageId((k * 7919) % COUNT).slice(0, 12) })));
     rows.push(await timeCall('free-text search, two characters (read in windows)', (k) => api.listDeliveries({ text: `q${k % 10}` })));
+    // Filters no index serves, each call bounded in time (READ_BUDGET_MS), found by walking the UI at 10M.
+    rows.push(await timeCall('violations filter (tracking plan), page', () => api.listDeliveries({ violations: 'any' })));
+    rows.push(await timeCall('violations filter, count', () => api.countDeliveries({ violations: 'any' })));
+    rows.push(await timeCall('URL filter, the URL of old attempts', () => api.listDeliveries({ url: 'hooks.example' })));
+    rows.push(await timeCall('URL filter, the URL of old attempts, count', () => api.countDeliveries({ url: 'hooks.example' })));
+    rows.push(await timeCall('replayed filter (failed, replayed)', () => api.listDeliveries({ status: 'failed', replayed: true })));
+    rows.push(await timeCall('replayed filter, count', () => api.countDeliveries({ status: 'failed', replayed: true })));
     rows.push(await timeCall('count with no filter', () => api.countDeliveries({})));
     rows.push(await timeCall('count by status', () => api.countDeliveriesByStatus()));
     rows.push(await timeCall('delivery detail', (k) => api.getDelivery(1 + (((k + 2) * 7919) % COUNT))));
