@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bytesOf, measuredMs, megabytesOf, spanOf, timeOf, untilOf, whenOf } from './format';
+import { bytesOf, dateTimeOf, measuredMs, megabytesOf, spanOf, timeOf, untilOf, whenOf } from './format';
 
 test('measured durations keep the precision they are worth', () => {
   const ms: [number | null, string][] = [
@@ -59,4 +59,11 @@ test('a list time has its date when it is not today', () => {
   assert.equal(whenOf(new Date(2026, 10, 22, 23, 59, 58).toISOString(), now), '22 Nov 23:59:58');
   assert.equal(whenOf(new Date(2025, 0, 3, 8, 0, 0).toISOString(), now), '3 Jan 2025 08:00:00');
   assert.equal(whenOf(null, now), '—');
+});
+
+test("a detail's time is the date and the time of day with milliseconds, whatever the browser's locale", () => {
+  assert.equal(dateTimeOf(new Date(2026, 10, 28, 13, 13, 16, 512).toISOString()), '28 Nov 2026 13:13:16.512');
+  assert.equal(dateTimeOf(new Date(2025, 0, 3, 8, 0, 0).toISOString()), '3 Jan 2025 08:00:00.000');
+  assert.equal(dateTimeOf(null), '—');
+  assert.equal(dateTimeOf('not a time'), 'not a time');
 });

@@ -78,6 +78,17 @@ export function whenOf(iso: string | null, now: number): string {
   return `${d.getDate()} ${MONTHS[d.getMonth()]}${year} ${timeOf(iso).slice(0, 8)}`;
 }
 
+/**
+ * A detail's time, whole: the date, then the local time of day with milliseconds ("28 Nov 2026
+ * 13:13:16.512"), the same words as the lists' times wherever a view shows one.
+ */
+export function dateTimeOf(iso: string | null): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return `${d.getDate()} ${MONTHS[d.getMonth()]} ${d.getFullYear()} ${timeOf(iso)}`;
+}
+
 /** The body as indented JSON when it parses, as sent otherwise. */
 export function prettyJson(text: string): string {
   try {

@@ -3,6 +3,7 @@ import { ConfirmButton } from '../../shared/form-widgets';
 import { LINKS_PER_SYNC } from './store';
 import { CLASS_WORDS, definitionInWords, intervalInWords, sizeInWords, syncKindInWords } from './computation-words';
 import { useAudiences, useDeliveries } from '../../app/view-stores';
+import { dateTimeOf } from '../../shared/format';
 
 export function ComputationDetail() {
   const c = useAudiences((s) => s.computations.find((o) => o.id === s.selectedId) ?? null);
@@ -56,7 +57,7 @@ export function ComputationDetail() {
         <dt>Syncs</dt>
         <dd>{intervalInWords(c.syncEveryMinutes)}</dd>
         <dt>Created</dt>
-        <dd>{new Date(c.createdAt).toLocaleString()}</dd>
+        <dd>{dateTimeOf(c.createdAt)}</dd>
       </dl>
       <SyncHistory />
     </section>
@@ -107,7 +108,7 @@ function SyncRow({ sync: s, trait }: { sync: SyncSummary; trait: boolean }) {
   return (
     <tr data-testid="sync-row" data-kind={s.kind} data-id={s.id}>
       <td>
-        <time dateTime={s.startedAt}>{new Date(s.startedAt).toLocaleString()}</time>
+        <time dateTime={s.startedAt}>{dateTimeOf(s.startedAt)}</time>
       </td>
       <td title={syncKindInWords(s.kind)}>{s.kind}</td>
       <td data-testid="sync-entered">{s.entered}</td>

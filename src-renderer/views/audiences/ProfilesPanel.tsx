@@ -1,5 +1,5 @@
 import type { ProfilesCatchingUp, ProfileView } from '../../../src-shared/personas';
-import { timeOf } from '../../shared/format';
+import { dateTimeOf, timeOf } from '../../shared/format';
 import { valueInWords } from './computation-words';
 import { useAudiences } from '../../app/view-stores';
 
@@ -106,7 +106,7 @@ function ProfileFacts({ p }: { p: ProfileView }) {
           {p.aliases.length > 0 ? p.aliases.join(', ') : '—'}
         </dd>
         <dt>Updated</dt>
-        <dd>{new Date(p.updatedAt).toLocaleString()}</dd>
+        <dd>{dateTimeOf(p.updatedAt)}</dd>
       </dl>
       <h3>Traits</h3>
       {traits.length === 0 ? (
@@ -157,7 +157,7 @@ function ProfileFacts({ p }: { p: ProfileView }) {
                 <td>{e.event}</td>
                 <td data-testid="profile-event-count">{e.count}</td>
                 <td>
-                  <time dateTime={e.lastAt} title={new Date(e.lastAt).toLocaleString()}>
+                  <time dateTime={e.lastAt} title={dateTimeOf(e.lastAt)}>
                     {timeOf(e.lastAt)}
                   </time>
                 </td>

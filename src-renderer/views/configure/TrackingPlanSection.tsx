@@ -1,4 +1,5 @@
 import { useConfigure } from '../../app/view-stores';
+import { dateTimeOf } from '../../shared/format';
 
 const EXAMPLE = `{
   "events": {
@@ -60,7 +61,7 @@ export function TrackingPlanSection() {
       <h3>Violations in the log</h3>
       {view?.countedFrom !== undefined && (
         <p className="muted" data-testid="violation-counts-from">
-          Counted over the newest messages, received since {new Date(view.countedFrom).toLocaleString()}: the log is too big to count whole in a moment.
+          Counted over the newest messages, received since {dateTimeOf(view.countedFrom)}: the log is too big to count whole in a moment.
         </p>
       )}
       {view === null || view.counts.length === 0 ? (

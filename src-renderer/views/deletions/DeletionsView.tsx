@@ -4,6 +4,7 @@ import { sentence } from '../../shared/form-widgets';
 import { purgeInWords, purgeState, statusExplanation, STATUS_WORDS } from './deletion-status';
 import { deliveryStatusMeaning } from '../../shared/status-words';
 import { useDeletions, useDeliveries, useFollowWhileShown } from '../../app/view-stores';
+import { dateTimeOf } from '../../shared/format';
 
 export function DeletionsView() {
   useFollowWhileShown('deletions');
@@ -149,7 +150,7 @@ function RequestRow({ r }: { r: DeletionRequest }) {
           {r.status}
         </Badge>
         <span className="muted">
-          requested <time dateTime={r.createdAt}>{new Date(r.createdAt).toLocaleString()}</time>
+          requested <time dateTime={r.createdAt}>{dateTimeOf(r.createdAt)}</time>
         </span>
       </div>
       <p className="dl-explain" data-testid="deletion-explanation">

@@ -5,7 +5,7 @@ import type { IngestWarning } from '../../../src-shared/events';
 import type { Violation } from '../../../src-shared/assertions';
 import { SYNC_PATH } from '../../../src-shared/personas';
 import { snippetsFor } from '../configure/snippets';
-import { bytesOf, prettyJson, timeOf } from '../../shared/format';
+import { bytesOf, dateTimeOf, prettyJson, whenOf } from '../../shared/format';
 import { Badge } from '../../shared/Badge';
 import { sourceNameOf } from './source-names';
 import { useDeliveries, useFollowWhileShown, useInbound } from '../../app/view-stores';
@@ -234,7 +234,7 @@ function RequestRow({ row }: { row: InboundRequest }) {
         }}
       >
         <td>
-          <time dateTime={row.receivedAt}>{timeOf(row.receivedAt)}</time>
+          <time dateTime={row.receivedAt} title={dateTimeOf(row.receivedAt)}>{whenOf(row.receivedAt, Date.now())}</time>
         </td>
         <td className="mono" data-testid="inbound-path">
           {row.path}
@@ -299,7 +299,7 @@ function RequestDetail() {
       </div>
       <dl className="facts">
         <dt>Received</dt>
-        <dd>{new Date(row.receivedAt).toLocaleString()}</dd>
+        <dd>{dateTimeOf(row.receivedAt)}</dd>
         <dt>Source</dt>
         <dd>{source}</dd>
         <dt>Answer</dt>
