@@ -1,6 +1,7 @@
 /**
- * The window's layout in a real Chromium at 640, 1024 and 1440 px, light and dark: the top bar
- * never overflows (the tabs wrap under the name, the Live badge stays in view), the list keeps its
+ * The window's layout in a real Chromium at 390, 640, 1024 and 1440 px, light and dark: the top bar
+ * never overflows (the tabs take a row under the name, scrolling sideways when they do not fit; the
+ * Live badge stays in view), the list keeps its
  * key columns beside an open detail, and the split between them is resized by drag and by keys,
  * and remembered across a reload.
  */
@@ -78,6 +79,29 @@ test('at 640 px the top bar does not overflow: every tab and the Live badge are 
   await page.getByTestId('delivery-detail').waitFor();
   await assertKeyCellsInView(page, first);
   await shoot(page, 'layout-640-detail');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("at a phone's 390 px the tabs keep one row, scrolled so that the view shown is in sight, and the page never grows wider than the window", async () => {
+  assert.ok(wb);
+  const { page, problems } = await wb.openPage({ viewport: { width: 390, height: 844 } });
+  await page.getByTestId('delivery-row').first().waitFor();
+  const tops = async (): Promise<number[]> =>
+    page.locator('.tabs .tab').evaluateAll((tabs) => [...new Set(tabs.map((t) => Math.round(t.getBoundingClientRect().top)))]);
+  assert.equal((await tops()).length, 1, 'one row of tabs');
+  for (const view of ['configure', 'receivers', 'deliveries']) {
+    // Keyboard users reach a view by its link too: the link is brought into sight however it was chosen.
+    await page.evaluate((v) => (location.hash = `#/${v}`), view);
+    await page.waitForFunction((v) => document.querySelector(`[data-testid="nav-${v}"]`)?.getAttribute('aria-current') === 'page', view);
+    await page.waitForFunction((v) => {
+      const tab = document.querySelector(`[data-testid="nav-${v}"]`)!.getBoundingClientRect();
+      return tab.left >= 0 && tab.right <= window.innerWidth + 0.5;
+    }, view);
+    assert.equal(await pageOverflow(page), 0, `${view}: the page is no wider than the window`);
+    assert.ok(await inView(page, 'connection-state'), `${view}: the connection badge in view`);
+  }
+  await shoot(page, 'layout-390');
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -56,6 +56,12 @@ export interface DeliveryFilter {
 export interface DeliveryPage extends Page, DeliveryFilter {
   /** Only rows newer than this id (the live tail catching up); still newest first. */
   afterId?: number;
+  /**
+   * Only these deliveries (at most MAX_PAGE_LIMIT): which of them the filter lets through, each
+   * found by its id. The live list asks this of the rows an event named, whatever the filter, so
+   * that it never reads through the log for them.
+   */
+  ids?: number[];
   /** The oldest matching rows (listed newest first within the page); nextBeforeId is then null. */
   oldest?: boolean;
 }

@@ -44,12 +44,17 @@ export function useView(): [ViewId, (view: ViewId) => void] {
 
 export function App({ stores }: { stores: ViewStores }) {
   const [view, go] = useView();
+  const tabs = useRef<HTMLElement>(null);
+  // In a narrow window the tabs scroll sideways: the view shown (a link, a shortcut) is kept in sight.
+  useEffect(() => {
+    tabs.current?.querySelector('[aria-current="page"]')?.scrollIntoView?.({ block: 'nearest', inline: 'nearest' });
+  }, [view]);
   return (
     <ViewStoresContext.Provider value={stores}>
         <div className="app">
           <header className="topbar">
             <h1>Hookbench</h1>
-            <nav className="tabs" aria-label="Views">
+            <nav className="tabs" aria-label="Views" ref={tabs}>
               {VIEWS.map((v) => (
                 <a
                   key={v.id}

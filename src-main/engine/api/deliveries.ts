@@ -48,6 +48,7 @@ export function parseDeliveryPage(input: unknown): ParsedPage {
     afterId: page.afterId ?? null,
     limit: page.limit ?? DEFAULT_PAGE_LIMIT,
     oldest: page.oldest ?? false,
+    ids: page.ids === undefined ? null : [...new Set(page.ids)],
   };
 }
 
@@ -133,6 +134,8 @@ export interface DeliveryReadOptions {
  * log in calls bounded in time (a term checkedInLog, READ_BUDGET_MS).
  */
 function pageRoute(views: DeliveryViewStore, p: ParsedPage): 'indexed' | 'bounded' | 'timed' {
+  // Named ids: a seek each, whatever the filter.
+  if ((p.ids ?? null) !== null) return 'indexed';
   if (p.text !== null && !views.pageUsesTextIndex(p)) return 'bounded';
   if (p.text !== null) return p.url !== null ? 'timed' : 'indexed';
   return checkedInLog(p) ? 'timed' : 'indexed';
@@ -366,6 +369,7 @@ export function createDeliveryReads(views: DeliveryViewStore, scan: Scan = inWin
  * or time alone is a few index seeks and stays on the engine's thread.
  */
 export function pageReadsOffThread(p: ParsedPage): boolean {
+  if ((p.ids ?? null) !== null) return false;
   return readsWide(p) || p.type !== null || p.replayed !== null || p.violations !== null;
 }
 

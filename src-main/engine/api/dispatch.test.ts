@@ -28,7 +28,7 @@ test('dispatchCall: 400 for a malformed request, 404 for an unknown method, 400 
     const refused = await dispatchCall(api, { method: 'listDeliveries', params: { limit: 501, colour: 'red' } });
     assert.equal(refused.status, 400);
     assert.deepEqual(refused.response.ok ? null : refused.response.error.fields, [
-      { field: 'page.colour', message: 'is not a page field (expected status, type, url, text, replayed, violations, from, to, beforeId, afterId, limit, oldest)' },
+      { field: 'page.colour', message: 'is not a page field (expected status, type, url, text, replayed, violations, from, to, beforeId, afterId, limit, oldest, ids)' },
       { field: 'page.limit', message: 'must be a whole number from 1 to 500' },
     ]);
 

@@ -95,6 +95,11 @@ function rangeInOrder(p: { from?: string | undefined; to?: string | undefined },
 export const deliveryFilterSchema = strictParams(filterShape, '{ status?, type?, url?, text?, replayed?, violations?, from?, to? }', 'filter').superRefine(
   rangeInOrder,
 );
+export const idsSchema = z
+  .array(z.unknown(), { error: 'must be a list of delivery ids' })
+  .max(MAX_PAGE_LIMIT, { error: (iss) => `must hold at most ${MAX_PAGE_LIMIT} ids (got ${(iss.input as unknown[]).length})`, abort: true })
+  .pipe(z.array(idSchema));
+
 export const deliveryPageSchema = strictParams(
   {
     ...filterShape,
@@ -102,15 +107,11 @@ export const deliveryPageSchema = strictParams(
     afterId: idSchema.optional(),
     limit: limitSchema.optional(),
     oldest: z.boolean({ error: 'must be true (the oldest page) or false' }).optional(),
+    ids: idsSchema.optional(),
   },
-  '{ beforeId?, afterId?, limit?, oldest?, status?, type?, url?, text?, replayed?, violations?, from?, to? }',
+  '{ beforeId?, afterId?, limit?, oldest?, ids?, status?, type?, url?, text?, replayed?, violations?, from?, to? }',
   'page',
 ).superRefine(rangeInOrder);
-
-export const idsSchema = z
-  .array(z.unknown(), { error: 'must be a list of delivery ids' })
-  .max(MAX_PAGE_LIMIT, { error: (iss) => `must hold at most ${MAX_PAGE_LIMIT} ids (got ${(iss.input as unknown[]).length})`, abort: true })
-  .pipe(z.array(idSchema));
 
 /** The Inbound view's pages: newest first, by id, with its filters; the oldest page on request. */
 export const requestPageSchema = strictParams(

@@ -30,6 +30,8 @@ export interface DeliveryQueryPage extends DeliveryQueryFilter {
   beforeId: number | null;
   afterId: number | null;
   limit: number;
+  /** Only these ids (each a primary-key seek), checked by the filter; null: the whole log. */
+  ids?: readonly number[] | null;
   /** The oldest matching rows instead of the newest (still returned newest first). */
   oldest?: boolean;
 }
@@ -284,6 +286,10 @@ function boundedTerms(p: DeliveryQueryPage, reach: UrlReach): { terms: string[];
   if (p.afterId !== null) {
     terms.push('d.id > ?');
     params.push(p.afterId);
+  }
+  if ((p.ids ?? null) !== null) {
+    terms.push('d.id IN (SELECT value FROM json_each(?))');
+    params.push(JSON.stringify(p.ids));
   }
   return { terms, params, needsMessages };
 }
@@ -774,7 +780,8 @@ export class DeliveryViewStore {
     if (p.statuses !== null && inStatuses(this.statusCounts(), p.statuses) === 0) return [];
     const reach = this.urlReach(p);
     if (urlMatchesNothing(p, reach)) return [];
-    const plan = textIndex !== false && this.pageUsesTextIndex(p) ? this.textPagePlan(p, textIndex === true ? 'auto' : textIndex) : null;
+    // Named ids are each checked by the filter's terms: the text index would only read more.
+    const plan = textIndex !== false && (p.ids ?? null) === null && this.pageUsesTextIndex(p) ? this.textPagePlan(p, textIndex === true ? 'auto' : textIndex) : null;
     const { sql, params } = pageSql(p, reach, plan);
     return statement(this.db, sql).all(...params) as SummaryRow[];
   }

@@ -45,6 +45,7 @@ export function FiltersBar({ searchRef }: { searchRef: Ref<HTMLInputElement> }) 
   const filter = useDeliveries((s) => s.filter);
   const setFilter = useDeliveries((s) => s.setFilter);
   const counts = useDeliveries((s) => s.counts);
+  const shown = useDeliveries((s) => s.rows.length);
   const paused = useDeliveries((s) => s.paused);
   const engineStopped = useDeliveries((s) => s.connection === 'stopped');
   const setPaused = useDeliveries((s) => s.setPaused);
@@ -144,11 +145,11 @@ export function FiltersBar({ searchRef }: { searchRef: Ref<HTMLInputElement> }) 
       </div>
       <div className="wcounts" aria-live="polite">
         <span data-testid="deliveries-count" data-total={counts?.total} data-matching={counts?.matching}>
-          {countWords(counts, active)}
+          {countWords(counts, active, Date.now(), shown)}
         </span>
         {active && (
           <span className="whidden" data-testid="hidden-count" data-hidden={counts ? counts.total - counts.matching : undefined}>
-            {hiddenWords(counts)}
+            {hiddenWords(counts, shown)}
           </span>
         )}
       </div>

@@ -77,6 +77,11 @@ test('numbers in words', () => {
   const since = new Date(now - 90_000).toISOString();
   assert.equal(countWords({ total: 1_000_000, matching: 12, searchedTo: since }, true, now), `12+ of 1,000,000 deliveries (counted since ${whenOf(since, now)})`);
   assert.equal(hiddenWords({ total: 1_000_000, matching: 12, searchedTo: since }), 'at most 999,988 hidden by the filter');
+  // The list read on further down than the count and shows more: the bar follows the list.
+  assert.equal(countWords({ total: 1_000_000, matching: 0, searchedTo: since }, true, now, 22), '22+ of 1,000,000 deliveries');
+  assert.equal(hiddenWords({ total: 1_000_000, matching: 0, searchedTo: since }, 22), 'at most 999,978 hidden by the filter');
+  assert.equal(countWords({ total: 1_000_000, matching: 30, searchedTo: since }, true, now, 22), `30+ of 1,000,000 deliveries (counted since ${whenOf(since, now)})`);
+  assert.equal(countWords({ total: 1_000_000, matching: 10_000, capped: true }, true, now, 20_000), '10,000+ of 1,000,000 deliveries');
   assert.equal(searchedWords({ to: since, direction: 'older' }, now), `Searched down to ${whenOf(since, now)}; the rest of the log is not searched yet.`);
   assert.equal(bulkConfirmWords({ fresh: 12, alreadyReplayed: 0, atLeast: true }, false), 'Replay at least 12 failed deliveries in this filter, as they were?');
   assert.equal(bulkConfirmWords({ fresh: 0, alreadyReplayed: 0, atLeast: true }, false), 'No failed delivery in the part of the log searched so far; the replay searches the rest as it goes.');

@@ -6,13 +6,25 @@ import { timeOf, whenOf } from '../../shared/format';
 const n = (x: number): string => x.toLocaleString('en-US');
 const plural = (x: number, one: string, many: string): string => `${n(x)} ${x === 1 ? one : many}`;
 
-export function countWords(counts: DeliveryCounts | null, filtered: boolean, now: number = Date.now()): string {
+/**
+ * Pure: the matching count to show beside `shown` listed rows. A count that stopped short counts
+ * the newest stretch of the log only, while the list reads on by itself and may have found more
+ * further down: the bar never says fewer than the list shows.
+ */
+export function shownMatching(counts: DeliveryCounts, shown: number): number {
+  return counts.searchedTo && !counts.capped ? Math.max(counts.matching, shown) : counts.matching;
+}
+
+export function countWords(counts: DeliveryCounts | null, filtered: boolean, now: number = Date.now(), shown = 0): string {
   if (!counts) return '…';
   if (!filtered) return plural(counts.total, 'delivery', 'deliveries');
+  const matching = shownMatching(counts, shown);
   // A capped count stopped at its limit: more match, and counting them all would read the whole log.
-  const at = `${n(counts.matching)}${counts.capped || counts.searchedTo ? '+' : ''} of ${plural(counts.total, 'delivery', 'deliveries')}`;
-  // A count that stopped short (a search no index answers, or one through the index that ran out of time) counts only the newest stretch of the log.
-  const words = counts.searchedTo && !counts.capped ? `${at} (counted since ${whenOf(counts.searchedTo, now)})` : at;
+  const at = `${n(matching)}${counts.capped || counts.searchedTo ? '+' : ''} of ${plural(counts.total, 'delivery', 'deliveries')}`;
+  // A count that stopped short (a search no index answers, or one through the index or the log that
+  // ran out of time) counts only the newest stretch of the log; once the list has found more, its
+  // rows are the lower bound, from further down than that stretch.
+  const words = counts.searchedTo && !counts.capped && matching === counts.matching ? `${at} (counted since ${whenOf(counts.searchedTo, now)})` : at;
   // Right after an upgrade the search index is still taking in the old log: searches are slower until it is done.
   return counts.textIndexCatchingUp ? `${words} (search index catching up)` : words;
 }
@@ -22,9 +34,9 @@ export function searchedWords(searched: { to: string; direction: 'older' | 'newe
   return `Searched ${searched.direction === 'older' ? 'down' : 'up'} to ${whenOf(searched.to, now)}; the rest of the log is not searched yet.`;
 }
 
-export function hiddenWords(counts: DeliveryCounts | null): string {
+export function hiddenWords(counts: DeliveryCounts | null, shown = 0): string {
   if (!counts) return '';
-  const hidden = n(Math.max(0, counts.total - counts.matching));
+  const hidden = n(Math.max(0, counts.total - shownMatching(counts, shown)));
   return counts.capped || counts.searchedTo ? `at most ${hidden} hidden by the filter` : `${hidden} hidden by the filter`;
 }
 

@@ -82,7 +82,9 @@ function fakeTransport(log: Map<number, DeliverySummary>, textScanBudget: number
             const stop = read[read.length - 1]!.id;
             return { items, nextBeforeId: stop, partial: { searchedTo: `2026-11-22T12:00:00.${String(stop).padStart(3, '0')}Z`, resume: { beforeId: stop } } } as never;
           }
-          const items = rows.filter((r) => matches(r, p) && r.id < (p.beforeId ?? Infinity) && r.id > (p.afterId ?? 0)).slice(0, limit);
+          const items = rows
+            .filter((r) => matches(r, p) && r.id < (p.beforeId ?? Infinity) && r.id > (p.afterId ?? 0) && (p.ids === undefined || p.ids.includes(r.id)))
+            .slice(0, limit);
           return { items, nextBeforeId: items.length === limit ? items[items.length - 1]!.id : null } as never;
         }
         case 'getDeliverySummaries':
@@ -195,7 +197,7 @@ test('live events are applied once per frame: one call for changed rows on scree
   t.emit({ type: 'deliveries', ids: [195, 202, 120, 200] });
   assert.equal(t.frames.length, 1, 'one frame for every event before it');
   await t.frame();
-  assert.deepEqual(t.calls, ['listDeliveries {"limit":500,"afterId":200,"beforeId":203}', 'getDeliverySummaries [200,195]']);
+  assert.deepEqual(t.calls, ['listDeliveries {"ids":[201,202],"limit":2}', 'getDeliverySummaries [200,195]']);
   const rows = t.store.getState().rows;
   assert.deepEqual(idsOf(rows.slice(0, 4)), [202, 201, 200, 199]);
   assert.equal(rows.find((r) => r.id === 200)?.status, 'succeeded');
@@ -305,7 +307,7 @@ test('a filter reloads the first page and the counts; a slower answer for the ol
   t.calls.length = 0;
   t.emit({ type: 'deliveries', ids: [15, 31] });
   await t.frame();
-  assert.deepEqual(t.calls, ['listDeliveries {"status":["failed"],"limit":500,"afterId":14,"beforeId":32}']);
+  assert.deepEqual(t.calls, ['listDeliveries {"status":["failed"],"ids":[15,31],"limit":2}']);
   assert.deepEqual(idsOf(t.store.getState().rows), [27, 15, 9, 3]);
 
   // Two filters in a row: only the last one's rows land.
@@ -533,4 +535,28 @@ test('a search that stops short reads on by itself while less than a page is on 
   assert.deepEqual(idsOf(s.rows), [150, ...range(31, 40)]);
   assert.equal(s.searched, null, 'the end of the log');
   assert.equal(lists().length, 8);
+});
+
+test('a search that stopped short follows live events without starting over: rows it has not reached wait for it, rows it has read are checked by id', async () => {
+  const t = setup(range(1, 400), { pageSize: 20, textScanBudget: 50, autoSearchCalls: 0 });
+  t.start();
+  await settle();
+  t.store.getState().setFilter({ text: 'needle' });
+  await settle();
+  assert.deepEqual(t.store.getState().searched, { to: '2026-11-22T12:00:00.351Z', direction: 'older' });
+  t.calls.length = 0;
+  // Retries of old deliveries (below where the search got to), and one it has read that now matches.
+  t.log.set(380, summary(380, 'failed', 'needle'));
+  t.emit({ type: 'deliveries', ids: [10, 20, 380] });
+  await t.frame();
+  assert.deepEqual(t.calls.filter((c) => c.startsWith('listDeliveries')), ['listDeliveries {"text":"needle","ids":[380],"limit":1}']);
+  const s = t.store.getState();
+  assert.deepEqual(idsOf(s.rows), [380]);
+  assert.deepEqual(s.searched, { to: '2026-11-22T12:00:00.351Z', direction: 'older' }, 'the search goes on from where it was');
+  // Many frames of retries later, still no new start.
+  for (let i = 0; i < 5; i++) {
+    t.emit({ type: 'deliveries', ids: [30 + i, 40 + i] });
+    if (t.frames.length > 0) await t.frame();
+  }
+  assert.equal(t.calls.filter((c) => c === 'listDeliveries {"text":"needle","limit":20}').length, 0, 'never started over');
 });

@@ -574,7 +574,9 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
     const index = new Map(s.rows.map((r, i) => [r.id, i]));
     const known = (id: number): boolean => index.has(id) || held.has(id);
     // Below the loaded window the user has not scrolled yet: those rows are read fresh when they are.
-    const floor = s.hasOlder ? (s.rows[s.rows.length - 1]?.id ?? 0) : 0;
+    // A search that stopped short has read down to nextBeforeId only, rows or none: below, its own
+    // reading on finds them.
+    const floor = s.hasOlder ? Math.max(s.rows[s.rows.length - 1]?.id ?? 0, (nextBeforeId ?? 1) - 1) : 0;
     const unknown: number[] = [];
     for (const id of ids) {
       if (known(id)) stale.add(id);
@@ -586,7 +588,13 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
     try {
       // 1. Rows new to the list: created since, or changed so that they now match the filter.
       let found: DeliverySummary[] = [];
-      if (unknown.length > 0 || catchUp) {
+      if (!catchUp && unknown.length > 0 && unknown.length <= MAX_PAGE_LIMIT) {
+        // The rows the events named, each checked by the filter where it is: never a read through
+        // the log, which a filter no index serves would make in bounded steps, and start over.
+        found = (await transport.call('listDeliveries', { ...filterParams(s.filter), ids: unknown, limit: unknown.length })).items;
+        if (g !== generation) return;
+        for (const r of found) stale.delete(r.id);
+      } else if (unknown.length > 0 || catchUp) {
         const after = catchUp ? top : Math.min(...unknown) - 1;
         const before = catchUp ? null : Math.max(...unknown) + 1;
         catchUp = false;
