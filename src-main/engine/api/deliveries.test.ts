@@ -311,15 +311,24 @@ describe('delivery list queries over a real log', () => {
   });
 });
 
-test('at 3,000 rows a page is one statement whose every lookup uses an index, and its paging is exact', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'hookbench-plan-'));
+/**
+ * An engine on a fresh folder with `count` seeded deliveries (one source, one destination), whole
+ * answers wherever they are read (no read budget): for the tests that compare them.
+ */
+function seededEngine(prefix: string, count: number, batch?: number): { engine: ReturnType<typeof createEngine>; dir: string } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
   const engine = createEngine({ dataDir: dir, readBudgetMs: Number.POSITIVE_INFINITY });
+  engine.applyConfig({
+    sources: [{ name: 'b', writeKey: 'wk_b' }],
+    destinations: [{ name: 'd', enabled: true, sources: ['b'], sharedSecret: null, webhooks: [{ url: 'http://127.0.0.1:9/hook', headers: {} }] }],
+  });
+  seedDeliveries(engine.stores.log, count, { sourceId: 1, destinationId: 1, url: 'http://127.0.0.1:9/hook', now: T0, ...(batch ? { batch } : {}) });
+  return { engine, dir };
+}
+
+test('at 3,000 rows a page is one statement whose every lookup uses an index, and its paging is exact', async () => {
+  const { engine, dir } = seededEngine('hookbench-plan-', 3_000);
   try {
-    engine.applyConfig({
-      sources: [{ name: 'b', writeKey: 'wk_b' }],
-      destinations: [{ name: 'd', enabled: true, sources: ['b'], sharedSecret: null, webhooks: [{ url: 'http://127.0.0.1:9/hook', headers: {} }] }],
-    });
-    seedDeliveries(engine.stores.log, 3_000, { sourceId: 1, destinationId: 1, url: 'http://127.0.0.1:9/hook', now: T0 });
     for (const filter of [{}, { status: 'failed' }, { status: ['failed', 'retrying'] }, { type: 'track', text: 'user_4' }, { url: ':9/' }]) {
       for (const beforeId of [undefined, 2_000]) {
         const plan = engine.stores.deliveryViews.pagePlan(parseDeliveryPage({ ...filter, ...(beforeId ? { beforeId } : {}) }));
@@ -430,14 +439,8 @@ test('a round waiting on one URL already shows what the others answered: 200, re
 });
 
 test('a filter no index serves reads the log for a bounded time a call: it says how far it got, and going on from there gives every row once', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'hookbench-timed-'));
-  const engine = createEngine({ dataDir: dir, readBudgetMs: Number.POSITIVE_INFINITY });
+  const { engine, dir } = seededEngine('hookbench-timed-', 20_000, 1000);
   try {
-    engine.applyConfig({
-      sources: [{ name: 'b', writeKey: 'wk_b' }],
-      destinations: [{ name: 'd', enabled: true, sources: ['b'], sharedSecret: null, webhooks: [{ url: 'http://127.0.0.1:9/hook', headers: {} }] }],
-    });
-    seedDeliveries(engine.stores.log, 20_000, { sourceId: 1, destinationId: 1, url: 'http://127.0.0.1:9/hook', now: T0, batch: 1000 });
     const views = engine.stores.deliveryViews;
     // A clock that moves 4 ms at each look: the budget of 6 ms runs out after the second window.
     let ms = 0;
