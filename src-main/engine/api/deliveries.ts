@@ -104,8 +104,9 @@ export const COUNT_BUDGET_MS = 20;
  * URL, a type, replays, violations: checked row by row) before it answers with what it found and
  * how far it got (PartialRead; a count says since when it counted). At 10M a violations filter
  * that nothing matched read every delivery, 5.8 s a page and 4.5 s a count, and the view's
- * counts every 500 ms queued behind one another on the read worker. Its windows, the summaries
- * and the call's own cost come on top, so the call stays under 50 ms.
+ * counts every 500 ms queued behind one another on the read worker. The window it stops after,
+ * the summaries and the trip to the worker come on top: 7–55 ms a call on that log
+ * (bench/deliveries-filters.measure.ts).
  */
 export const READ_BUDGET_MS = 20;
 
@@ -242,8 +243,6 @@ export function createDeliveryReads(views: DeliveryViewStore, scan: Scan = inWin
   const countBudget = options.countBudgetMs ?? COUNT_BUDGET_MS;
   const readBudget = options.readBudgetMs ?? READ_BUDGET_MS;
   const now = options.now ?? ((): number => performance.now());
-  // A read bounded in time goes window by window wherever it runs, so that it can stop between two.
-  const timedScan = fromSmallWindows;
   return {
     async list(input) {
       const p = { ...input };
@@ -272,7 +271,8 @@ export function createDeliveryReads(views: DeliveryViewStore, scan: Scan = inWin
           else floor = stop = high - 1 - budget;
         }
         const began = now();
-        await (route === 'timed' ? timedScan : scan)(
+        // A read bounded in time goes window by window wherever it runs, so that it can stop between two.
+        await (route === 'timed' ? fromSmallWindows : scan)(
           floor,
           high,
           (afterId, beforeId) => {
@@ -348,7 +348,7 @@ export function createDeliveryReads(views: DeliveryViewStore, scan: Scan = inWin
       // Bounded in time too when a term is checked row by row: then it says since when it counted.
       let stoppedAt: number | null = null;
       const began = now();
-      await (inLog ? timedScan : scan)(bounds.afterId, bounds.beforeId, (afterId, beforeId) => {
+      await (inLog ? fromSmallWindows : scan)(bounds.afterId, bounds.beforeId, (afterId, beforeId) => {
         matching += views.countIn(f, afterId, beforeId);
         if (matching > COUNT_LIMIT) return true;
         if (!inLog || afterId <= bounds.afterId || now() - began < readBudget) return false;
@@ -393,9 +393,10 @@ export function createDeliveryQueries(views: DeliveryViewStore, offThread?: OffT
   // read, on the engine's clock.
   const here = createDeliveryReads(views, inWindows, { countBudgetMs: WINDOW_TARGET_MS, readBudgetMs, ...(clock ? { now: () => clock.now() } : {}) });
   // A count the read worker is still making is shared by the same count asked again meanwhile
-  // (the Deliveries view of several windows, each asking every 500 ms): on a big log a filter no
-  // index serves takes seconds, and each copy would queue behind the last on the worker, with
-  // every other long read behind them. The answer is as fresh as when the running count started.
+  // (the Deliveries view in several windows, each asking every 500 ms while deliveries change):
+  // each copy would queue behind the last on the worker, with every other long read behind them
+  // (before counts were bounded in time, 24 of them at 4.5 s each froze the view for minutes).
+  // The answer is as fresh as when the running count started.
   const countsRunning = new Map<string, Promise<DeliveryCounts>>();
   return {
     async list(input) {

@@ -507,10 +507,10 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
   }
 
   /**
-   * One count at a time: on a big log a filter no index serves takes seconds to count, and a
-   * count asked every COUNTS_EVERY_MS while the last is still running would queue behind it on
-   * the engine's read worker, and everything else with it. A count asked meanwhile is made once,
-   * for the filter as it is then, when the one running answers.
+   * One count at a time: a count asked every COUNTS_EVERY_MS while the last is still running (on
+   * a slow or busy engine; at 10M, before counts were bounded in time, one took 4.5 s) would queue
+   * behind it on the engine's read worker, and everything else with it. A count asked meanwhile is
+   * made once, for the filter as it is then, when the one running answers.
    */
   let counting = false;
   let countAgain = false;
@@ -573,10 +573,10 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
     const g = generation;
     const index = new Map(s.rows.map((r, i) => [r.id, i]));
     const known = (id: number): boolean => index.has(id) || held.has(id);
-    // Below the loaded window the user has not scrolled yet: those rows are read fresh when they are.
-    // A search that stopped short has read down to nextBeforeId only, rows or none: below, its own
-    // reading on finds them.
-    const floor = s.hasOlder ? Math.max(s.rows[s.rows.length - 1]?.id ?? 0, (nextBeforeId ?? 1) - 1) : 0;
+    // Below what the list has read (down to nextBeforeId: its last row, or where a search that
+    // stopped short got to, rows or none) the user has not scrolled yet: those rows are read fresh
+    // when they are, and a stopped search finds them as it reads on.
+    const floor = s.hasOlder ? Math.max(0, (nextBeforeId ?? 1) - 1) : 0;
     const unknown: number[] = [];
     for (const id of ids) {
       if (known(id)) stale.add(id);
