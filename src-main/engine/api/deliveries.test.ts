@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MAX_PAGE_LIMIT, type DeliveryFilter, type DeliverySummary, type EngineApi } from '../../../src-shared/api';
+import { COUNT_LIMIT, MAX_PAGE_LIMIT, type DeliveryFilter, type DeliverySummary, type EngineApi } from '../../../src-shared/api';
 import { ValidationError } from '../../../src-shared/settings';
 import { seedDeliveries } from '../../../bench/support/seed';
 import { ManualClock } from '../clock';
@@ -477,6 +477,23 @@ test('a filter no index serves reads the log for a bounded time a call: it says 
       partCounts++;
     }
     assert.ok(partCounts >= 3, `counts that said since when: ${partCounts}`);
+  } finally {
+    await engine.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('with no message able to carry violations, "passing it" is counted exactly, past the count limit', async () => {
+  const { engine, dir } = seededEngine('hookbench-passing-', COUNT_LIMIT + 2_000, 1000);
+  try {
+    const api = createEngineApi(engine);
+    // What the engine's follow-up does a moment after each commit: the tallies take the messages in.
+    while (!engine.stores.takeInOwed(5_000));
+    assert.equal(engine.stores.deliveryViews.violationsFrom(), null, 'the tallies rule every message out');
+    const byStatus = await api.countDeliveriesByStatus();
+    assert.deepEqual(await api.countDeliveries({ violations: 'none' }), { total: COUNT_LIMIT + 2_000, matching: COUNT_LIMIT + 2_000 });
+    assert.deepEqual(await api.countDeliveries({ violations: 'none', status: 'failed' }), { total: COUNT_LIMIT + 2_000, matching: byStatus.failed ?? 0 });
+    assert.deepEqual(await api.countDeliveries({ violations: 'any' }), { total: COUNT_LIMIT + 2_000, matching: 0 });
   } finally {
     await engine.stop();
     rmSync(dir, { recursive: true, force: true });
