@@ -316,7 +316,9 @@ export function createDeliveryReads(views: DeliveryViewStore, scan: Scan = inWin
       // With no message able to carry violations (the tallies say so), "violating it" matches
       // nothing and "passing it" is the filter without it: exact, from the status counts when that
       // is all the filter holds, rather than "10,000+" counted through the log.
-      if (f.violations !== null && views.violationsFrom() === null) {
+      // The lowest delivery whose message may carry violations (1: the tallies rule nothing out).
+      const violationsFrom = f.violations === null ? 1 : views.violationsFrom();
+      if (violationsFrom === null) {
         if (f.violations === 'any') return { total: views.countStart(f).total, matching: 0 };
         return reads.count({ ...f, violations: null });
       }
@@ -341,11 +343,7 @@ export function createDeliveryReads(views: DeliveryViewStore, scan: Scan = inWin
       if (start.none) return { total: start.total, matching: 0 };
       const bounds = timed ? timeBounds(views, f) : { afterId: range.low - 1, beforeId: range.high + 1 };
       if (bounds === null) return { total: start.total, matching: 0 };
-      if (f.violations === 'any') {
-        const from = views.violationsFrom();
-        if (from === null) return { total: start.total, matching: 0 };
-        bounds.afterId = Math.max(bounds.afterId, from - 1);
-      }
+      if (f.violations === 'any') bounds.afterId = Math.max(bounds.afterId, violationsFrom - 1);
       // A text no index answers counts the newest part of the range one call reads, and says so.
       const cut = route === 'bounded' && bounds.beforeId - 1 - bounds.afterId > budget ? bounds.beforeId - 1 - budget : null;
       if (cut !== null) bounds.afterId = cut;

@@ -7,7 +7,7 @@ import type { InboundMessage, IngestWarning } from '../../../src-shared/events';
 import type { Violation } from '../../../src-shared/assertions';
 import { failureText, type AttemptFailure, type DeliveryDecision } from '../../../src-shared/delivery-outcomes';
 import { REQUEST_BODY_LIMITS } from '../../../src-shared/api';
-import { keptRequestBody, REQUEST_BODY_TEXT } from './request-body-pack';
+import { keptRequestBody } from './request-body-pack';
 import { clip, clipBody, decideRefused, REFUSED_TEXT_LIMITS, SUMMARY_CODE, summaryText, type RefusedWindow } from './refused-log';
 
 export type DeliveryStatus = 'pending' | 'in_flight' | 'succeeded' | 'retrying' | 'failed' | 'discarded';
@@ -300,7 +300,7 @@ export class LogStore {
   }
 
   private insertRequestRow(record: RequestRecord): number {
-    const kept = record.body === undefined || record.body === null ? { body: null, format: REQUEST_BODY_TEXT } : keptRequestBody(record.body);
+    const kept = keptRequestBody(record.body ?? null);
     return Number(
       this.s.insertRequest.run(
         record.sourceId,

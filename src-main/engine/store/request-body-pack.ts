@@ -82,8 +82,11 @@ export function registerRequestBodyFunction(db: Db): void {
   });
 }
 
-/** Pure: a body as a row keeps it: packed, unless packing would not make it smaller. */
-export function keptRequestBody(text: string): { body: string | Buffer; format: number } {
+/** Pure: a body as a row keeps it: packed, unless packing would not make it smaller (none stays none). */
+export function keptRequestBody(text: string): { body: string | Buffer; format: number };
+export function keptRequestBody(text: string | null): { body: string | Buffer | null; format: number };
+export function keptRequestBody(text: string | null): { body: string | Buffer | null; format: number } {
+  if (text === null) return { body: null, format: REQUEST_BODY_TEXT };
   const packed = packRequestBody(text);
   return packed.length < Buffer.byteLength(text, 'utf8') ? { body: packed, format: REQUEST_BODY_DEFLATE_1 } : { body: text, format: REQUEST_BODY_TEXT };
 }
