@@ -102,6 +102,26 @@ test("at a phone's 390 px the tabs keep one row, scrolled so that the view shown
     assert.ok(await inView(page, 'connection-state'), `${view}: the connection badge in view`);
   }
   await shoot(page, 'layout-390');
+
+  // The filters fold behind a button that says how many terms it hides; the list keeps the screen.
+  const bar = page.getByRole('search', { name: 'Filter deliveries' });
+  const folded = await bar.boundingBox();
+  assert.ok(folded && folded.height <= 100, `the folded filters bar is ${folded?.height} px tall`);
+  assert.equal(await page.getByTestId('filter-status-failed').isVisible(), false);
+  assert.ok(await page.getByTestId('filter-text').isVisible(), 'the search stays in sight');
+  const toggle = page.getByTestId('filters-toggle');
+  assert.equal(await toggle.textContent(), 'Filters');
+  await toggle.click();
+  assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+  await page.getByTestId('filter-status-failed').click();
+  await page.getByTestId('filter-type').selectOption('track');
+  await page.getByTestId('filter-status-failed').waitFor();
+  assert.equal(await toggle.textContent(), 'Filters · 2');
+  assert.equal(await pageOverflow(page), 0, 'unfolded, the page is no wider than the window');
+  await shoot(page, 'layout-390-filters');
+  await toggle.click();
+  assert.equal(await page.getByTestId('filter-type').isVisible(), false);
+  assert.equal(await toggle.textContent(), 'Filters · 2', 'folded again, it still says what narrows the list');
   assert.deepEqual(problems, []);
   await page.close();
 });

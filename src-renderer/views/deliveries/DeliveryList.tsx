@@ -28,8 +28,10 @@ export function DeliveryList() {
   return (
     <section className="watch" data-testid="watch" aria-label="Deliveries">
       <FiltersBar searchRef={searchRef} />
-      <DeliveriesTransfer />
-      <BulkReplayBar />
+      <div className="wactions">
+        <DeliveriesTransfer />
+        <BulkReplayBar />
+      </div>
       <ComparePickBanner />
       <WatchBody searchRef={searchRef} />
     </section>

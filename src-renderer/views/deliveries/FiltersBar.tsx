@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type Ref } from 'react';
 import { COMPOSE_TYPES, DELIVERY_STATUSES, type DeliveryFilter, type DeliveryStatus } from '../../../src-shared/api';
-import { isFilterActive, statusesOf } from './rows';
+import { foldedFilterCount, isFilterActive, statusesOf } from './rows';
 import { countWords, hiddenWords } from './list-words';
 import { useDeliveries } from '../../app/view-stores';
 import { TimeRangeField } from '../../shared/TimeRangeField';
@@ -62,60 +62,79 @@ export function FiltersBar({ searchRef }: { searchRef: Ref<HTMLInputElement> }) 
   const [text, setText] = useDebounced(filter.text ?? '', (v) => patch({ text: v }));
   const [url, setUrl] = useDebounced(filter.url ?? '', (v) => patch({ url: v }));
 
+  // On a narrow list every field but the search folds behind the Filters button (list.css).
+  const [unfolded, setUnfolded] = useState(false);
+  const folded = foldedFilterCount(filter);
+
   const toggle = (s: DeliveryStatus): void => {
     const next = statuses.includes(s) ? statuses.filter((x) => x !== s) : [...statuses, s];
     patch({ status: next.length > 0 ? next : undefined });
   };
 
   return (
-    <div className="wfilters" role="search" aria-label="Filter deliveries" aria-busy={loading}>
-      <div className="wchips" role="group" aria-label="Status">
-        {DELIVERY_STATUSES.map((s) => (
-          <button
-            key={s}
-            type="button"
-            className={`wchip wchip-${s}`}
-            aria-pressed={statuses.includes(s)}
-            data-testid={`filter-status-${s}`}
-            onClick={() => toggle(s)}
-          >
-            {STATUS_LABELS[s]}
-          </button>
-        ))}
-      </div>
-      <label className="wfield">
-        <span className="wfield-label">Type</span>
-        <select data-testid="filter-type" value={filter.type ?? ''} onChange={(e) => patch({ type: e.target.value || undefined })}>
-          <option value="">all types</option>
-          {COMPOSE_TYPES.map((t) => (
-            <option key={t} value={t}>
-              {t}
-            </option>
+    <div className="wfilters" role="search" aria-label="Filter deliveries" aria-busy={loading} data-unfolded={unfolded}>
+      <button
+        type="button"
+        className="btn wfilters-toggle"
+        aria-expanded={unfolded}
+        aria-controls="wfold-fields wfold-time"
+        data-testid="filters-toggle"
+        data-folded={folded}
+        title={folded > 0 ? `${folded} filter${folded === 1 ? '' : 's'} besides the search narrow the list` : 'Status, type, tracking plan, URL and time'}
+        onClick={() => setUnfolded(!unfolded)}
+      >
+        Filters{folded > 0 ? ` · ${folded}` : ''}
+      </button>
+      <div className="wfold" id="wfold-fields">
+        <div className="wchips" role="group" aria-label="Status">
+          {DELIVERY_STATUSES.map((s) => (
+            <button
+              key={s}
+              type="button"
+              className={`wchip wchip-${s}`}
+              aria-pressed={statuses.includes(s)}
+              data-testid={`filter-status-${s}`}
+              onClick={() => toggle(s)}
+            >
+              {STATUS_LABELS[s]}
+            </button>
           ))}
-        </select>
-      </label>
-      <label className="wfield">
-        <span className="wfield-label">Tracking plan</span>
-        <select
-          data-testid="filter-violations"
-          value={filter.violations ?? ''}
-          onChange={(e) => patch({ violations: e.target.value === 'any' || e.target.value === 'none' ? e.target.value : undefined })}
-        >
-          <option value="">any message</option>
-          <option value="any">violating it</option>
-          <option value="none">passing it</option>
-        </select>
-      </label>
-      <label className="wfield wfield-grow">
-        <span className="wfield-label">URL</span>
-        <input type="search" data-testid="filter-url" placeholder="part of a webhook URL" value={url} onChange={(e) => setUrl(e.target.value)} spellCheck={false} />
-      </label>
-      <label className="wfield wfield-grow">
+        </div>
+        <label className="wfield">
+          <span className="wfield-label">Type</span>
+          <select data-testid="filter-type" value={filter.type ?? ''} onChange={(e) => patch({ type: e.target.value || undefined })}>
+            <option value="">all types</option>
+            {COMPOSE_TYPES.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="wfield">
+          <span className="wfield-label">Tracking plan</span>
+          <select
+            data-testid="filter-violations"
+            value={filter.violations ?? ''}
+            onChange={(e) => patch({ violations: e.target.value === 'any' || e.target.value === 'none' ? e.target.value : undefined })}
+          >
+            <option value="">any message</option>
+            <option value="any">violating it</option>
+            <option value="none">passing it</option>
+          </select>
+        </label>
+        <label className="wfield wfield-grow">
+          <span className="wfield-label">URL</span>
+          <input type="search" data-testid="filter-url" placeholder="part of a webhook URL" value={url} onChange={(e) => setUrl(e.target.value)} spellCheck={false} />
+        </label>
+      </div>
+      <label className="wfield wfield-grow wsearch">
         <span className="wfield-label">Search</span>
         <input
           ref={searchRef}
           type="search"
           data-testid="filter-text"
+          aria-label="Search"
           placeholder="userId, anonymousId, event or messageId   ( / )"
           title="Part of a userId, anonymousId or event (any case), or the start of a messageId (as written)"
           value={text}
@@ -123,14 +142,16 @@ export function FiltersBar({ searchRef }: { searchRef: Ref<HTMLInputElement> }) 
           spellCheck={false}
         />
       </label>
-      <TimeRangeField from={filter.from} to={filter.to} testId="filter-time" onChange={(r) => patch({ from: r.from, to: r.to })} />
-      <div className="wjump" role="group" aria-label="Jump">
-        <button type="button" className="btn" data-testid="jump-oldest" aria-pressed={atOldest} onClick={() => jump('oldest')} title="The oldest deliveries of this filter (live pauses)">
-          Oldest
-        </button>
-        <button type="button" className="btn" data-testid="jump-newest" aria-pressed={!atOldest} onClick={() => jump('newest')} title="The newest deliveries, live">
-          Newest
-        </button>
+      <div className="wfold" id="wfold-time">
+        <TimeRangeField from={filter.from} to={filter.to} testId="filter-time" onChange={(r) => patch({ from: r.from, to: r.to })} />
+        <div className="wjump" role="group" aria-label="Jump">
+          <button type="button" className="btn" data-testid="jump-oldest" aria-pressed={atOldest} onClick={() => jump('oldest')} title="The oldest deliveries of this filter (live pauses)">
+            Oldest
+          </button>
+          <button type="button" className="btn" data-testid="jump-newest" aria-pressed={!atOldest} onClick={() => jump('newest')} title="The newest deliveries, live">
+            Newest
+          </button>
+        </div>
       </div>
       <div className="wlive">
         <button type="button" role="switch" aria-checked={!paused && !engineStopped} aria-label="Live" className="wswitch" data-testid="live-pause" disabled={engineStopped} onClick={() => setPaused(!paused)}>

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { DeliverySummary } from '../../../src-shared/api';
-import { appendOlder, applyUpdates, filterParams, insertRows, isFilterActive, trimRows } from './rows';
+import { appendOlder, applyUpdates, filterParams, foldedFilterCount, insertRows, isFilterActive, trimRows } from './rows';
 import { windowOf } from './VirtualList';
 import { summaryFixture } from '../../testing/summary';
 
@@ -42,6 +42,15 @@ test('the filter as sent leaves out what narrows nothing', () => {
   assert.deepEqual(filterParams({ status: 'retrying', type: 'track', url: '/hook' }), { status: ['retrying'], type: 'track', url: '/hook' });
   assert.equal(isFilterActive({ text: '' }), false);
   assert.equal(isFilterActive({ status: ['failed'] }), true);
+});
+
+test('the folded filters count every term but the text, a time range once', () => {
+  assert.equal(foldedFilterCount({}), 0);
+  assert.equal(foldedFilterCount({ text: 'alice', status: [], url: '' }), 0);
+  assert.equal(foldedFilterCount({ status: ['failed', 'retrying'], text: 'alice' }), 1);
+  assert.equal(foldedFilterCount({ type: 'track', url: '/hook', violations: 'any' }), 3);
+  assert.equal(foldedFilterCount({ from: '2026-01-01T00:00:00.000Z', to: '2026-01-02T00:00:00.000Z' }), 1);
+  assert.equal(foldedFilterCount({ to: '2026-01-02T00:00:00.000Z', status: 'pending' }), 2);
 });
 
 test('the window: rows in view and the overscan either side, clamped to the list', () => {

@@ -104,3 +104,12 @@ export function statusesOf(f: DeliveryFilter): DeliveryStatus[] {
 export function isFilterActive(f: DeliveryFilter): boolean {
   return Object.keys(filterParams(f)).length > 0;
 }
+
+/**
+ * How many terms of the filter besides its text narrow the list (a time range counts once): what
+ * the Filters button says on a narrow window, where those fields fold away behind it.
+ */
+export function foldedFilterCount(f: DeliveryFilter): number {
+  const p = filterParams(f);
+  return [p.status, p.type, p.url, p.violations, p.from ?? p.to].filter((v) => v !== undefined).length;
+}
