@@ -571,6 +571,7 @@ export function createEngine(options: EngineOptions): Engine {
     });
   const rareStatusBackfill = backfillBelowInSlices(stores.rareStatuses, 'retrying, failed and discarded deliveries');
   const messageTimesBackfill = backfillBelowInSlices(stores.messageTimes, "the messages' times");
+  const attemptUrlBackfill = backfillBelowInSlices(stores.attemptUrlRanges, "the attempt URLs' ranges");
 
   const textIndex = createTextIndexCatchUp({
     slice: (max) => {
@@ -666,6 +667,7 @@ export function createEngine(options: EngineOptions): Engine {
         tallyBackfill.start();
         rareStatusBackfill.start();
         messageTimesBackfill.start();
+        attemptUrlBackfill.start();
         commitFollowUp.start();
         // From now on the follow-up keeps the profiles close behind ingest, and the API waits for it before a read.
         stores.profiles.limitReadSettling(READ_SETTLES_AT_MOST);
@@ -684,6 +686,7 @@ export function createEngine(options: EngineOptions): Engine {
       tallyBackfill.stop();
       rareStatusBackfill.stop();
       messageTimesBackfill.stop();
+      attemptUrlBackfill.stop();
       searchTidy.stop();
       try {
         commitFollowUp.finish();

@@ -264,8 +264,10 @@ export function createDeliveryReads(views: DeliveryViewStore, scan: Scan = inWin
         // Deliveries whose messages cannot carry violations are not read for them.
         const from = p.violations === 'any' ? views.violationsFrom() : range.low;
         if (from === null) return { items: [], nextBeforeId: null };
-        let floor = Math.max(p.afterId ?? 0, range.low - 1, from - 1);
-        let high = Math.min(p.beforeId ?? Number.MAX_SAFE_INTEGER, range.high + 1);
+        // A URL only attempts carry: the deliveries outside its attempts' range are not read.
+        const urls = views.urlIdRange(p) ?? { low: range.low, high: range.high };
+        let floor = Math.max(p.afterId ?? 0, range.low - 1, from - 1, urls.low - 1);
+        let high = Math.min(p.beforeId ?? Number.MAX_SAFE_INTEGER, range.high + 1, urls.high + 1);
         if (route === 'bounded' && high - 1 - floor > budget) {
           if (p.oldest) high = stop = floor + 1 + budget;
           else floor = stop = high - 1 - budget;
@@ -344,6 +346,12 @@ export function createDeliveryReads(views: DeliveryViewStore, scan: Scan = inWin
       const bounds = timed ? timeBounds(views, f) : { afterId: range.low - 1, beforeId: range.high + 1 };
       if (bounds === null) return { total: start.total, matching: 0 };
       if (f.violations === 'any') bounds.afterId = Math.max(bounds.afterId, violationsFrom - 1);
+      const urls = views.urlIdRange(f);
+      if (urls !== null) {
+        bounds.afterId = Math.max(bounds.afterId, urls.low - 1);
+        bounds.beforeId = Math.min(bounds.beforeId, urls.high + 1);
+        if (bounds.beforeId - 1 <= bounds.afterId) return { total: start.total, matching: 0 };
+      }
       // A text no index answers counts the newest part of the range one call reads, and says so.
       const cut = route === 'bounded' && bounds.beforeId - 1 - bounds.afterId > budget ? bounds.beforeId - 1 - budget : null;
       if (cut !== null) bounds.afterId = cut;

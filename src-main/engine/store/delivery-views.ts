@@ -5,6 +5,7 @@
  */
 import { COUNT_LIMIT, type DeliveryCounts, type DeliveryStatus } from '../../../src-shared/api';
 import type { Db } from './database';
+import type { DeliveryIdRange } from './attempt-url-ranges';
 import { BODY_OF } from './body-pack';
 import { statement, statements } from './statements';
 import { partName } from './search-index';
@@ -680,6 +681,10 @@ export class DeliveryViewStore {
       urlInEntries: 'SELECT EXISTS (SELECT 1 FROM webhook_entries WHERE instr(lower(url), lower(?)) > 0) AS found',
       urlInTargets: 'SELECT EXISTS (SELECT 1 FROM deliveries WHERE target_url IS NOT NULL AND instr(lower(target_url), lower(?)) > 0) AS found',
       urlInAttempts: 'SELECT EXISTS (SELECT 1 FROM attempt_urls WHERE instr(lower(url), lower(?)) > 0) AS found',
+      // The deliveries the matching attempt URLs were attempted for, NULL bounds while any is unknown.
+      urlRange: `SELECT iif(SUM(first_delivery IS NULL) > 0, NULL, MIN(first_delivery)) AS low, iif(SUM(last_delivery IS NULL) > 0, NULL, MAX(last_delivery)) AS high
+        FROM attempt_urls WHERE instr(lower(url), lower(?)) > 0`,
+      urlRangesBelow: 'SELECT below FROM attempt_url_backfill',
       // A text count's probes: the span of message ids (the newest entries of one trigram: trigramEntries).
       textParts: 'SELECT part FROM message_text_parts ORDER BY part',
       messageSpan: 'SELECT (SELECT id FROM messages ORDER BY id DESC LIMIT 1) - (SELECT id FROM messages ORDER BY id LIMIT 1) + 1 AS span',
@@ -764,6 +769,19 @@ export class DeliveryViewStore {
     if (f.url === null) return EVERYWHERE;
     const found = (s: { get(...p: unknown[]): unknown }): boolean => (s.get(f.url) as { found: number }).found === 1;
     return { entries: found(this.s.urlInEntries), targets: found(this.s.urlInTargets), attempts: found(this.s.urlInAttempts) };
+  }
+
+  /**
+   * The ids of the only deliveries a URL filter can match, when only attempts carry its needle
+   * (neither a destination's entry nor a replay's target): those its URLs were attempted for
+   * (schema 31). Null when the filter is not bounded so: no URL, the needle elsewhere too, or the
+   * ranges of an upgraded log still being filled.
+   */
+  urlIdRange(f: DeliveryQueryFilter, reach: UrlReach = this.urlReach(f)): DeliveryIdRange | null {
+    if (f.url === null || reach.entries || reach.targets || !reach.attempts) return null;
+    if ((this.s.urlRangesBelow.get() as { below: number }).below !== 0) return null;
+    const r = this.s.urlRange.get(f.url) as { low: number | null; high: number | null };
+    return r.low === null || r.high === null ? null : { low: r.low, high: r.high };
   }
 
   /** Deliveries by status, exact, from the counts the triggers keep. */

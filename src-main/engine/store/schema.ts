@@ -608,4 +608,26 @@ export const MIGRATIONS: readonly string[] = [
      form a row holds; rows from before keep theirs (text). */ `
   ALTER TABLE requests ADD COLUMN body_format INTEGER NOT NULL DEFAULT 0;
   `,
+  /* 31: the range of delivery ids each attempt URL was attempted for (store/attempt-url-ranges.ts).
+     A URL filter whose needle only attempts carry (a receiver's address since changed, say an
+     ngrok URL of yesterday) checked every delivery's attempts from the newest down, about 13 µs a
+     delivery at 10M, so the matches below a day of new traffic took dozens of calls to reach; with
+     the range a read starts at the range's top and stops at its bottom. The range only widens
+     (retention, purges and Clear log leave it as it was), so it always covers every delivery
+     that has such an attempt. The trigger writes the URL's row only when an attempt falls outside
+     it: at most once per round for the newest deliveries, on a table of one row per URL. Ranges
+     of attempts from before are filled downwards from attempt_url_backfill.below in slices after
+     start, and read only once that is done. */ `
+  ALTER TABLE attempt_urls ADD COLUMN first_delivery INTEGER;
+  ALTER TABLE attempt_urls ADD COLUMN last_delivery INTEGER;
+  CREATE TABLE attempt_url_backfill (below INTEGER NOT NULL);
+  INSERT INTO attempt_url_backfill (below) SELECT COALESCE(MAX(id) + 1, 0) FROM attempts;
+  DROP TRIGGER attempt_urls_insert;
+  CREATE TRIGGER attempt_urls_insert AFTER INSERT ON attempts BEGIN
+    INSERT OR IGNORE INTO attempt_urls (url, first_delivery, last_delivery) VALUES (NEW.url, NEW.delivery_id, NEW.delivery_id);
+    UPDATE attempt_urls SET first_delivery = MIN(COALESCE(first_delivery, NEW.delivery_id), NEW.delivery_id),
+        last_delivery = MAX(COALESCE(last_delivery, NEW.delivery_id), NEW.delivery_id)
+      WHERE url = NEW.url AND (first_delivery IS NULL OR NEW.delivery_id < first_delivery OR NEW.delivery_id > last_delivery);
+  END;
+  `,
 ];

@@ -12,6 +12,7 @@ import { AssertionStore } from './assertions';
 import { SearchIndexStore } from './search-index';
 import { MessageTallyStore } from './message-tallies';
 import { rareStatusStore } from './rare-statuses';
+import { attemptUrlRangeStore } from './attempt-url-ranges';
 import { messageTimeStore, type MessageTimeStore } from './message-times';
 import type { BackfillBelow } from './backfill-below';
 
@@ -35,6 +36,8 @@ export interface Stores {
   readonly tallies: MessageTallyStore;
   /** The deliveries that are retrying, failed or discarded, for the assertions' status filters. */
   readonly rareStatuses: BackfillBelow;
+  /** The range of delivery ids each attempt URL was attempted for (schema 31). */
+  readonly attemptUrlRanges: BackfillBelow;
   /** Every message's time of receipt, for the assertions' since and until. */
   readonly messageTimes: MessageTimeStore;
   /** Sources, destinations and settings. */
@@ -89,6 +92,7 @@ export function createStores(db: Db, secrets?: SecretSealer, options: { searchIn
     searchIndex,
     tallies,
     rareStatuses: rareStatusStore(db),
+    attemptUrlRanges: attemptUrlRangeStore(db),
     messageTimes,
     config: new ConfigStore(db, secrets),
     profiles,
