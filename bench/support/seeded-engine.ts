@@ -16,13 +16,14 @@ export interface SeededEngine {
   close(): Promise<void>;
 }
 
-/** Whether what an upgraded log does after start is done: the bodies packed, the search index, the tallies, the list of rare statuses and the messages' times caught up. */
+/** Whether what an upgraded log does after start is done: the bodies packed, the search index, the tallies, the list of rare statuses, the messages' times and the attempt URLs' ranges caught up. */
 export const upgradeCaughtUp = (engine: Engine): boolean =>
   engine.stores.log.bodiesPacked() &&
   engine.stores.deliveryViews.textIndexReady() &&
   engine.stores.tallies.range().below === 0 &&
   engine.stores.rareStatuses.ready() &&
-  engine.stores.messageTimes.ready();
+  engine.stores.messageTimes.ready() &&
+  engine.stores.attemptUrlRanges.ready();
 
 /**
  * An engine on a folder seeded by the scale benchmark (a copy: measures write to it), with the
