@@ -33,7 +33,7 @@ test('the store exports page by page into one file, stops on Cancel without savi
   const http = serverTransport(h.server.url, h.server.token);
   try {
     await h.post('/v1/batch', { batch: Array.from({ length: 5 }, (_, i) => ({ type: 'track', event: 'E', userId: `u-${i}`, messageId: `m-${i}` })) });
-    const saved: { name: string; parts: string[] }[] = [];
+    const saved: { name: string; file: Blob }[] = [];
     const calls: string[] = [];
     let onPage: (() => void) | null = null;
     const transport: Transport = {
@@ -45,14 +45,15 @@ test('the store exports page by page into one file, stops on Cancel without savi
         return result;
       },
     };
-    const { store } = createTransferStore(transport, { save: (name, parts) => saved.push({ name, parts }), now: () => new Date(2026, 0, 2, 3, 4, 5), pageSize: 2 });
+    const { store } = createTransferStore(transport, { save: (name, file) => saved.push({ name, file }), now: () => new Date(2026, 0, 2, 3, 4, 5), pageSize: 2 });
 
     await store.getState().startExport('ndjson', { userId: 'u-1' });
     await store.getState().startExport('ndjson', {});
     assert.equal(saved.length, 2);
     assert.equal(saved[0]?.name, 'hookbench-2026-01-02-030405.ndjson');
-    assert.deepEqual(saved[1]?.parts.map((p) => p.trimEnd().split('\n').length), [2, 2, 1]);
-    assert.deepEqual(saved[1]?.parts.join('').trimEnd().split('\n').map((l) => (JSON.parse(l) as { messageId: string }).messageId), ['m-0', 'm-1', 'm-2', 'm-3', 'm-4']);
+    assert.equal(saved[1]?.file.type, 'application/x-ndjson');
+    const lines = (await saved[1]?.file.text())?.trimEnd().split('\n') ?? [];
+    assert.deepEqual(lines.map((l) => (JSON.parse(l) as { messageId: string }).messageId), ['m-0', 'm-1', 'm-2', 'm-3', 'm-4'], 'three pages of two, in order, one file');
     assert.deepEqual(store.getState().exportRun, { format: 'ndjson', state: 'done', done: 5, total: 5, file: 'hookbench-2026-01-02-030405.ndjson', error: null });
 
     calls.length = 0;
