@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type RefObject } from 'react';
+import { memo, useEffect, useRef, useState, type RefObject } from 'react';
 import { REQUEST_BODY_LIMITS, type InboundMessageView, type InboundRequest, type InboundRequestDetail, type RequestFilter } from '../../../src-shared/api';
 import { TimeRangeField } from '../../shared/TimeRangeField';
 import type { IngestWarning } from '../../../src-shared/events';
@@ -8,6 +8,7 @@ import { snippetsFor } from '../configure/snippets';
 import { bytesOf, dateTimeOf, prettyJson, whenOf } from '../../shared/format';
 import { Badge } from '../../shared/Badge';
 import { sourceNameOf } from './source-names';
+import { INBOUND_MAX_ROWS } from './store';
 import { useDeliveries, useFollowWhileShown, useInbound } from '../../app/view-stores';
 import { EmptyState } from '../../shared/EmptyState';
 import { isTypingTarget } from '../../shared/keys';
@@ -44,6 +45,7 @@ function InboundFilters({ searchRef }: { searchRef: RefObject<HTMLInputElement |
   const setFilter = useInbound((s) => s.setFilter);
   const sources = useInbound((s) => s.sources);
   const atOldest = useInbound((s) => s.atOldest);
+  const newestDropped = useInbound((s) => s.newestDropped);
   const jump = useInbound((s) => s.jump);
   const latest = useRef(filter);
   latest.current = filter;
@@ -107,7 +109,7 @@ function InboundFilters({ searchRef }: { searchRef: RefObject<HTMLInputElement |
         <button type="button" className="btn" data-testid="inbound-jump-oldest" aria-pressed={atOldest} onClick={() => jump('oldest')}>
           Oldest
         </button>
-        <button type="button" className="btn" data-testid="inbound-jump-newest" aria-pressed={!atOldest} onClick={() => jump('newest')}>
+        <button type="button" className="btn" data-testid="inbound-jump-newest" aria-pressed={!atOldest && !newestDropped} onClick={() => jump('newest')}>
           Newest
         </button>
       </div>
@@ -147,6 +149,9 @@ function RequestList({ searchRef }: { searchRef: RefObject<HTMLInputElement | nu
   const loadingMore = useInbound((s) => s.loadingMore);
   const loadMore = useInbound((s) => s.loadMore);
   const move = useInbound((s) => s.move);
+  const sources = useInbound((s) => s.sources);
+  const newestDropped = useInbound((s) => s.newestDropped);
+  const jump = useInbound((s) => s.jump);
   // On the window, as in Deliveries: the keys work as soon as the view is shown, without a click first.
   useEffect(() => {
     const onKey = (e: KeyboardEvent): void => {
@@ -167,6 +172,15 @@ function RequestList({ searchRef }: { searchRef: RefObject<HTMLInputElement | nu
   }, [move, select, searchRef, selectedId]);
   return (
     <div className="inbound-list">
+      {newestDropped && (
+        <p className="inbound-dropped" role="status" data-testid="inbound-newest-dropped">
+          Older calls only: the list holds {INBOUND_MAX_ROWS.toLocaleString('en-US')} calls at most, so the newest were let go as you paged back, and new calls
+          are not added.{' '}
+          <button type="button" className="link" onClick={() => jump('newest')} data-testid="inbound-back-to-newest">
+            Back to the newest
+          </button>
+        </p>
+      )}
       <table className="data-table selectable nowrap" data-testid="inbound-requests">
         <thead>
           <tr>
@@ -184,7 +198,7 @@ function RequestList({ searchRef }: { searchRef: RefObject<HTMLInputElement | nu
         </thead>
         <tbody>
           {rows.map((r) => (
-            <RequestRow key={r.id} row={r} />
+            <RequestRow key={r.id} row={r} selected={r.id === selectedId} source={sourceNameOf(r.sourceId, sources)} select={select} />
           ))}
         </tbody>
       </table>
@@ -208,10 +222,22 @@ function RequestList({ searchRef }: { searchRef: RefObject<HTMLInputElement | nu
   );
 }
 
-function RequestRow({ row }: { row: InboundRequest }) {
-  const selected = useInbound((s) => s.selectedId === row.id);
-  const select = useInbound((s) => s.select);
-  const source = useInbound((s) => sourceNameOf(row.sourceId, s.sources));
+/**
+ * One call's row. Memoized, with what it shows passed in rather than read from the store: with
+ * thousands of calls paged in, each store change ran three selectors per row and each live
+ * refresh re-rendered every row; now only the rows whose props changed render.
+ */
+const RequestRow = memo(function RequestRow({
+  row,
+  selected,
+  source,
+  select,
+}: {
+  row: InboundRequest;
+  selected: boolean;
+  source: string;
+  select: (id: number | null) => void;
+}) {
   // An unknown write key is answered 200 (so SDKs do not retry) yet refused: the code says so.
   const refused = row.httpStatus >= 400 || row.errorCode !== null;
   return (
@@ -272,7 +298,7 @@ function RequestRow({ row }: { row: InboundRequest }) {
       )}
     </>
   );
-}
+});
 
 function RequestDetail() {
   const selectedId = useInbound((s) => s.selectedId);

@@ -9,7 +9,7 @@ import { configWith, startHarness } from '../../../src-main/engine/testing/harne
 import { Receiver } from '../../../src-main/engine/testing/receiver';
 import { waitUntil } from '../../../src-main/engine/testing/wait';
 import { serverTransport } from '../../testing/server-transport';
-import { createInboundStore, withFirstPage } from './store';
+import { createInboundStore, keepNewest, keepOlder, mergeRows, withFirstPage } from './store';
 import { sourceNameOf } from './source-names';
 
 const req = (id: number): InboundRequest => ({
@@ -40,6 +40,27 @@ test('a fresh first page is merged when it reaches what is shown, and replaces i
   const whole = withFirstPage(shown, { items: [req(9), req(8)], nextBeforeId: null });
   assert.deepEqual(ids(whole.rows), [9, 8, 5, 4, 3], 'a page that is not full holds every newer call');
   assert.deepEqual(withFirstPage({ rows: [], nextBeforeId: null }, { items: [req(2), req(1)], nextBeforeId: 1 }), { rows: [req(2), req(1)], nextBeforeId: 1 });
+});
+
+test('a merge keeps the rows held (the same objects), adds new ones above and older ones below, and changes nothing when nothing is new', () => {
+  const rows = [req(9), req(8), req(7), req(5)];
+  assert.equal(mergeRows(rows, [req(9), req(8), req(7)]), rows, 'a refresh with nothing new: the same array');
+  assert.equal(mergeRows(rows, []), rows);
+  const live = mergeRows(rows, [req(12), req(10), req(11), req(9), req(8)]);
+  assert.deepEqual(live.map((r) => r.id), [12, 11, 10, 9, 8, 7, 5]);
+  assert.equal(live[3], rows[0], 'a row held stays the same object');
+  assert.deepEqual(mergeRows(rows, [req(3), req(4), req(1)]).map((r) => r.id), [9, 8, 7, 5, 4, 3, 1], 'older calls below');
+  const gap = mergeRows(rows, [req(6), req(10)]);
+  assert.deepEqual(gap.map((r) => r.id), [10, 9, 8, 7, 6, 5], 'a row inside the range not held: merged in its place');
+  assert.equal(gap[1], rows[0]);
+});
+
+test('the list holds a bounded number of calls: live calls push out the oldest (paged in again by Load older), paging back pushes out the newest', () => {
+  const rows = [req(9), req(8), req(7), req(6), req(5)];
+  assert.deepEqual(keepNewest({ rows, nextBeforeId: 2 }, 5), { rows, nextBeforeId: 2 });
+  assert.deepEqual(keepNewest({ rows: [req(11), req(10), ...rows], nextBeforeId: 2 }, 5), { rows: [req(11), req(10), req(9), req(8), req(7)], nextBeforeId: 7 });
+  assert.deepEqual(keepOlder(rows, 5), { rows, dropped: false });
+  assert.deepEqual(keepOlder([...rows, req(4), req(3)], 5), { rows: [req(7), req(6), req(5), req(4), req(3)], dropped: true });
 });
 
 test('source names in words', () => {

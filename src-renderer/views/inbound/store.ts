@@ -18,6 +18,25 @@ import type { Transport } from '../../transport';
 import { batcher, followLive, messageOf, perFrame, type Schedule, type ViewStore } from '../../shared/live-store';
 
 export const INBOUND_PAGE = 100;
+/**
+ * Calls the list holds at most. Paging further back drops the newest ones from the top, and the
+ * list stops following new calls until Newest brings it back. The table is laid out and painted
+ * whole: with 4,000 calls paged in, each live refresh took about 60 ms of layout and 50 of
+ * painting, ten times a second, and the page froze (bench/ui-inbound.measure.ts).
+ */
+export const INBOUND_MAX_ROWS = 600;
+
+/** Pure: the rows after new calls came in live: the oldest dropped beyond `max`, paged in again by Load older. */
+export function keepNewest(p: Pick<InboundState, 'rows' | 'nextBeforeId'>, max = INBOUND_MAX_ROWS): Pick<InboundState, 'rows' | 'nextBeforeId'> {
+  if (p.rows.length <= max) return p;
+  const rows = p.rows.slice(0, max);
+  return { rows, nextBeforeId: (rows[rows.length - 1] as InboundRequest).id };
+}
+
+/** Pure: the rows after older ones were paged in: the newest dropped beyond `max`, and whether any were. */
+export function keepOlder(rows: InboundRequest[], max = INBOUND_MAX_ROWS): { rows: InboundRequest[]; dropped: boolean } {
+  return rows.length > max ? { rows: rows.slice(rows.length - max), dropped: true } : { rows, dropped: false };
+}
 
 export interface InboundDetail {
   requestId: number;
@@ -52,6 +71,8 @@ export interface InboundState {
   filter: RequestFilter;
   /** The list shows the oldest page; live calls are not added above it until the newest is shown again. */
   atOldest: boolean;
+  /** Paging back dropped the newest calls (INBOUND_MAX_ROWS): the list is not live until Newest. */
+  newestDropped: boolean;
   /** Replaces the filter and loads the first page again. */
   setFilter(filter: RequestFilter): void;
   jump(to: 'oldest' | 'newest'): void;
@@ -62,11 +83,44 @@ export interface InboundState {
 }
 
 
-/** Newest first, each id once. Requests are written once, whole, so a row never changes. */
+/**
+ * Newest first, each id once. Requests are written once, whole, so a row never changes: the rows
+ * already held are kept as they are (the same objects, so the list re-renders none of them), and
+ * when nothing is new the same array comes back. New rows above the newest and below the oldest
+ * are the live refresh and Load older; only a row in between (a gap) makes a full merge. With
+ * thousands of rows paged in, each live refresh sorted and re-rendered them all, and the page
+ * froze for seconds.
+ */
 export function mergeRows(rows: InboundRequest[], more: InboundRequest[]): InboundRequest[] {
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  for (const r of more) byId.set(r.id, r);
-  return [...byId.values()].sort((a, b) => b.id - a.id);
+  const newest = rows[0]?.id ?? Number.NEGATIVE_INFINITY;
+  const oldest = rows[rows.length - 1]?.id ?? Number.POSITIVE_INFINITY;
+  const held = (id: number): boolean => {
+    // Binary search: rows are newest first.
+    let lo = 0;
+    let hi = rows.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const at = (rows[mid] as InboundRequest).id;
+      if (at === id) return true;
+      if (at > id) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return false;
+  };
+  const above = new Map<number, InboundRequest>();
+  const below = new Map<number, InboundRequest>();
+  for (const r of more) {
+    if (r.id > newest) above.set(r.id, r);
+    else if (r.id < oldest) below.set(r.id, r);
+    else if (!held(r.id)) {
+      const byId = new Map(rows.map((x) => [x.id, x]));
+      for (const m of more) if (!byId.has(m.id)) byId.set(m.id, m);
+      return [...byId.values()].sort((a, b) => b.id - a.id);
+    }
+  }
+  if (above.size === 0 && below.size === 0) return rows;
+  const desc = (a: InboundRequest, b: InboundRequest): number => b.id - a.id;
+  return [...[...above.values()].sort(desc), ...rows, ...[...below.values()].sort(desc)];
 }
 
 /**
@@ -99,13 +153,14 @@ export function createInboundStore(transport: Transport, schedule: Schedule = pe
     detail: null,
     filter: {},
     atOldest: false,
+    newestDropped: false,
     setFilter(filter) {
-      set({ filter: requestFilterParams(filter), atOldest: false, rows: [], nextBeforeId: null, loaded: false });
+      set({ filter: requestFilterParams(filter), atOldest: false, newestDropped: false, rows: [], nextBeforeId: null, loaded: false });
       void loadFirstPage();
     },
     jump(to) {
       if (to === 'newest') {
-        set({ atOldest: false, rows: [], nextBeforeId: null });
+        set({ atOldest: false, newestDropped: false, rows: [], nextBeforeId: null });
         void loadFirstPage();
       } else {
         set({ atOldest: true });
@@ -128,7 +183,14 @@ export function createInboundStore(transport: Transport, schedule: Schedule = pe
       set({ loadingMore: true });
       try {
         const page = await transport.call('listRequests', { ...get().filter, beforeId: nextBeforeId, limit: INBOUND_PAGE });
-        set({ rows: mergeRows(get().rows, page.items), nextBeforeId: page.nextBeforeId, loadingMore: false, error: null });
+        const kept = keepOlder(mergeRows(get().rows, page.items));
+        set({
+          rows: kept.rows,
+          nextBeforeId: page.nextBeforeId,
+          loadingMore: false,
+          error: null,
+          ...(kept.dropped ? { newestDropped: true } : {}),
+        });
       } catch (err) {
         set({ loadingMore: false, error: messageOf(err) });
       }
@@ -159,7 +221,7 @@ export function createInboundStore(transport: Transport, schedule: Schedule = pe
     try {
       const page = await transport.call('listRequests', { ...filter, limit: INBOUND_PAGE });
       if (g !== generation) return;
-      store.setState((s) => ({ ...withFirstPage(s, page), loaded: true, error: null }));
+      store.setState((s) => ({ ...keepNewest(withFirstPage(s, page)), loaded: true, error: null }));
     } catch (err) {
       fail(err);
     }
@@ -179,9 +241,11 @@ export function createInboundStore(transport: Transport, schedule: Schedule = pe
   const loadSources = (): Promise<void> => transport.call('listSources').then((sources) => store.setState({ sources }), fail);
 
   const firstPage = batcher(schedule, loadFirstPage);
+  /** Whether the list shows the newest calls, so that new ones are added above them. */
+  const following = (): boolean => !store.getState().atOldest && !store.getState().newestDropped;
   function queue(event: LiveEvent): void {
     if (event.type === 'config' && event.what === 'sources') void loadSources();
-    if (event.type === 'requests' && !store.getState().atOldest) firstPage.kick();
+    if (event.type === 'requests' && following()) firstPage.kick();
   }
 
   return {
@@ -195,7 +259,7 @@ export function createInboundStore(transport: Transport, schedule: Schedule = pe
       void loadSources();
       transport.call('getEnvironment').then((environment) => store.setState({ environment }), fail);
       return followLive(transport, { onEvent: queue, onReconnect: () => {
-          if (!store.getState().atOldest) firstPage.kick();
+          if (following()) firstPage.kick();
           void loadSources();
         },
       });
