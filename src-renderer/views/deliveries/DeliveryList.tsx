@@ -15,6 +15,7 @@ import { isFilterActive } from './rows';
 import { VirtualList, type VirtualListHandle } from './VirtualList';
 import { noMatchWords, searchedWords } from './list-words';
 import { useDeliveries } from '../../app/view-stores';
+import { useShownCounts } from './use-shown-counts';
 import { EmptyState } from '../../shared/EmptyState';
 import { ComparePickBanner } from './compare/ComparePickBanner';
 import { useCompare } from '../../app/view-stores';
@@ -42,7 +43,7 @@ function WatchBody({ searchRef }: { searchRef: RefObject<HTMLInputElement | null
   const rows = useDeliveries((s) => s.rows);
   const loaded = useDeliveries((s) => s.loaded);
   const filter = useDeliveries((s) => s.filter);
-  const counts = useDeliveries((s) => s.counts);
+  const counts = useShownCounts();
   const setFilter = useDeliveries((s) => s.setFilter);
   const loading = useDeliveries((s) => s.loading);
   const searched = useDeliveries((s) => s.searched);

@@ -4,6 +4,7 @@ import { foldedFilterCount, isFilterActive, statusesOf } from './rows';
 import { countWords, hiddenWords } from './list-words';
 import { useDeliveries } from '../../app/view-stores';
 import { TimeRangeField } from '../../shared/TimeRangeField';
+import { useShownCounts } from './use-shown-counts';
 
 /** Typing waits this long for the next key before the list reloads. */
 export const TYPING_DEBOUNCE_MS = 250;
@@ -44,7 +45,7 @@ const STATUS_LABELS: Record<DeliveryStatus, string> = {
 export function FiltersBar({ searchRef }: { searchRef: Ref<HTMLInputElement> }) {
   const filter = useDeliveries((s) => s.filter);
   const setFilter = useDeliveries((s) => s.setFilter);
-  const counts = useDeliveries((s) => s.counts);
+  const counts = useShownCounts();
   const shown = useDeliveries((s) => s.rows.length);
   const paused = useDeliveries((s) => s.paused);
   const engineStopped = useDeliveries((s) => s.connection === 'stopped');

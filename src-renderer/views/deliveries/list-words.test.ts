@@ -6,6 +6,7 @@ import {
   bulkConfirmWords,
   bulkSummaryWords,
   countWords,
+  countsBesideList,
   eventWords,
   noMatchWords,
   hiddenWords,
@@ -159,4 +160,19 @@ test('route, names and short URLs', () => {
   assert.equal(shortUrl('http://127.0.0.1:9000/hook?x=1'), '127.0.0.1:9000/hook?x=1');
   assert.equal(shortUrl('https://example.com/'), 'example.com');
   assert.equal(shortUrl('not a url'), 'not a url');
+});
+
+test('a count that stopped short gives way to the list once the list holds every match', () => {
+  const held = { loaded: true, loading: false, hasOlder: false, searched: null, atOldest: false, newWhilePaused: 0, shown: 0 };
+  const partial = { total: 10_063_330, matching: 0, searchedTo: '2026-11-28T11:01:39.000Z' };
+  assert.deepEqual(countsBesideList(partial, held), { total: 10_063_330, matching: 0 }, 'the list read to its end and found none: exactly none');
+  assert.equal(noMatchWords(countsBesideList(partial, held)), 'All 10,063,330 deliveries are hidden by it. Loosen the filter, or clear it to see every delivery.');
+  assert.deepEqual(countsBesideList({ total: 50_000, matching: 10_000, capped: true }, { ...held, shown: 12 }), { total: 50_000, matching: 12 });
+  // Not while the list itself is short of the end, or holds back rows.
+  for (const notWhole of [{ hasOlder: true }, { searched: { to: 'x', direction: 'older' } }, { atOldest: true }, { newWhilePaused: 3 }, { loading: true }, { loaded: false }]) {
+    assert.equal(countsBesideList(partial, { ...held, ...notWhole }), partial, JSON.stringify(notWhole));
+  }
+  const exact = { total: 9, matching: 4 };
+  assert.equal(countsBesideList(exact, { ...held, shown: 4 }), exact, 'an exact count stays as it is');
+  assert.equal(countsBesideList(null, held), null);
 });

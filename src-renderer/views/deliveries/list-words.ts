@@ -15,6 +15,32 @@ export function shownMatching(counts: DeliveryCounts, shown: number): number {
   return counts.searchedTo && !counts.capped ? Math.max(counts.matching, shown) : counts.matching;
 }
 
+/** What the list holds, for judging a count beside it. */
+export interface ListHeld {
+  loaded: boolean;
+  loading: boolean;
+  hasOlder: boolean;
+  searched: unknown;
+  atOldest: boolean;
+  newWhilePaused: number;
+  shown: number;
+}
+
+/**
+ * Pure: the counts as the bar and the empty list say them. Once the list holds every match (read
+ * to its end, nothing stopped short, nothing held back while paused), a count that stopped short
+ * ("0+ … counted since …", or capped) is replaced by what the list holds: exact. On a 10M log a
+ * cold text count ran out of time while the list had read to its end and found nothing, and the
+ * bar said "0+ … (counted since …)" beside "All 10,063,330 deliveries are hidden by it".
+ */
+export function countsBesideList(counts: DeliveryCounts | null, list: ListHeld): DeliveryCounts | null {
+  if (!counts || !(counts.searchedTo || counts.capped)) return counts;
+  const complete = list.loaded && !list.loading && !list.hasOlder && list.searched === null && !list.atOldest && list.newWhilePaused === 0;
+  if (!complete || list.shown > counts.total) return counts;
+  const { searchedTo: _searched, capped: _capped, ...exact } = counts;
+  return { ...exact, matching: list.shown };
+}
+
 export function countWords(counts: DeliveryCounts | null, filtered: boolean, now: number = Date.now(), shown = 0): string {
   if (!counts) return '…';
   if (!filtered) return plural(counts.total, 'delivery', 'deliveries');
