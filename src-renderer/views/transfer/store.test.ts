@@ -9,7 +9,7 @@ import { serverTransport } from '../../testing/server-transport';
 import type { Transport } from '../../transport';
 import type { ApiMethod, ApiParams, ApiResult } from '../../../src-shared/api';
 import { exportFileName, scopeOfDeliveries, scopeOfInbound } from './scope';
-import { createTransferStore } from './store';
+import { blobSink, createTransferStore, type ExportSink } from './store';
 
 test('a view filter as an export scope: what applies goes into the message filter, the rest is named', () => {
   assert.deepEqual(scopeOfDeliveries({ type: 'track', status: ['failed'], violations: 'any', from: '2026-01-01T00:00:00Z', text: 'u-1', url: 'hook' }), {
@@ -45,7 +45,22 @@ test('the store exports page by page into one file, stops on Cancel without savi
         return result;
       },
     };
-    const { store } = createTransferStore(transport, { save: (name, file) => saved.push({ name, file }), now: () => new Date(2026, 0, 2, 3, 4, 5), pageSize: 2 });
+    // Where the picker is declined nothing is read; a sink that is written page by page is aborted on Cancel.
+    let declining = false;
+    const streamed: { name: string; writes: string[]; ended: 'closed' | 'aborted' | null }[] = [];
+    let streaming = false;
+    const openSink = async (name: string, type: string): Promise<ExportSink | null> => {
+      if (declining) return null;
+      if (!streaming) return blobSink(name, type, (n, file) => saved.push({ name: n, file }));
+      const s = { name, writes: [] as string[], ended: null as 'closed' | 'aborted' | null };
+      streamed.push(s);
+      return {
+        write: async (text) => void s.writes.push(text),
+        close: async () => void (s.ended = 'closed'),
+        abort: async () => void (s.ended = 'aborted'),
+      };
+    };
+    const { store } = createTransferStore(transport, { openSink, now: () => new Date(2026, 0, 2, 3, 4, 5), pageSize: 2 });
 
     await store.getState().startExport('ndjson', { userId: 'u-1' });
     await store.getState().startExport('ndjson', {});
@@ -62,6 +77,21 @@ test('the store exports page by page into one file, stops on Cancel without savi
     assert.equal(calls.filter((c) => c === 'exportMessages').length, 1, 'no page is read after Cancel');
     assert.equal(saved.length, 2, 'a cancelled export saves nothing');
     assert.equal(store.getState().exportRun?.state, 'cancelled');
+
+    onPage = null;
+    declining = true;
+    calls.length = 0;
+    await store.getState().startExport('ndjson', {});
+    assert.deepEqual(calls, [], 'the picker declined: nothing is read');
+    assert.equal(store.getState().exportRun?.state, 'cancelled');
+    declining = false;
+    streaming = true;
+    await store.getState().startExport('ndjson', {});
+    assert.deepEqual(streamed[0]?.writes.map((w) => w.trimEnd().split('\n').length), [2, 2, 1], 'each page written as it is read');
+    assert.equal(streamed[0]?.ended, 'closed');
+    onPage = () => store.getState().cancelExport();
+    await store.getState().startExport('ndjson', {});
+    assert.equal(streamed[1]?.ended, 'aborted', 'a cancelled export leaves no file');
 
     await store.getState().loadSources();
     const text = ['{"type":"track","event":"New","userId":"n-1","messageId":"n-1"}', '{"type":"track","userId":"n-2"}', '{"type":"track","event":"E","userId":"u-0","messageId":"m-0"}', 'oops'].join('\n');

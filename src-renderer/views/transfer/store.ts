@@ -1,10 +1,12 @@
 /**
  * Export and import from Deliveries and Inbound, through the engine API (the same in the desktop
- * app and in a browser). An export reads the log a page per call and turns each page's text into a
- * Blob at once, then hands the Blob of them all to `save` (a download); Cancel stops between two
- * pages. Kept as text, the pages of a whole 10M log filled the tab's heap (2.9 GB at 3.4M
- * messages) until the tab crashed; a Blob's bytes live outside the page's heap, in the browser's
- * blob storage, which goes to disk when they outgrow memory. An import
+ * app and in a browser). An export first asks where to save (the File System Access picker, which
+ * Chromium and Electron have), then reads the log a page per call and writes each page to that
+ * file as it comes, so nothing of it stays in the page; Cancel stops between two pages and
+ * leaves no file. Where there is no picker, each page becomes a Blob at once and the Blob of them
+ * all is downloaded at the end. Kept as text, the pages of a whole 10M log filled the tab's heap
+ * (2.9 GB at 3.4M messages) until the tab crashed; as Blobs they stay out of the heap, but
+ * Chromium refuses to download a Blob of a gigabyte or more (a million messages). An import
  * parses the file here (src-shared/import-file.ts, as `hookbench import` does), then sends it a
  * batch per call through the engine's Tracking API; Cancel stops between two batches.
  */
@@ -62,9 +64,21 @@ export interface TransferState {
   dismiss(which: 'export' | 'import'): void;
 }
 
+/** Where an export's pages go as they are read. */
+export interface ExportSink {
+  write(text: string): Promise<void>;
+  /** The last page is written: the file is complete. */
+  close(): Promise<void>;
+  /** Cancelled or failed: nothing is left. */
+  abort(): Promise<void>;
+}
+
+/** Opens a sink for a file of this name and type; null when the user declined to pick one. */
+export type OpenSink = (name: string, type: string) => Promise<ExportSink | null>;
+
 export interface TransferOptions {
-  /** Hands a finished file to the user; a download by default. */
-  save?: (name: string, file: Blob) => void;
+  /** Where an export is written; the user's choice of file, or a download, by default (openFileSink). */
+  openSink?: OpenSink;
   now?: () => Date;
   /** Messages (or attempts) per export call; EXPORT_PAGE_SIZE by default. */
   pageSize?: number;
@@ -80,12 +94,47 @@ export function downloadFile(name: string, file: Blob): void {
   document.body.append(a);
   a.click();
   a.remove();
-  // The download has read the blob by the next turn; keeping the URL would keep the whole file alive.
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
+  // Keeping the URL would keep the whole file alive; a big one takes a while to be read.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
+/** Each page as a Blob (out of the page's heap), downloaded whole at the end. */
+export function blobSink(name: string, type: string, save: (name: string, file: Blob) => void = downloadFile): ExportSink {
+  const parts: Blob[] = [];
+  return {
+    write: async (text) => {
+      parts.push(new Blob([text]));
+    },
+    close: async () => save(name, new Blob(parts, { type })),
+    abort: async () => {
+      parts.length = 0;
+    },
+  };
+}
+
+interface SaveFilePicker {
+  showSaveFilePicker(options: { suggestedName: string; types?: { description: string; accept: Record<string, string[]> }[] }): Promise<{
+    createWritable(): Promise<{ write(data: string): Promise<void>; close(): Promise<void>; abort(): Promise<void> }>;
+  }>;
+}
+
+/** The picker where the browser has one (Chromium, Electron), else a download of Blobs. */
+export const openFileSink: OpenSink = async (name, type) => {
+  const picker = (globalThis as unknown as Partial<SaveFilePicker>).showSaveFilePicker;
+  if (typeof picker !== 'function') return blobSink(name, type);
+  const extension = name.slice(name.lastIndexOf('.'));
+  try {
+    const handle = await picker.call(globalThis, { suggestedName: name, types: [{ description: `${extension.slice(1).toUpperCase()} file`, accept: { [type]: [extension] } }] });
+    return await handle.createWritable();
+  } catch (err) {
+    // The user closed the picker.
+    if (err instanceof DOMException && err.name === 'AbortError') return null;
+    throw err;
+  }
+};
+
 export function createTransferStore(transport: Transport, options: TransferOptions = {}): ViewStore<TransferState> {
-  const save = options.save ?? downloadFile;
+  const openSink = options.openSink ?? openFileSink;
   const now = options.now ?? (() => new Date());
   const pageSize = options.pageSize ?? EXPORT_PAGE_SIZE;
   // A run is cancelled by replacing its token: the loop checks it between two calls.
@@ -117,23 +166,33 @@ export function createTransferStore(transport: Transport, options: TransferOptio
 
       async startExport(format, filter) {
         const token = ++exportToken;
+        const file = exportFileName(now(), format);
         set({ exportRun: { format, state: 'running', done: 0, total: null, file: null, error: null } });
-        const parts: Blob[] = [];
-        let after: number | undefined;
+        let sink: ExportSink | null = null;
         try {
+          // Asked first, while the click that started the export still counts as the user's.
+          sink = await openSink(file, EXPORT_MIME[format]);
+          if (sink === null) {
+            if (token === exportToken) patchExport({ state: 'cancelled' });
+            return;
+          }
+          let after: number | undefined;
           for (;;) {
             const page = await transport.call('exportMessages', { format, filter, limit: pageSize, ...(after === undefined ? {} : { after }) });
-            if (token !== exportToken) return;
-            parts.push(new Blob([page.text]));
+            if (token !== exportToken) {
+              await sink.abort();
+              return;
+            }
+            await sink.write(page.text);
             const run = get().exportRun;
             patchExport({ done: (run?.done ?? 0) + page.items, ...(page.total !== undefined ? { total: page.total } : {}) });
             if (page.next === null) break;
             after = page.next;
           }
-          const file = exportFileName(now(), format);
-          save(file, new Blob(parts, { type: EXPORT_MIME[format] }));
+          await sink.close();
           patchExport({ state: 'done', file });
         } catch (err) {
+          await sink?.abort().catch(() => undefined);
           if (token === exportToken) patchExport({ state: 'failed', error: messageOf(err) });
         }
       },
