@@ -74,8 +74,10 @@ test('a track call composed with 2 copies is delivered twice, signed, and both d
     assert.equal(r.headers['x-signature'], createHmac('sha1', SECRET).update(r.body).digest('hex'));
   }
 
-  // Deliveries shows both rows succeeded.
+  // Deliveries shows both rows succeeded, searched for the user the copies are from.
+  assert.equal(await page.getByTestId('compose-goto-deliveries').getAttribute('data-search'), 'user_compose');
   await page.getByTestId('compose-goto-deliveries').click();
+  assert.equal(await page.getByTestId('filter-text').inputValue(), 'user_compose');
   const succeeded = page
     .getByTestId('delivery-row')
     .filter({ has: page.getByTestId('delivery-event').filter({ hasText: 'Order Completed' }) })

@@ -5,7 +5,7 @@ import { errorFieldsInOrder, FIELD_LABELS, parseJsonObject, previewOf, TYPE_FIEL
 import { IntegrationSwitches } from './IntegrationSwitches';
 import { JsonEditor } from './JsonEditor';
 import { TemplatesPanel } from './TemplatesPanel';
-import { useCompose, useFollowWhileShown } from '../../app/view-stores';
+import { useCompose, useDeliveries, useFollowWhileShown } from '../../app/view-stores';
 import { EmptyState } from '../../shared/EmptyState';
 
 const TYPE_HINTS: Record<ComposeType, string> = {
@@ -320,6 +320,8 @@ function SendBar() {
 function SendOutcome() {
   const result = useCompose((s) => s.result);
   const reach = useCompose((s) => s.resultReach);
+  const search = useCompose((s) => s.resultSearch);
+  const setDeliveriesFilter = useDeliveries((s) => s.setFilter);
   const ref = useRef<HTMLDivElement | null>(null);
   useEffect(() => {
     if (result) ref.current?.scrollIntoView({ block: 'nearest' });
@@ -348,7 +350,15 @@ function SendOutcome() {
       )}
       <p className="compose-links">
         {delivers && (
-          <a href="#/deliveries" data-testid="compose-goto-deliveries">
+          <a
+            href="#/deliveries"
+            data-testid="compose-goto-deliveries"
+            data-search={search ?? undefined}
+            title={search === null ? undefined : `Deliveries, searched for ${search}`}
+            onClick={() => {
+              if (search !== null) setDeliveriesFilter({ text: search });
+            }}
+          >
             Watch {result.sent === 1 ? 'it' : 'them'} in Deliveries{reach?.delivers ? ` (${reach.to.join(', ')})` : ''}
           </a>
         )}

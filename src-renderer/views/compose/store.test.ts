@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { ApiMethod, ComposeTemplate, LiveEvent } from '../../../src-shared/api';
 import type { Destination, Source } from '../../../src-shared/settings';
 import { ApiCallError, type Transport } from '../../transport';
-import { createComposeStore } from './store';
+import { createComposeStore, searchFor } from './store';
 
 const SOURCES: Source[] = [
   { id: 1, name: 'backend', writeKey: 'wk_1', createdAt: '2026-01-01T00:00:00.000Z' },
@@ -176,4 +176,12 @@ test('compose store: every missing field at once, nothing sent; after a send, wh
   await settle();
   await store.getState().send();
   assert.deepEqual(store.getState().resultReach, { delivers: false, why: 'every webhook URL of “Local receiver” is switched off' });
+});
+
+test('what Deliveries searches for after a send: the one messageId, else who the copies are from', () => {
+  assert.equal(searchFor(['ajs-1'], { userId: 'u-1' }), 'ajs-1');
+  assert.equal(searchFor(['a', 'b'], { userId: 'u-1', anonymousId: 'anon-1' }), 'u-1');
+  assert.equal(searchFor(['a', 'b'], { anonymousId: 'anon-1' }), 'anon-1');
+  assert.equal(searchFor(['a', 'b'], { userId: '' }), null);
+  assert.equal(searchFor([], {}), null);
 });

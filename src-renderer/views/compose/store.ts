@@ -36,6 +36,12 @@ export interface ComposeState {
   result: ComposeResult | null;
   /** Whether the last sent call was to become a webhook delivery, as things stood when it was sent. */
   resultReach: Reach | null;
+  /**
+   * What Deliveries searches for when the result's link is followed: the messageId of one message,
+   * the userId (or anonymousId) of several copies; null when there is neither. Under live traffic
+   * the unfiltered list had already moved the composed call off screen.
+   */
+  resultSearch: string | null;
   fieldErrors: FieldErrors;
   /** What names no field on screen, or a failure that is not about the input (the ingest is down…). */
   error: string | null;
@@ -71,6 +77,13 @@ function without(errors: FieldErrors, keys: readonly string[]): FieldErrors {
 /** Loads sources and templates and follows their changes until stopped. */
 export type ComposeStore = ViewStore<ComposeState>;
 
+/** Pure: what finds the sent calls in Deliveries (see resultSearch). */
+export function searchFor(messageIds: readonly string[], message: Record<string, unknown>): string | null {
+  if (messageIds.length === 1) return messageIds[0] ?? null;
+  const who = message.userId ?? message.anonymousId;
+  return typeof who === 'string' && who !== '' ? who : null;
+}
+
 export function createComposeStore(transport: Transport, randomId: () => string = browserUuid): ComposeStore {
   const store = createStore<ComposeState>()((set, get) => ({
     form: emptyForm(),
@@ -81,6 +94,7 @@ export function createComposeStore(transport: Transport, randomId: () => string 
     sending: false,
     result: null,
     resultReach: null,
+    resultSearch: null,
     fieldErrors: {},
     error: null,
     templateName: '',
@@ -126,7 +140,7 @@ export function createComposeStore(transport: Transport, randomId: () => string 
       const reach = reachOf(integrationsOf(form.all, form.integrations), form.source, get().destinations);
       try {
         const result = await transport.call('composeEvents', built.input);
-        set({ sending: false, result, resultReach: reach });
+        set({ sending: false, result, resultReach: reach, resultSearch: searchFor(result.messageIds, built.input.message) });
       } catch (err) {
         const placed = placeServerErrors(fieldErrorsOf(err), form.type);
         const hasFields = Object.keys(placed.fields).length > 0;
