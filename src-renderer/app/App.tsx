@@ -49,6 +49,10 @@ export function App({ stores }: { stores: ViewStores }) {
   useEffect(() => {
     tabs.current?.querySelector('[aria-current="page"]')?.scrollIntoView?.({ block: 'nearest', inline: 'nearest' });
   }, [view]);
+  // Deliveries follows the log from every view; its counts only while it is shown.
+  useEffect(() => {
+    stores.deliveries.store.getState().setShown(view === 'deliveries');
+  }, [stores, view]);
   return (
     <ViewStoresContext.Provider value={stores}>
         <div className="app">

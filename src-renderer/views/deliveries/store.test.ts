@@ -254,6 +254,32 @@ test('the hidden count is refreshed at most every 500 ms, however many events ar
   assert.deepEqual(t.store.getState().counts, { total: 40, matching: 40 });
 });
 
+test('while the view is not shown, live events ask for no count; it is asked once when the view is shown again', async () => {
+  const t = setup(range(1, 10));
+  t.start();
+  await settle();
+  t.calls.length = 0;
+  t.store.getState().setShown(false);
+  for (let i = 11; i <= 40; i++) {
+    t.log.set(i, summary(i));
+    t.emit({ type: 'deliveries', ids: [i] });
+  }
+  await t.frame();
+  await settle();
+  await t.fireTimers();
+  assert.deepEqual(t.calls.filter((c) => c.startsWith('countDeliveries')), [], 'no count while hidden');
+  assert.ok(t.calls.some((c) => c.startsWith('listDeliveries')), 'the rows still follow the log');
+  t.store.getState().setShown(true);
+  await settle();
+  assert.deepEqual(t.calls.filter((c) => c.startsWith('countDeliveries')), ['countDeliveries {}']);
+  assert.deepEqual(t.store.getState().counts, { total: 40, matching: 40 });
+  t.calls.length = 0;
+  t.store.getState().setShown(false);
+  t.store.getState().setShown(true);
+  await settle();
+  assert.deepEqual(t.calls, [], 'shown again with nothing new: nothing asked');
+});
+
 test('one count at a time: while a slow count runs, the ones asked meanwhile become one, for the filter as it is then', async () => {
   const t = setup(range(1, 10));
   t.log.set(4, summary(4, 'failed'));

@@ -126,6 +126,12 @@ export interface DeliveriesState {
   showNew(): void;
   /** The list tells which rows are on screen (indexes into rows), so changed ones there are refreshed. */
   setViewport(first: number, last: number): void;
+  /**
+   * Whether the Deliveries view is on screen. While it is not, live changes do not ask for the
+   * counts (every 500 ms under traffic, each a read of the log on a big one); they are asked
+   * once when it is shown again.
+   */
+  setShown(shown: boolean): void;
   /** Asks to replay the failed deliveries the filter lets through: counts them and waits for confirmBulk. */
   replayFailed(): void;
   setIncludeReplayed(include: boolean): void;
@@ -200,6 +206,9 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
   let catchUp = false;
   let viewport = { first: 0, last: 40 };
   let countsTimer: (() => void) | null = null;
+  // Whether the view is on screen (the window says, setShown): counts asked by live changes while it is not wait for it.
+  let shown = true;
+  let countsOwed = false;
   let bulkCancelled = false;
 
   const store = createStore<DeliveriesState>()((set, get) => ({
@@ -293,6 +302,13 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
       held.clear();
       set({ rows: insertRows(get().rows, rows), newWhilePaused: 0 });
       kick();
+    },
+    setShown(next) {
+      shown = next;
+      if (shown && countsOwed) {
+        countsOwed = false;
+        void refreshCounts();
+      }
     },
     setViewport(first, last) {
       viewport = { first, last };
@@ -541,6 +557,10 @@ export function createDeliveriesStore(transport: Transport, options: StoreOption
 
   /** At most one count per COUNTS_EVERY_MS however many events arrive (trailing, so the last change is counted). */
   function countsSoon(): void {
+    if (!shown) {
+      countsOwed = true;
+      return;
+    }
     countsTimer ??= delay(() => {
       countsTimer = null;
       void refreshCounts();
