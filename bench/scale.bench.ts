@@ -363,6 +363,9 @@ async function main(): Promise<void> {
     const tTimes = performance.now();
     while (!engine.stores.messageTimes.ready()) await sleep(20);
     console.log(`the messages' times taken in ${fmt((performance.now() - tTimes) / 1000, 1)} s after the rare statuses`);
+    const tUrls = performance.now();
+    while (!engine.stores.attemptUrlRanges.ready()) await sleep(20);
+    console.log(`the attempt URLs' ranges filled ${fmt((performance.now() - tUrls) / 1000, 1)} s after the messages' times`);
     // What each table and index costs now, on a connection of its own (dbstat reads every page).
     const stat = new Database(dbPath, { readonly: true });
     console.log(formatCosts(costPerMessage(stat)));
