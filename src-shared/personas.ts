@@ -107,6 +107,17 @@ export interface Computation {
   lastSync: SyncSummary | null;
   /** When the next automatic sync is due; null without an interval. */
   nextSyncAt: string | null;
+  /** A sync running now, and how far it has got; null when none is. */
+  syncing: SyncProgress | null;
+}
+
+/** What a running sync has done so far: its slices' totals (a first sync of 50,000 members takes minutes). */
+export interface SyncProgress {
+  entered: number;
+  exited: number;
+  changed: number;
+  /** Identify calls committed so far. */
+  sent: number;
 }
 
 export interface MemberPreview {

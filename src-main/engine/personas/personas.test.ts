@@ -311,8 +311,10 @@ test('a sync of more profiles than a slice: the event loop turns between slices,
     const turnsBefore = turns;
     const listed = w.h.engine.personas.listComputations()[0];
     assert.ok(listed, 'the audience is listed while its first sync runs');
+    assert.deepEqual(listed.syncing, { entered: SYNC_CALLS_PER_SLICE, exited: 0, changed: 0, sent: SYNC_CALLS_PER_SLICE }, 'with how far its sync has got');
     const same = await w.h.engine.personas.sync(listed.id);
     const saved = await saving;
+    assert.equal(saved.syncing, null, 'done: no sync running');
     counting = false;
     assert.ok(turns > turnsBefore, 'the event loop turned between the sync\'s slices');
     assert.equal(same.id, saved.lastSync?.id, 'asked for while it ran: the same sync');

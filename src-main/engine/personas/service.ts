@@ -34,6 +34,7 @@ import {
   type ProfilePage,
   type ProfilesCatchingUp,
   type ProfileView,
+  type SyncProgress,
   type SyncSummary,
 } from '../../../src-shared/personas';
 import { ValidationError, type FieldError, type Source } from '../../../src-shared/settings';
@@ -222,6 +223,7 @@ export function createPersonas(deps: PersonasDeps): Personas {
       size,
       lastSync: computations.lastSync(row.id),
       nextSyncAt: next === null ? null : toIso(next),
+      syncing: syncProgress(row.id),
     };
   };
   const viewOf = (id: number): Computation => {
@@ -351,6 +353,8 @@ export function createPersonas(deps: PersonasDeps): Personas {
     if (slice.syncId === null) {
       // Cut at its calls, a slice read profiles it did not take: the next reads about as many as it took.
       const next = slice.cut ? Math.max(SYNC_SLICES.min, Math.ceil(slice.taken * 1.25)) : nextTimedSize(SYNC_SLICES, limit, performance.now() - t);
+      // The views show how far it has got (a first sync of 50,000 members takes minutes).
+      if (slice.taken > 0) deps.publish([run.row.id]);
       return { next: slice.next as string, limit: next };
     }
     syncing.delete(run.row.id);
@@ -361,11 +365,18 @@ export function createPersonas(deps: PersonasDeps): Personas {
 
   /** Syncs running, by computation: asked again meanwhile, a sync answers with the running one's summary. */
   const syncing = new Map<number, Promise<SyncSummary>>();
+  /** What each running sync has done so far (its slices' totals), for the views. */
+  const progress = new Map<number, SyncTotals>();
+  const syncProgress = (id: number): SyncProgress | null => {
+    const totals = progress.get(id);
+    return totals ? { entered: totals.entered, exited: totals.exited, changed: totals.changed, sent: totals.sent } : null;
+  };
   /** Runs the sync of `row` (a slice at a time, a turn of the event loop between) unless one is running already. */
   const syncOnce = (row: ComputationRow): Promise<SyncSummary> => {
     const running = syncing.get(row.id);
     if (running) return running;
     const totals: SyncTotals = { entered: 0, exited: 0, changed: 0, sent: 0, deliveries: 0, requestId: null };
+    progress.set(row.id, totals);
     const slices = async (): Promise<SyncSummary> => {
       const run = syncRunOf(row);
       let at = { next: '', limit: SYNC_SLICES.first };
@@ -384,10 +395,17 @@ export function createPersonas(deps: PersonasDeps): Personas {
     });
     // Registered before the first slice runs: a sync of one slice ends before slices() returns.
     syncing.set(row.id, done);
-    slices().then(resolve, (err: unknown) => {
-      syncing.delete(row.id);
-      reject(err);
-    });
+    slices().then(
+      (summary) => {
+        progress.delete(row.id);
+        resolve(summary);
+      },
+      (err: unknown) => {
+        syncing.delete(row.id);
+        progress.delete(row.id);
+        reject(err);
+      },
+    );
     return done;
   };
 

@@ -118,7 +118,11 @@ function ComputationRow({ c, now }: { c: Computation; now: number }) {
         {sizeInWords(c)}
       </td>
       <td data-testid="computation-last-sync">
-        {c.lastSync ? (
+        {c.syncing ? (
+          <span data-testid="computation-syncing" data-sent={c.syncing.sent}>
+            syncing: {c.syncing.sent.toLocaleString('en-US')} sent
+          </span>
+        ) : c.lastSync ? (
           <>
             <time dateTime={c.lastSync.startedAt}>{timeOf(c.lastSync.startedAt)}</time> <span className="muted">{c.lastSync.kind}</span>{' '}
             <span title="entered / exited / changed">{changesInWords(c.lastSync)}</span>

@@ -34,11 +34,13 @@ export function ComputationDetail() {
         </div>
       </div>
       {saved && (
-        <p className="notice ok ps-saved" role="status" data-testid="computation-saved" data-key={saved.key}>
+        <p className="notice ok ps-saved" role="status" data-testid="computation-saved" data-key={saved.key} data-running={saved.running}>
           {saved.created ? 'Created' : 'Saved'} “{saved.name}”, key <code className="mono">{saved.key}</code>.{' '}
           {saved.sync
             ? `Its ${saved.sync.kind} sync sent ${saved.sync.sent.toLocaleString('en-US')} identify call${saved.sync.sent === 1 ? '' : 's'}, causing ${saved.sync.deliveries.toLocaleString('en-US')} deliver${saved.sync.deliveries === 1 ? 'y' : 'ies'}.`
-            : 'Nothing was sent yet.'}
+            : saved.running
+              ? `Its first sync is running: ${(c.syncing?.sent ?? 0).toLocaleString('en-US')} identify call${c.syncing?.sent === 1 ? '' : 's'} sent so far.`
+              : 'Nothing was sent yet.'}
         </p>
       )}
       <dl className="facts ps-facts">

@@ -157,6 +157,7 @@ function computation(patch: Partial<Computation>): Computation {
     size: 0,
     lastSync: null,
     nextSyncAt: null,
+    syncing: null,
     ...patch,
   };
 }

@@ -74,6 +74,7 @@ function fakeEngine() {
           size: 2,
           lastSync: null,
           nextSyncAt: null,
+          syncing: null,
         };
         c.lastSync = newSync(c.id, 'initial');
         computations.push(c);
@@ -214,9 +215,49 @@ test('save: the engine\'s refusal stays by field with the form open; then a save
   const state = s.getState();
   assert.equal(state.editor, null);
   assert.equal(state.selectedId, 1);
-  assert.deepEqual(state.saved, { id: 1, name: 'High Value Pro', key: 'engine_14', created: true, sync: engine.computations[0]?.lastSync });
+  assert.deepEqual(state.saved, { id: 1, name: 'High Value Pro', key: 'engine_14', created: true, sync: engine.computations[0]?.lastSync, running: false });
   assert.deepEqual(state.syncs.map((o) => [o.id, o.kind]), [[1, 'initial']]);
   assert.deepEqual(state.deliveryStatus, { 1: 'succeeded', 2: 'succeeded' }, 'the statuses of the deliveries the sync caused');
+});
+
+test('save of a long first sync: the editor closes once the engine lists the new audience, the detail shows the sync running, then its result', async () => {
+  const { engine, frame, s } = await setUp();
+  fillHighValuePro(s);
+  const held = gate();
+  engine.gates.saveAudience = held;
+  const saving = s.getState().save();
+  await settle();
+  assert.equal(s.getState().editor?.saving, true);
+  // The engine has stored it and runs its first sync: the list (live) shows it with its progress.
+  engine.computations.push({
+    id: 1,
+    class: 'audience',
+    name: 'High Value Pro',
+    key: 'engine_14',
+    space: 'backend',
+    syncEveryMinutes: null,
+    condition: null,
+    rule: null,
+    createdAt: '2024-01-01T00:00:00.000Z',
+    size: 0,
+    lastSync: null,
+    nextSyncAt: null,
+    syncing: { entered: 500, exited: 0, changed: 0, sent: 500 },
+  });
+  engine.emit({ type: 'computations', ids: [1] });
+  frame.run();
+  assert.equal(await saving, true, 'saved, while the sync runs on');
+  assert.equal(s.getState().editor, null);
+  assert.equal(s.getState().selectedId, 1);
+  assert.deepEqual(s.getState().saved, { id: 1, name: 'High Value Pro', key: 'engine_14', created: true, sync: null, running: true });
+  // The sync ends: the engine answers the save with it.
+  const done = engine.computations[0]!;
+  done.syncing = null;
+  done.lastSync = sync(7, 1, [1, 2], 'initial');
+  held.release();
+  await settle();
+  await settle();
+  assert.deepEqual(s.getState().saved, { id: 1, name: 'High Value Pro', key: 'engine_14', created: true, sync: done.lastSync, running: false });
 });
 
 test('preview: sends only the definition; an invalid row is refused first; an answer for a since-changed form is dropped', async () => {

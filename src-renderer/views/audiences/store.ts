@@ -48,6 +48,8 @@ export interface Saved {
   key: string;
   created: boolean;
   sync: SyncSummary | null;
+  /** Created, its first sync still running: the editor closed once the engine had stored it. */
+  running: boolean;
 }
 
 export interface ProfilesState {
@@ -131,6 +133,21 @@ export function createAudiencesStore(transport: Transport, timing: Partial<Audie
   const { schedule, now, later } = { ...realTiming, ...timing };
   /** Profile searches answer out of order; only the newest one's answer is kept. */
   let searchSeq = 0;
+
+  /** Resolves with the computation of this name once the list holds it with a sync running (see save). */
+  const whenListed = (name: string, cls: Computation['class']): { promise: Promise<Computation>; cancel(): void } => {
+    let stop = (): void => {};
+    const promise = new Promise<Computation>((resolve) => {
+      stop = store.subscribe((s) => {
+        const c = s.computations.find((o) => o.name === name && o.class === cls && o.syncing !== null);
+        if (c) {
+          stop();
+          resolve(c);
+        }
+      });
+    });
+    return { promise, cancel: () => stop() };
+  };
 
   const store = createStore<AudiencesState>()((set, get) => {
     const setEditor = (patch: Partial<Editor>): void => {
@@ -240,18 +257,39 @@ export function createAudiencesStore(transport: Transport, timing: Partial<Audie
         }
         setEditor({ saving: true, errors: [] });
         const existed = get().computations.some((c) => c.name === built.input.name && c.class === built.class);
-        try {
-          const saved = built.class === 'audience' ? await transport.call('saveAudience', built.input) : await transport.call('saveComputedTrait', built.input);
+        const call = built.class === 'audience' ? transport.call('saveAudience', built.input) : transport.call('saveComputedTrait', built.input);
+        const done = (saved: Computation): void => {
+          const shown = get().saved;
           set({
-            editor: null,
             computations: upsert(get().computations, saved),
-            selectedId: saved.id,
-            saved: { id: saved.id, name: saved.name, key: saved.key, created: !existed, sync: saved.lastSync },
+            ...(shown === null || shown.id === saved.id
+              ? { saved: { id: saved.id, name: saved.name, key: saved.key, created: !existed, sync: saved.lastSync, running: false } }
+              : {}),
             syncsOf: saved.id === get().syncsOf ? get().syncsOf : null,
           });
           void loadSyncs(saved.id);
+        };
+        // The engine answers once the first sync has sent every member (minutes for 50,000), but
+        // lists a new computation as soon as it is stored: the editor closes then, and the
+        // detail shows the sync's progress until it answers.
+        const listed = existed ? null : whenListed(built.input.name, built.class);
+        try {
+          const first = await Promise.race([call.then((saved) => ({ saved })), ...(listed ? [listed.promise.then((c) => ({ listed: c }))] : [])]);
+          listed?.cancel();
+          if ('listed' in first) {
+            const c = first.listed;
+            set({ editor: null, selectedId: c.id, saved: { id: c.id, name: c.name, key: c.key, created: true, sync: null, running: true } });
+            call.then(done, (err: unknown) => {
+              const shown = get().saved;
+              set({ error: `The first sync of “${c.name}” stopped: ${messageOf(err)}`, ...(shown?.id === c.id ? { saved: { ...shown, running: false } } : {}) });
+            });
+            return true;
+          }
+          set({ editor: null, selectedId: first.saved.id });
+          done(first.saved);
           return true;
         } catch (err) {
+          listed?.cancel();
           setEditor({ saving: false, errors: refusalOf(err) });
           return false;
         }
