@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Computation, Condition } from '../../../src-shared/personas';
+import { computationFixture } from '../../testing/computation';
 import {
   buildCondition,
   buildInput,
@@ -143,24 +144,7 @@ test('buildInput: every refusal at once, by field', () => {
   assert.deepEqual(t.errors.map((e) => e.field), ['rule.event', 'rule.property']);
 });
 
-function computation(patch: Partial<Computation>): Computation {
-  return {
-    id: 1,
-    class: 'audience',
-    name: 'High Value Pro',
-    key: 'high_value_pro',
-    space: 'backend',
-    syncEveryMinutes: null,
-    condition: null,
-    rule: null,
-    createdAt: '2024-01-01T00:00:00.000Z',
-    size: 0,
-    lastSync: null,
-    nextSyncAt: null,
-    syncing: null,
-    ...patch,
-  };
-}
+const computation = (patch: Partial<Computation>): Computation => computationFixture(patch);
 
 test('formOf: a saved definition is the form that saves it again', () => {
   const conditions: Condition[] = [

@@ -13,6 +13,7 @@ import { scriptedTransport } from '../../testing/transport';
 import { ApiCallError } from '../../transport';
 import { summaryFixture } from '../../testing/summary';
 import { createAudiencesStore, LINKS_PER_SYNC, PROFILES_EVERY_MS, shownDeliveryIds } from './store';
+import { computationFixture } from '../../testing/computation';
 
 interface Gate {
   wait(): Promise<void>;
@@ -229,21 +230,7 @@ test('save of a long first sync: the editor closes once the engine lists the new
   await settle();
   assert.equal(s.getState().editor?.saving, true);
   // The engine has stored it and runs its first sync: the list (live) shows it with its progress.
-  engine.computations.push({
-    id: 1,
-    class: 'audience',
-    name: 'High Value Pro',
-    key: 'engine_14',
-    space: 'backend',
-    syncEveryMinutes: null,
-    condition: null,
-    rule: null,
-    createdAt: '2024-01-01T00:00:00.000Z',
-    size: 0,
-    lastSync: null,
-    nextSyncAt: null,
-    syncing: { entered: 500, exited: 0, changed: 0, sent: 500 },
-  });
+  engine.computations.push(computationFixture({ key: 'engine_14', syncing: { entered: 500, exited: 0, changed: 0, sent: 500 } }));
   engine.emit({ type: 'computations', ids: [1] });
   frame.run();
   assert.equal(await saving, true, 'saved, while the sync runs on');
