@@ -9,7 +9,7 @@ import { configWith, startHarness } from '../../../src-main/engine/testing/harne
 import { Receiver } from '../../../src-main/engine/testing/receiver';
 import { waitUntil } from '../../../src-main/engine/testing/wait';
 import { serverTransport } from '../../testing/server-transport';
-import { createInboundStore, keepNewest, keepOlder, mergeRows, withFirstPage } from './store';
+import { createInboundStore, INBOUND_MAX_ROWS, keepNewest, keepOlder, mergeRows, withFirstPage } from './store';
 import { sourceNameOf } from './source-names';
 
 const req = (id: number): InboundRequest => ({
@@ -123,6 +123,36 @@ test('the store lists calls newest first, follows new ones live, and shows a cal
     transport.close();
     await h.close();
     await receiver.close();
+  }
+});
+
+test('paging back past the most the list holds lets the newest go and stops following new calls, until Newest', async () => {
+  const h = await startHarness(configWith('http://127.0.0.1:9/hook'));
+  const transport = serverTransport(h.server.url, h.server.token);
+  let frame: (() => void) | null = null;
+  const inbound = createInboundStore(transport, (flush) => void (frame = flush));
+  try {
+    const calls = INBOUND_MAX_ROWS + 150;
+    for (let i = 0; i < calls; i++) await h.post('/v1/track', { userId: 'u', event: `E${i}` });
+    const stop = inbound.start();
+    const s = inbound.store;
+    await waitUntil(() => s.getState().loaded, 'the first page');
+    const newest = s.getState().rows[0]?.id;
+    while (!s.getState().newestDropped && s.getState().nextBeforeId !== null) await s.getState().loadMore();
+    assert.equal(s.getState().newestDropped, true);
+    assert.equal(s.getState().rows.length, INBOUND_MAX_ROWS, 'the list holds its most');
+    assert.ok((s.getState().rows[0]?.id ?? 0) < (newest ?? 0), 'the newest were let go');
+    // A new call does not come in at the top while older ones are shown.
+    await h.post('/v1/track', { userId: 'u', event: 'Live' });
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(frame, null, 'no refresh asked');
+    s.getState().jump('newest');
+    await waitUntil(() => s.getState().rows.length > 0 && !s.getState().newestDropped, 'the newest again');
+    assert.ok((s.getState().rows[0]?.id ?? 0) > (newest ?? 0), 'the new call is at the top');
+    stop();
+  } finally {
+    transport.close();
+    await h.close();
   }
 });
 
