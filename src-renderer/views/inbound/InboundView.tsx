@@ -208,6 +208,12 @@ function RequestList({ searchRef }: { searchRef: RefObject<HTMLInputElement | nu
         </p>
       )}
       <div className="inbound-more">
+        {newestDropped && (
+          // Said here too: after paging back, this is where the user is, the notice above out of sight.
+          <button type="button" className="link" onClick={() => jump('newest')} data-testid="inbound-back-to-newest-below">
+            The newest calls were let go: back to the newest
+          </button>
+        )}
         {more ? (
           <button type="button" className="btn" disabled={loadingMore} onClick={() => void loadMore()} data-testid="inbound-load-more">
             {loadingMore ? 'Loading…' : 'Load older calls'}

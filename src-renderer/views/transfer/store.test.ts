@@ -9,7 +9,7 @@ import { serverTransport } from '../../testing/server-transport';
 import type { Transport } from '../../transport';
 import type { ApiMethod, ApiParams, ApiResult } from '../../../src-shared/api';
 import { exportFileName, scopeOfDeliveries, scopeOfInbound } from './scope';
-import { blobSink, createTransferStore, type ExportSink } from './store';
+import { blobSink, createTransferStore, openFileSink, type ExportSink } from './store';
 
 test('a view filter as an export scope: what applies goes into the message filter, the rest is named', () => {
   assert.deepEqual(scopeOfDeliveries({ type: 'track', status: ['failed'], violations: 'any', from: '2026-01-01T00:00:00Z', text: 'u-1', url: 'hook' }), {
@@ -108,5 +108,37 @@ test('the store exports page by page into one file, stops on Cancel without savi
   } finally {
     http.close();
     await h.close();
+  }
+});
+
+test('the save picker: pages written to the picked file; a cancelled export removes the file the picker made; a closed picker starts nothing', async () => {
+  const events: string[] = [];
+  const holder = globalThis as unknown as { showSaveFilePicker?: unknown };
+  let closing = false;
+  holder.showSaveFilePicker = async (o: { suggestedName: string }) => {
+    if (closing) throw new DOMException('The user aborted a request.', 'AbortError');
+    events.push(`picked ${o.suggestedName}`);
+    return {
+      createWritable: async () => ({
+        write: async (text: string) => void events.push(`write ${text}`),
+        close: async () => void events.push('close'),
+        abort: async () => void events.push('abort'),
+      }),
+      remove: async () => void events.push('remove'),
+    };
+  };
+  try {
+    const done = await openFileSink('a.ndjson', 'application/x-ndjson');
+    assert.ok(done);
+    await done.write('x\n');
+    await done.close();
+    const cancelled = await openFileSink('b.ndjson', 'application/x-ndjson');
+    await cancelled?.write('y\n');
+    await cancelled?.abort();
+    assert.deepEqual(events, ['picked a.ndjson', 'write x\n', 'close', 'picked b.ndjson', 'write y\n', 'abort', 'remove']);
+    closing = true;
+    assert.equal(await openFileSink('c.ndjson', 'application/x-ndjson'), null);
+  } finally {
+    delete holder.showSaveFilePicker;
   }
 });

@@ -115,6 +115,8 @@ export function blobSink(name: string, type: string, save: (name: string, file: 
 interface SaveFilePicker {
   showSaveFilePicker(options: { suggestedName: string; types?: { description: string; accept: Record<string, string[]> }[] }): Promise<{
     createWritable(): Promise<{ write(data: string): Promise<void>; close(): Promise<void>; abort(): Promise<void> }>;
+    /** Chromium's: removes the file the picker made. */
+    remove?(): Promise<void>;
   }>;
 }
 
@@ -125,7 +127,16 @@ export const openFileSink: OpenSink = async (name, type) => {
   const extension = name.slice(name.lastIndexOf('.'));
   try {
     const handle = await picker.call(globalThis, { suggestedName: name, types: [{ description: `${extension.slice(1).toUpperCase()} file`, accept: { [type]: [extension] } }] });
-    return await handle.createWritable();
+    const file = await handle.createWritable();
+    return {
+      write: (text) => file.write(text),
+      close: () => file.close(),
+      // The picker made an empty file: a cancelled export leaves nothing behind, as it says.
+      abort: async () => {
+        await file.abort();
+        await handle.remove?.().catch(() => undefined);
+      },
+    };
   } catch (err) {
     // The user closed the picker.
     if (err instanceof DOMException && err.name === 'AbortError') return null;
