@@ -357,7 +357,9 @@ export function createPersonas(deps: PersonasDeps): Personas {
       if (slice.taken > 0) deps.publish([run.row.id]);
       return { next: slice.next as string, limit: next };
     }
+    // Ended before the views are told, so what they read says no sync is running.
     syncing.delete(run.row.id);
+    progress.delete(run.row.id);
     arm(run.row.id);
     deps.publish([run.row.id]);
     return { summary: computations.sync(slice.syncId) };
@@ -395,17 +397,11 @@ export function createPersonas(deps: PersonasDeps): Personas {
     });
     // Registered before the first slice runs: a sync of one slice ends before slices() returns.
     syncing.set(row.id, done);
-    slices().then(
-      (summary) => {
-        progress.delete(row.id);
-        resolve(summary);
-      },
-      (err: unknown) => {
-        syncing.delete(row.id);
-        progress.delete(row.id);
-        reject(err);
-      },
-    );
+    slices().then(resolve, (err: unknown) => {
+      syncing.delete(row.id);
+      progress.delete(row.id);
+      reject(err);
+    });
     return done;
   };
 
