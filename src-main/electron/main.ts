@@ -63,6 +63,7 @@ async function startEngine(renderer: RendererLocation): Promise<{ running: Runni
     // Built beside this file from engine/reads/worker.ts (electron.vite.config.ts).
     readWorkerEntry: join(here, 'read-worker.js'),
     readWorkerAtStart: true,
+    warmUpAtStart: true,
   });
   try {
     engine.start();

@@ -4,6 +4,7 @@ import { DEFAULT_DELIVERY_SETTINGS, DEFAULT_RETENTION, type DeliverySettings, ty
 import { systemClock, type Clock } from './clock';
 import { deliverySettingsOf, type HookbenchConfig } from './config';
 import { createThreadSender } from './delivery/sender-thread';
+import { warmUpDelivery, type WarmUpResult } from './delivery/warm-up';
 import { Scheduler, type Sender } from './delivery/scheduler';
 import { createIngestHandler, type IngestRouting } from './ingest/handler';
 import { createSdkSettingsHandler } from './ingest/sdk-settings';
@@ -76,6 +77,12 @@ export interface EngineOptions {
    * such reads; tests and short CLI runs mostly make none.
    */
   readWorkerAtStart?: boolean;
+  /**
+   * Runs the delivery path once at start against loopback receivers of its own (delivery/warm-up.ts),
+   * so the first second of traffic is not the one that compiles it. The app and `hookbench serve`
+   * set it; tests mostly leave it off, as it costs each start a certificate and two servers.
+   */
+  warmUpAtStart?: boolean;
   /**
    * The read worker thread's nice value (BACKGROUND_NICE unless set; Linux only); null leaves it
    * at the engine's priority, for measuring what the lower one buys.
@@ -152,6 +159,8 @@ export interface Engine {
    */
   checkStorage(waitMs?: number): StorageFault | null;
   start(): { attempts: number; deliveries: number };
+  /** Resolves when the start's warm-up (warmUpAtStart) has run, with what it did; null without one. */
+  warmedUp(): Promise<WarmUpResult | null>;
   /**
    * Stops delivering and closes the log. Rounds in flight are waited for, for roundsWaitMs at most
    * when given; a round still out then is cut short and its attempts are recovered as interrupted
@@ -416,6 +425,7 @@ export function createEngine(options: EngineOptions): Engine {
     },
   });
 
+  let warmUp: Promise<WarmUpResult> | null = null;
   const sender: Sender = createThreadSender({ clock, ca: options.ca, entry: options.senderWorkerEntry ?? null, log: options.log });
   // Built before the scheduler, which reports to it; it wakes the scheduler only once running.
   const deletions = createDeletions({
@@ -656,6 +666,7 @@ export function createEngine(options: EngineOptions): Engine {
     start: () => {
       started = true;
       if (options.readWorkerAtStart) offThread.prestart();
+      if (options.warmUpAtStart && warmUp === null) warmUp = warmUpDelivery(clock);
       // Each part reports a storage fault and carries on; onRecovered runs them again.
       const recovered = scheduler.start();
       try {
@@ -699,6 +710,7 @@ export function createEngine(options: EngineOptions): Engine {
       bodyPacking.stop();
       personas.stop();
       receivers.stop();
+      await warmUp;
       const finished = await scheduler.stop({ waitMs: stopOptions.roundsWaitMs });
       await sender.close({ abort: !finished });
       if (liveTimer) clearTimeout(liveTimer);
@@ -807,6 +819,7 @@ export function createEngine(options: EngineOptions): Engine {
     handleIngest: ingest,
     handleSdkSettings: sdkSettings,
     publishLive: publishTo,
+    warmedUp: () => warmUp ?? Promise.resolve(null),
     onLive(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

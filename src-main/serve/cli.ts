@@ -107,7 +107,7 @@ export async function serve(argv: string[]): Promise<void> {
   const dataDir = args.dataDir ?? defaultDataDir();
   let engine;
   try {
-    engine = createEngine({ dataDir, readWorkerAtStart: true });
+    engine = createEngine({ dataDir, readWorkerAtStart: true, warmUpAtStart: true });
   } catch (err) {
     if (err instanceof DataDirLockedError || err instanceof StorageFaultError) fail(err.message);
     // A damaged page can also surface while the engine reads its tables at start.

@@ -12,6 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, buildConnector } from 'undici';
 import type { Clock } from '../clock';
+import { ConnectionGate, type GateOptions, type GatePass } from './connection-gate';
 import { failureText, type AttemptFailure } from '../../../src-shared/delivery-outcomes';
 import { RESPONSE_BODY_CAP, type AttemptRequest, type AttemptResult, type AttemptTimings, type Sender } from './types';
 
@@ -25,8 +26,8 @@ export interface SenderOptions {
   clock: Clock;
   /** Extra CA certificate(s) to trust besides the system roots, e.g. a developer's local CA. */
   ca?: string | Buffer;
-  /** Sockets per origin; unlimited when absent. */
-  maxConnectionsPerOrigin?: number;
+  /** How many attempts go to one origin at once before waiting for a free connection (connection-gate.ts). */
+  gate?: GateOptions;
 }
 
 /** Connection phases of one freshly opened socket; handed to the first request written on it only. */
@@ -85,10 +86,11 @@ export function createSender(opts: SenderOptions): Sender {
     socketTimings.set(socket, timings);
   };
 
-  const agent = new Agent({
-    connect,
-    ...(opts.maxConnectionsPerOrigin !== undefined ? { connections: opts.maxConnectionsPerOrigin } : {}),
-  });
+  // The uncapped lane, for attempts out of patience at the gate.
+  const agent = new Agent({ connect });
+  const gate = new ConnectionGate(opts.gate);
+  // The capped lane (connection-gate.ts): the gate gives it no more attempts than it has connections.
+  const shared = new Agent({ connect, connections: gate.limit });
 
   // undici announces, synchronously, which socket a request's headers are written to, and the header
   // block it writes. A socket's connection phases belong to the first attempt written on it; later
@@ -131,9 +133,12 @@ export function createSender(opts: SenderOptions): Sender {
     const trace: AttemptTrace = { timings, bodyBytes: body.byteLength, sent: null };
     attemptsByBody.set(body, trace);
 
+    let pass: GatePass | null = null;
     try {
       const url = parseTarget(req.url);
-      const res = await agent.request({
+      pass = await gate.enter(url.origin, aborter.signal);
+      const client = pass.lane === 'shared' ? shared : agent;
+      const res = await client.request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: 'POST',
@@ -162,6 +167,7 @@ export function createSender(opts: SenderOptions): Sender {
     } finally {
       deadline.cancel();
       attemptsByBody.delete(body);
+      pass?.leave();
     }
     timings.totalMs = performance.now() - t0;
 
@@ -187,8 +193,9 @@ export function createSender(opts: SenderOptions): Sender {
     send,
     async close(options = {}) {
       diagnosticsChannel.unsubscribe(SEND_HEADERS_CHANNEL, onSendHeaders);
-      if (options.abort) await agent.destroy();
-      else await agent.close();
+      gate.rejectAll(new Error('the sender was closed'));
+      if (options.abort) await Promise.all([agent.destroy(), shared.destroy()]);
+      else await Promise.all([agent.close(), shared.close()]);
     },
   };
 }

@@ -1,0 +1,148 @@
+/**
+ * How many attempts go to one receiver (an origin) at once before one waits for a connection to
+ * be free. Left to the HTTP client, every attempt that finds no idle connection opens one. When the
+ * first burst of rounds meets a receiver whose first answers are slow (a new process, its JIT, its
+ * first TLS handshakes), that was one connection per attempt: over a hundred in the first second of
+ * traffic over https, each a handshake on the engine's thread and on the receiver's, slowing both
+ * and so opening more (docs/latency.md, "The first second").
+ *
+ * So up to SENDING_PER_ORIGIN attempts go at once, and any attempt that finds an idle connection;
+ * beyond that an attempt waits for one to be free, but never longer than PATIENCE_MS, after which
+ * it opens a connection of its own. A receiver that is slow for good (a handler that sleeps) thus
+ * still gets every attempt the scheduler sends, each at most PATIENCE_MS later, and the connections
+ * it then holds open take later attempts at once. A fixed cap on connections would instead hold
+ * attempts in the client's queue with their deadline running, to time out unsent.
+ *
+ * The attempts that wait go through a client capped at SENDING_PER_ORIGIN connections per origin
+ * (the gate never gives it more than it has connections, so nothing queues there but for the
+ * moment a connection takes to be marked free); those out of patience go through an uncapped one.
+ *
+ * Times here are real (timers of the event loop), not the engine's clock: they bound how long an
+ * attempt waits for the network, which a warped or manual clock says nothing about. The attempt's
+ * own deadline, on the engine's clock, still runs while it waits.
+ */
+export const SENDING_PER_ORIGIN = 8;
+export const PATIENCE_MS = 250;
+
+/** Which client an attempt goes through: the capped one, or (out of patience) the uncapped one. */
+export type Lane = 'shared' | 'overflow';
+
+interface Waiter {
+  since: number;
+  admit(lane: Lane): void;
+  fail(err: Error): void;
+}
+
+interface OriginState {
+  /** Attempts let into the shared lane and not yet answered. */
+  sending: number;
+  waiting: Waiter[];
+  timer: ReturnType<typeof setTimeout> | null;
+}
+
+export interface GateOptions {
+  limit?: number;
+  patienceMs?: number;
+}
+
+/** An attempt let through; leave() once it is answered or has failed. */
+export interface GatePass {
+  lane: Lane;
+  leave(): void;
+}
+
+export class ConnectionGate {
+  private readonly origins = new Map<string, OriginState>();
+  readonly limit: number;
+  private readonly patienceMs: number;
+
+  constructor(options: GateOptions = {}) {
+    this.limit = options.limit ?? SENDING_PER_ORIGIN;
+    this.patienceMs = options.patienceMs ?? PATIENCE_MS;
+  }
+
+  /** Resolves with the attempt's lane once it may go; rejects with the signal's reason if aborted first. */
+  enter(origin: string, signal?: AbortSignal): Promise<GatePass> {
+    const state = this.stateOf(origin);
+    if (state.waiting.length === 0 && state.sending < this.limit) return Promise.resolve(this.pass(origin, state, 'shared'));
+    return new Promise<GatePass>((resolve, reject) => {
+      const onAbort = (): void => {
+        const at = state.waiting.indexOf(waiter);
+        if (at >= 0) state.waiting.splice(at, 1);
+        this.settle(origin, state);
+        reject(signal?.reason instanceof Error ? signal.reason : new Error('aborted while waiting for a connection'));
+      };
+      const waiter: Waiter = {
+        since: performance.now(),
+        admit: (lane) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(this.pass(origin, state, lane));
+        },
+        fail: (err) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(err);
+        },
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      state.waiting.push(waiter);
+      this.settle(origin, state);
+    });
+  }
+
+  /** Attempts waiting for a connection, over every origin. */
+  waitingCount(): number {
+    let n = 0;
+    for (const s of this.origins.values()) n += s.waiting.length;
+    return n;
+  }
+
+  /** Fails every waiting attempt (the sender is closing). */
+  rejectAll(reason: Error): void {
+    for (const state of this.origins.values()) {
+      if (state.timer) clearTimeout(state.timer);
+      for (const w of state.waiting.splice(0)) w.fail(reason);
+    }
+    this.origins.clear();
+  }
+
+  private pass(origin: string, state: OriginState, lane: Lane): GatePass {
+    if (lane === 'shared') state.sending++;
+    let left = false;
+    return {
+      lane,
+      leave: () => {
+        if (left) return;
+        left = true;
+        if (lane === 'shared') state.sending--;
+        this.settle(origin, state);
+      },
+    };
+  }
+
+  /** Lets through whoever may go now, sets the timer for the next one out of patience, forgets an idle origin. */
+  private settle(origin: string, state: OriginState): void {
+    if (state.timer) clearTimeout(state.timer);
+    state.timer = null;
+    const now = performance.now();
+    while (state.waiting.length > 0) {
+      const first = state.waiting[0] as Waiter;
+      const lane: Lane | null = state.sending < this.limit ? 'shared' : now - first.since >= this.patienceMs ? 'overflow' : null;
+      if (lane === null) break;
+      state.waiting.shift();
+      first.admit(lane);
+    }
+    const next = state.waiting[0];
+    if (next) state.timer = setTimeout(() => this.settle(origin, state), Math.max(1, Math.ceil(next.since + this.patienceMs - now)));
+    else if (state.sending === 0 && this.origins.get(origin) === state) this.origins.delete(origin);
+  }
+
+  private stateOf(origin: string): OriginState {
+    let state = this.origins.get(origin);
+    if (!state) {
+      state = { sending: 0, waiting: [], timer: null };
+      this.origins.set(origin, state);
+    }
+    return state;
+  }
+}
