@@ -13,7 +13,6 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { generate } from 'selfsigned';
 import type { Clock } from '../clock';
 import { serializePayload, toWebhookPayload } from './payloads';
 import { buildRequestHeaders } from './request';
@@ -61,6 +60,8 @@ export async function warmUpDelivery(clock: Clock): Promise<WarmUpResult> {
   let sent = 0;
   let answered = 0;
   try {
+    // Loaded here: only an engine that warms up pays for the certificate library.
+    const { generate } = await import('selfsigned');
     const pems = await generate([{ name: 'commonName', value: '127.0.0.1' }], {
       keyType: 'ec',
       curve: 'P-256',
