@@ -174,6 +174,8 @@ export interface UrlOutcome {
 }
 
 export interface AttemptTimingsView {
+  /** Waiting for a free connection to the receiver; absent when the attempt went at once. */
+  queuedMs?: number;
   dnsMs?: number;
   connectMs?: number;
   tlsMs?: number;

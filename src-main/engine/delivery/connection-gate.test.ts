@@ -70,6 +70,9 @@ test('a receiver that holds its answers still gets every attempt at once, each p
   const took = performance.now() - t0;
   assert.equal(results.filter((x) => x.status === 200).length, 12);
   assert.equal(r.mostAtOnce(), 12, 'the ten beyond the limit went out on connections of their own');
+  const queued = results.map((x) => x.timings.queuedMs);
+  assert.equal(queued.filter((q) => q === undefined).length, 2, 'the two that went at once say no wait');
+  assert.ok(queued.every((q) => q === undefined || (q >= 45 && q < 400)), `the rest waited about the patience: ${queued.join(', ')}`);
   // Two at once and then one at a time would take 6 × 600 ms; out of patience they overlap.
   assert.ok(took < 1_500, `took ${Math.round(took)} ms`);
 });

@@ -48,6 +48,8 @@ export interface GateOptions {
 /** An attempt let through; leave() once it is answered or has failed. */
 export interface GatePass {
   lane: Lane;
+  /** How long it waited at the gate (ms); 0 when it went at once. */
+  waitedMs: number;
   leave(): void;
 }
 
@@ -64,7 +66,7 @@ export class ConnectionGate {
   /** Resolves with the attempt's lane once it may go; rejects with the signal's reason if aborted first. */
   enter(origin: string, signal?: AbortSignal): Promise<GatePass> {
     const state = this.stateOf(origin);
-    if (state.waiting.length === 0 && state.sending < this.limit) return Promise.resolve(this.pass(origin, state, 'shared'));
+    if (state.waiting.length === 0 && state.sending < this.limit) return Promise.resolve(this.pass(origin, state, 'shared', 0));
     return new Promise<GatePass>((resolve, reject) => {
       const onAbort = (): void => {
         const at = state.waiting.indexOf(waiter);
@@ -76,7 +78,7 @@ export class ConnectionGate {
         since: performance.now(),
         admit: (lane) => {
           signal?.removeEventListener('abort', onAbort);
-          resolve(this.pass(origin, state, lane));
+          resolve(this.pass(origin, state, lane, performance.now() - waiter.since));
         },
         fail: (err) => {
           signal?.removeEventListener('abort', onAbort);
@@ -106,11 +108,12 @@ export class ConnectionGate {
     this.origins.clear();
   }
 
-  private pass(origin: string, state: OriginState, lane: Lane): GatePass {
+  private pass(origin: string, state: OriginState, lane: Lane, waitedMs: number): GatePass {
     if (lane === 'shared') state.sending++;
     let left = false;
     return {
       lane,
+      waitedMs,
       leave: () => {
         if (left) return;
         left = true;

@@ -137,6 +137,7 @@ export function createSender(opts: SenderOptions): Sender {
     try {
       const url = parseTarget(req.url);
       pass = await gate.enter(url.origin, aborter.signal);
+      if (pass.waitedMs > 0) timings.queuedMs = pass.waitedMs;
       const client = pass.lane === 'shared' ? shared : agent;
       const res = await client.request({
         origin: url.origin,

@@ -39,6 +39,11 @@ export interface Sender {
 }
 
 export interface AttemptTimings {
+  /**
+   * Waiting for a connection to the receiver to be free (delivery/connection-gate.ts); absent when
+   * the attempt went at once. The phases below follow it; first byte and total include it.
+   */
+  queuedMs?: number;
   /** Time to resolve the host name; absent when no lookup happened (IP literal or reused socket). */
   dnsMs?: number;
   /** TCP connect; absent on a reused keep-alive socket. */

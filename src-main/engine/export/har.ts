@@ -69,17 +69,19 @@ const headerList = (headers: Record<string, string | string[]>): HarHeader[] =>
 const ms = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.round(v * 1000) / 1000 : null);
 
 /** Pure: our measured phases as HAR timings (connect includes TLS there; -1 when not measured). */
-export function harTimings(timings: { dnsMs?: number; connectMs?: number; tlsMs?: number; firstByteMs?: number; totalMs?: number } | null): HarTimings {
+export function harTimings(timings: { queuedMs?: number; dnsMs?: number; connectMs?: number; tlsMs?: number; firstByteMs?: number; totalMs?: number } | null): HarTimings {
+  // HAR's `blocked` is exactly the wait for a connection; first byte and total are measured from before it.
+  const blocked = ms(timings?.queuedMs);
   const dns = ms(timings?.dnsMs);
   const tcp = ms(timings?.connectMs);
   const ssl = ms(timings?.tlsMs);
   const connect = tcp === null && ssl === null ? null : (tcp ?? 0) + (ssl ?? 0);
   const firstByte = ms(timings?.firstByteMs);
   const total = ms(timings?.totalMs) ?? 0;
-  const before = (dns ?? 0) + (connect ?? 0);
+  const before = (blocked ?? 0) + (dns ?? 0) + (connect ?? 0);
   const wait = firstByte === null ? Math.max(0, total - before) : Math.max(0, firstByte - before);
   const receive = firstByte === null ? 0 : Math.max(0, total - firstByte);
-  return { blocked: -1, dns: dns ?? -1, connect: connect ?? -1, ssl: ssl ?? -1, send: 0, wait, receive };
+  return { blocked: blocked ?? -1, dns: dns ?? -1, connect: connect ?? -1, ssl: ssl ?? -1, send: 0, wait, receive };
 }
 
 export function harEntry(a: ExportAttemptRow): HarEntry {
@@ -93,7 +95,7 @@ export function harEntry(a: ExportAttemptRow): HarEntry {
   return {
     startedDateTime: new Date(a.started_at).toISOString(),
     // HAR's time is the sum of the phases, ssl excepted (it is inside connect).
-    time: [timings.dns, timings.connect, timings.send, timings.wait, timings.receive].filter((t) => t > 0).reduce((x, y) => x + y, 0),
+    time: [timings.blocked, timings.dns, timings.connect, timings.send, timings.wait, timings.receive].filter((t) => t > 0).reduce((x, y) => x + y, 0),
     request: {
       method: 'POST',
       url: a.url,

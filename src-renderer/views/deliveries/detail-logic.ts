@@ -7,7 +7,7 @@ import type { AttemptTimingsView, AttemptView, SignatureCheck } from '../../../s
 import { validateWebhookUrl } from '../../../src-shared/settings';
 import { bytesOf } from '../../shared/format';
 
-export type PhaseName = 'dns' | 'connect' | 'tls' | 'firstByte' | 'total';
+export type PhaseName = 'queued' | 'dns' | 'connect' | 'tls' | 'firstByte' | 'total';
 
 export interface PhaseBar {
   phase: PhaseName;
@@ -20,15 +20,16 @@ export interface PhaseBar {
 }
 
 /**
- * The sender measures dns, connect and tls as durations of their own, and first byte and total from
- * the start; on a waterfall dns, connect and tls follow each other, first byte is the wait after
- * them, and total spans everything.
+ * The sender measures the wait for a free connection (queued), dns, connect and tls as durations of
+ * their own, and first byte and total from the start; on a waterfall they follow each other in
+ * that order, first byte is the wait after them, and total spans everything.
  */
 export function phaseBars(t: AttemptTimingsView): PhaseBar[] {
+  const queued = t.queuedMs ?? 0;
   const dns = t.dnsMs ?? 0;
   const connect = t.connectMs ?? 0;
   const tls = t.tlsMs ?? 0;
-  const setup = dns + connect + tls;
+  const setup = queued + dns + connect + tls;
   const span = Math.max(t.totalMs, setup, t.firstByteMs ?? 0, 0);
   const frac = (ms: number): number => (span > 0 ? Math.min(1, Math.max(0, ms / span)) : 0);
   const bar = (phase: PhaseName, label: string, ms: number | undefined, from: number, to: number): PhaseBar => ({
@@ -38,13 +39,15 @@ export function phaseBars(t: AttemptTimingsView): PhaseBar[] {
     left: ms === undefined ? 0 : frac(from),
     width: ms === undefined ? 0 : frac(Math.max(0, to - from)),
   });
-  return [
-    bar('dns', 'dns', t.dnsMs, 0, dns),
-    bar('connect', 'connect', t.connectMs, dns, dns + connect),
-    bar('tls', 'tls', t.tlsMs, dns + connect, setup),
+  const bars = [
+    bar('dns', 'dns', t.dnsMs, queued, queued + dns),
+    bar('connect', 'connect', t.connectMs, queued + dns, queued + dns + connect),
+    bar('tls', 'tls', t.tlsMs, queued + dns + connect, setup),
     bar('firstByte', 'first byte', t.firstByteMs, Math.min(setup, t.firstByteMs ?? setup), t.firstByteMs ?? setup),
     bar('total', 'total', t.totalMs, 0, t.totalMs),
   ];
+  // Shown only when it happened: most attempts never wait, and a row of "—" would say nothing.
+  return t.queuedMs === undefined ? bars : [bar('queued', 'queued', t.queuedMs, 0, queued), ...bars];
 }
 
 /** The same rule the engine applies (the body must be a JSON object), said before anything is sent. */
