@@ -75,6 +75,15 @@ test('a receiver that holds its answers still gets every attempt at once, each p
   assert.ok(queued.every((q) => q === undefined || (q >= 45 && q < 400)), `the rest waited about the patience: ${queued.join(', ')}`);
   // Two at once and then one at a time would take 6 × 600 ms; out of patience they overlap.
   assert.ok(took < 1_500, `took ${Math.round(took)} ms`);
+
+  // The connections the ten opened are idle now: the next burst beyond the limit goes at once.
+  const again = await burst(sender, r.url, 12);
+  assert.equal(again.filter((x) => x.status === 200).length, 12);
+  const waited = again.map((x) => x.timings.queuedMs ?? 0);
+  assert.ok(
+    waited.every((q) => q < 45),
+    `none waited out the patience: ${waited.map((q) => q.toFixed(1)).join(', ')}`,
+  );
 });
 
 test('an attempt whose deadline passes while it waits at the gate fails as a timeout, never sent', async () => {

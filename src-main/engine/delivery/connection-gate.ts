@@ -6,16 +6,17 @@
  * traffic over https, each a handshake on the engine's thread and on the receiver's, slowing both
  * and so opening more (docs/latency.md, "The first second").
  *
- * So up to SENDING_PER_ORIGIN attempts go at once, and any attempt that finds an idle connection;
- * beyond that an attempt waits for one to be free, but never longer than PATIENCE_MS, after which
- * it opens a connection of its own. A receiver that is slow for good (a handler that sleeps) thus
- * still gets every attempt the scheduler sends, each at most PATIENCE_MS later, and the connections
- * it then holds open take later attempts at once. A fixed cap on connections would instead hold
- * attempts in the client's queue with their deadline running, to time out unsent.
+ * So up to SENDING_PER_ORIGIN attempts go at once; beyond that an attempt waits for one of them
+ * to be answered, but never longer than PATIENCE_MS, after which it goes on a connection of its
+ * own. A receiver that is slow for good (a handler that sleeps) thus still gets every attempt the
+ * scheduler sends, each at most PATIENCE_MS later, and the connections those opened, while they
+ * stay idle and open, take later attempts beyond the limit at once. A fixed cap on connections
+ * would instead hold attempts in the client's queue with their deadline running, to time out unsent.
  *
- * The attempts that wait go through a client capped at SENDING_PER_ORIGIN connections per origin
- * (the gate never gives it more than it has connections, so nothing queues there but for the
- * moment a connection takes to be marked free); those out of patience go through an uncapped one.
+ * The attempts within the limit go through a client capped at SENDING_PER_ORIGIN connections per
+ * origin (the gate never gives it more, so nothing queues there but for the moment a connection
+ * takes to be marked free); the others through an uncapped one, whose connections the gate counts
+ * (`overflowOpened`, `overflowClosed`) to know when one is idle.
  *
  * Times here are real (timers of the event loop), not the engine's clock: they bound how long an
  * attempt waits for the network, which a warped or manual clock says nothing about. The attempt's
@@ -36,6 +37,9 @@ interface Waiter {
 interface OriginState {
   /** Attempts let into the shared lane and not yet answered. */
   sending: number;
+  /** The same for the overflow lane, and its open connections. */
+  overflowSending: number;
+  overflowOpen: number;
   waiting: Waiter[];
   timer: ReturnType<typeof setTimeout> | null;
 }
@@ -92,6 +96,21 @@ export class ConnectionGate {
     });
   }
 
+  /** The uncapped client opened a connection to the origin. */
+  overflowOpened(origin: string): void {
+    const state = this.stateOf(origin);
+    state.overflowOpen++;
+    this.settle(origin, state);
+  }
+
+  /** A connection of the uncapped client to the origin closed. */
+  overflowClosed(origin: string): void {
+    const state = this.origins.get(origin);
+    if (!state) return;
+    state.overflowOpen = Math.max(0, state.overflowOpen - 1);
+    this.settle(origin, state);
+  }
+
   /** Attempts waiting for a connection, over every origin. */
   waitingCount(): number {
     let n = 0;
@@ -110,6 +129,7 @@ export class ConnectionGate {
 
   private pass(origin: string, state: OriginState, lane: Lane, waitedMs: number): GatePass {
     if (lane === 'shared') state.sending++;
+    else state.overflowSending++;
     let left = false;
     return {
       lane,
@@ -118,6 +138,7 @@ export class ConnectionGate {
         if (left) return;
         left = true;
         if (lane === 'shared') state.sending--;
+        else state.overflowSending--;
         this.settle(origin, state);
       },
     };
@@ -128,22 +149,26 @@ export class ConnectionGate {
     if (state.timer) clearTimeout(state.timer);
     state.timer = null;
     const now = performance.now();
+    // Idle connections of the uncapped client. One it has not yet marked free opens another:
+    // a connection more, never a wait.
+    let spare = Math.max(0, state.overflowOpen - state.overflowSending);
     while (state.waiting.length > 0) {
       const first = state.waiting[0] as Waiter;
-      const lane: Lane | null = state.sending < this.limit ? 'shared' : now - first.since >= this.patienceMs ? 'overflow' : null;
+      const lane: Lane | null = state.sending < this.limit ? 'shared' : spare > 0 || now - first.since >= this.patienceMs ? 'overflow' : null;
       if (lane === null) break;
+      if (lane === 'overflow') spare = Math.max(0, spare - 1);
       state.waiting.shift();
       first.admit(lane);
     }
     const next = state.waiting[0];
     if (next) state.timer = setTimeout(() => this.settle(origin, state), Math.max(1, Math.ceil(next.since + this.patienceMs - now)));
-    else if (state.sending === 0 && this.origins.get(origin) === state) this.origins.delete(origin);
+    else if (state.sending === 0 && state.overflowSending === 0 && state.overflowOpen === 0 && this.origins.get(origin) === state) this.origins.delete(origin);
   }
 
   private stateOf(origin: string): OriginState {
     let state = this.origins.get(origin);
     if (!state) {
-      state = { sending: 0, waiting: [], timer: null };
+      state = { sending: 0, overflowSending: 0, overflowOpen: 0, waiting: [], timer: null };
       this.origins.set(origin, state);
     }
     return state;
