@@ -1,10 +1,11 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import selfsigned from 'selfsigned';
-import { ManualClock } from './clock';
+import { ManualClock, systemClock } from './clock';
 import { startHarness, configWith, type Harness } from './testing/harness';
 import { Receiver, status } from './testing/receiver';
 import { waitUntil } from './testing/wait';
@@ -140,6 +141,72 @@ describe('delivery: signed webhooks, timeouts and retries', () => {
     } finally {
       await h.close();
       await receiver.close();
+    }
+  });
+
+  test('retries due one after another go out at their own times while earlier ones are still out', async () => {
+    const clock = new ManualClock(T0);
+    const receiver = await new Receiver().start();
+    receiver.respond(() => undefined); // never answers
+    let r = 0;
+    const spread = [0.1, 0.3, 0.5, 0.7, 0.9];
+    const h = await startHarness({ ...configWith(receiver.url), delivery: { timeoutMs: 5000 } }, { clock, random: () => spread[r++ % spread.length] as number });
+    try {
+      await h.post('/v1/batch', { batch: spread.map((_, i) => ({ type: 'track', userId: 'u', event: 'E', messageId: `rs-${i}` })) });
+      await receiver.waitFor(5);
+      clock.advance(5000);
+      const rows = await Promise.all(spread.map((_, i) => settled(h, `rs-${i}`, ['retrying'])));
+      const due = rows.map((d) => d.next_attempt_at as number).sort((a, b) => a - b);
+      assert.equal(new Set(due).size, 5, 'five different retry times');
+      // Each retry, at its time, while the ones before it hang at the receiver.
+      for (const [k, at] of due.entries()) {
+        clock.advance(at - clock.now());
+        await waitUntil(() => receiver.received.length === 5 + k + 1 || undefined, `retry ${k + 1} of 5 sent at its time`);
+      }
+    } finally {
+      // The retries still hang at the receiver: their deadlines end them, so stop need not wait.
+      clock.advance(5000);
+      await h.close();
+      await receiver.close();
+    }
+  });
+
+  test('a retry that comes due while other rounds hang at the receiver is sent at its time, not when one of them ends', async () => {
+    // The real clock on purpose: the fault was a retry coming due between the scheduler's read of
+    // what is due and its re-arming, which a manual clock, still between calls, never shows.
+    const arrivals = new Map<string, number[]>();
+    const hanging = createHttpServer((req) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const id = (JSON.parse(Buffer.concat(chunks).toString()) as { messageId: string }).messageId;
+        arrivals.set(id, [...(arrivals.get(id) ?? []), Date.now()]);
+      });
+    });
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/hook`;
+    const n = 60;
+    const h = await startHarness(
+      { ...configWith(url), delivery: { timeoutMs: 1500, baseDelayMs: 100, maxDelayMs: 100, jitter: 1 } },
+      { clock: systemClock, random: Math.random },
+    );
+    try {
+      await h.post('/v1/batch', { batch: Array.from({ length: n }, (_, i) => ({ type: 'track', userId: 'u', event: 'E', messageId: `hang-${i}` })) });
+      const ids = await waitUntil(() => {
+        const all = Array.from({ length: n }, (_, i) => delivery(h, `hang-${i}`));
+        return all.every((d) => d !== undefined && h.engine.stores.log.attemptsOf(d.id).length >= 2) ? all.map((d) => d!.id) : undefined;
+      }, 'the second round of every delivery to start', 8_000);
+      for (const id of ids) {
+        const [first, second] = h.engine.stores.log.attemptsOf(id);
+        // The first round ends at its 1.5 s timeout; the retry is due 100 ms (jitter 1: up to 200) later.
+        const gap = second!.started_at - first!.started_at;
+        assert.ok(gap < 1_500 + 200 + 500, `delivery ${id}'s retry started ${gap} ms after its first attempt (before the fix, some waited for another round's timeout: about 3,000)`);
+      }
+      await waitUntil(() => [...arrivals.values()].filter((x) => x.length >= 2).length === n || undefined, 'every retry to reach the receiver', 2_000);
+    } finally {
+      await h.close();
+      hanging.closeAllConnections();
+      hanging.close();
     }
   });
 

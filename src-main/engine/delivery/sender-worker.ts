@@ -6,7 +6,8 @@
  * The engine's clock stays the only clock: an attempt's start is the engine's `now`, and its
  * deadline is the engine's timer, which sends `expire` when it passes. The clock given to the
  * sender here therefore answers `now` with the engine's time of the attempt being started, and
- * keeps each attempt's deadline to be fired by that message rather than by a timer of its own.
+ * keeps each attempt's deadline to be fired by that message rather than by a timer of its own
+ * (past it, only the time the attempt waited at the connection gate runs on a timer here).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Clock, ClockTimer } from '../clock';
@@ -23,9 +24,14 @@ const deadlines = new Map<number, () => void>();
 
 const engineClock: Clock = {
   now: () => starting?.now ?? Date.now(),
-  setTimer(fn: () => void): ClockTimer {
+  setTimer(fn: () => void, ms: number): ClockTimer {
     const id = starting?.id;
-    if (id === undefined) throw new Error('the sending thread sets deadlines only while an attempt starts');
+    if (id === undefined) {
+      // Only the time an attempt waited at the connection gate, given back after its deadline:
+      // real time, as that wait was.
+      const timer = setTimeout(fn, ms);
+      return { cancel: () => clearTimeout(timer) };
+    }
     deadlines.set(id, fn);
     return { cancel: () => deadlines.delete(id) };
   },

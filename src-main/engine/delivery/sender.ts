@@ -11,7 +11,7 @@ import { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, buildConnector } from 'undici';
-import type { Clock } from '../clock';
+import type { Clock, ClockTimer } from '../clock';
 import { ConnectionGate, type GateOptions, type GatePass } from './connection-gate';
 import { failureText, type AttemptFailure } from '../../../src-shared/delivery-outcomes';
 import { RESPONSE_BODY_CAP, type AttemptRequest, type AttemptResult, type AttemptTimings, type Sender } from './types';
@@ -125,7 +125,8 @@ export function createSender(opts: SenderOptions): Sender {
 
   async function send(req: AttemptRequest): Promise<AttemptResult> {
     const startedAt = clock.now();
-    const t0 = performance.now();
+    // Moved on past a wait at the gate: first byte and total are the receiver's time, not ours.
+    let t0 = performance.now();
     const timings: AttemptTimings = { totalMs: 0 };
     let status: number | null = null;
     let responseHeaders: Record<string, string | string[]> = {};
@@ -136,9 +137,17 @@ export function createSender(opts: SenderOptions): Sender {
     let timedOut = false;
 
     const aborter = new AbortController();
-    const deadline = clock.setTimer(() => {
+    let waitedMs = 0;
+    const expire = (): void => {
       timedOut = true;
       aborter.abort(new Error(`deadline of ${req.timeoutMs} ms passed`));
+    };
+    // Set here, at the attempt's start, where the sending thread's clock takes deadlines. The
+    // receiver's timeout counts from when the attempt went, so a wait at the connection gate (at
+    // most its patience) is given back when the deadline comes.
+    let deadline: ClockTimer = clock.setTimer(() => {
+      if (waitedMs > 0) deadline = clock.setTimer(expire, waitedMs);
+      else expire();
     }, req.timeoutMs);
     // A view of the caller's bytes (no copy) that is unique to this attempt; see attemptsByBody.
     const body = Buffer.from(req.body.buffer, req.body.byteOffset, req.body.byteLength);
@@ -148,9 +157,13 @@ export function createSender(opts: SenderOptions): Sender {
     let pass: GatePass | null = null;
     try {
       const url = parseTarget(req.url);
-      pass = await gate.enter(url.origin, aborter.signal);
+      pass = await gate.enter(url.origin);
       // Under half a millisecond it went at once in all but the bookkeeping.
-      if (pass.waitedMs >= 0.5) timings.queuedMs = pass.waitedMs;
+      if (pass.waitedMs >= 0.5) {
+        timings.queuedMs = pass.waitedMs;
+        waitedMs = Math.ceil(pass.waitedMs);
+      }
+      t0 = performance.now();
       const client = pass.lane === 'shared' ? shared : agent;
       const res = await client.request({
         origin: url.origin,

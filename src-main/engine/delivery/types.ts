@@ -41,7 +41,8 @@ export interface Sender {
 export interface AttemptTimings {
   /**
    * Waiting for a connection to the receiver to be free (delivery/connection-gate.ts); absent when
-   * the attempt went at once. The phases below follow it; first byte and total include it.
+   * the attempt went at once. The phases below, first byte and total count from after it, and so
+   * does the attempt's timeout.
    */
   queuedMs?: number;
   /** Time to resolve the host name; absent when no lookup happened (IP literal or reused socket). */
@@ -50,9 +51,9 @@ export interface AttemptTimings {
   connectMs?: number;
   /** TLS handshake; https only, absent on a reused socket. */
   tlsMs?: number;
-  /** From start until the response status and headers arrived. */
+  /** From the attempt going (after any queued wait) until the response status and headers arrived. */
   firstByteMs?: number;
-  /** From start until the response was complete or the attempt failed. */
+  /** From the attempt going (after any queued wait) until the response was complete or the attempt failed. */
   totalMs: number;
 }
 

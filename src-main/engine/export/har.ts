@@ -70,7 +70,7 @@ const ms = (v: unknown): number | null => (typeof v === 'number' && Number.isFin
 
 /** Pure: our measured phases as HAR timings (connect includes TLS there; -1 when not measured). */
 export function harTimings(timings: { queuedMs?: number; dnsMs?: number; connectMs?: number; tlsMs?: number; firstByteMs?: number; totalMs?: number } | null): HarTimings {
-  // HAR's `blocked` is exactly the wait for a connection; first byte and total are measured from before it.
+  // HAR's `blocked` is exactly the wait for a connection; first byte and total count from after it.
   const blocked = ms(timings?.queuedMs);
   const dns = ms(timings?.dnsMs);
   const tcp = ms(timings?.connectMs);
@@ -78,7 +78,7 @@ export function harTimings(timings: { queuedMs?: number; dnsMs?: number; connect
   const connect = tcp === null && ssl === null ? null : (tcp ?? 0) + (ssl ?? 0);
   const firstByte = ms(timings?.firstByteMs);
   const total = ms(timings?.totalMs) ?? 0;
-  const before = (blocked ?? 0) + (dns ?? 0) + (connect ?? 0);
+  const before = (dns ?? 0) + (connect ?? 0);
   const wait = firstByte === null ? Math.max(0, total - before) : Math.max(0, firstByte - before);
   const receive = firstByte === null ? 0 : Math.max(0, total - firstByte);
   return { blocked: blocked ?? -1, dns: dns ?? -1, connect: connect ?? -1, ssl: ssl ?? -1, send: 0, wait, receive };

@@ -33,17 +33,18 @@ test('phaseBars: phases that did not happen (IP literal, plain http, reused sock
   }
 });
 
-test('phaseBars: an attempt that waited for a free connection starts its phases after the wait', () => {
-  const bars = phaseBars({ queuedMs: 40, connectMs: 10, firstByteMs: 80, totalMs: 100 });
+test('phaseBars: an attempt that waited for a free connection starts its phases, first byte and total after the wait', () => {
+  // First byte and total count from when the attempt went, after the wait.
+  const bars = phaseBars({ queuedMs: 50, connectMs: 10, firstByteMs: 40, totalMs: 50 });
   assert.deepEqual(
     bars.map((b) => [b.phase, b.ms, +b.left.toFixed(2), +b.width.toFixed(2)]),
     [
-      ['queued', 40, 0, 0.4],
+      ['queued', 50, 0, 0.5],
       ['dns', null, 0, 0],
-      ['connect', 10, 0.4, 0.1],
+      ['connect', 10, 0.5, 0.1],
       ['tls', null, 0, 0],
-      ['firstByte', 80, 0.5, 0.3],
-      ['total', 100, 0, 1],
+      ['firstByte', 40, 0.6, 0.3],
+      ['total', 50, 0.5, 0.5],
     ],
   );
   assert.equal(phaseBars({ totalMs: 3 })[0]?.phase, 'dns', 'no queued row when the attempt went at once');

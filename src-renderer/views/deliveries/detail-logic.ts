@@ -21,8 +21,9 @@ export interface PhaseBar {
 
 /**
  * The sender measures the wait for a free connection (queued), dns, connect and tls as durations of
- * their own, and first byte and total from the start; on a waterfall they follow each other in
- * that order, first byte is the wait after them, and total spans everything.
+ * their own, and first byte and total from when the attempt went (after the wait); on a waterfall
+ * they follow each other in that order, first byte is the wait after them, and total spans all but
+ * the queued wait.
  */
 export function phaseBars(t: AttemptTimingsView): PhaseBar[] {
   const queued = t.queuedMs ?? 0;
@@ -30,7 +31,8 @@ export function phaseBars(t: AttemptTimingsView): PhaseBar[] {
   const connect = t.connectMs ?? 0;
   const tls = t.tlsMs ?? 0;
   const setup = queued + dns + connect + tls;
-  const span = Math.max(t.totalMs, setup, t.firstByteMs ?? 0, 0);
+  const firstByte = t.firstByteMs === undefined ? undefined : queued + t.firstByteMs;
+  const span = Math.max(queued + t.totalMs, setup, firstByte ?? 0, 0);
   const frac = (ms: number): number => (span > 0 ? Math.min(1, Math.max(0, ms / span)) : 0);
   const bar = (phase: PhaseName, label: string, ms: number | undefined, from: number, to: number): PhaseBar => ({
     phase,
@@ -43,8 +45,8 @@ export function phaseBars(t: AttemptTimingsView): PhaseBar[] {
     bar('dns', 'dns', t.dnsMs, queued, queued + dns),
     bar('connect', 'connect', t.connectMs, queued + dns, queued + dns + connect),
     bar('tls', 'tls', t.tlsMs, queued + dns + connect, setup),
-    bar('firstByte', 'first byte', t.firstByteMs, Math.min(setup, t.firstByteMs ?? setup), t.firstByteMs ?? setup),
-    bar('total', 'total', t.totalMs, 0, t.totalMs),
+    bar('firstByte', 'first byte', t.firstByteMs, Math.min(setup, firstByte ?? setup), firstByte ?? setup),
+    bar('total', 'total', t.totalMs, queued, queued + t.totalMs),
   ];
   // Shown only when it happened: most attempts never wait, and a row of "—" would say nothing.
   return t.queuedMs === undefined ? bars : [bar('queued', 'queued', t.queuedMs, 0, queued), ...bars];
