@@ -1,7 +1,7 @@
 import { useState } from 'react';
-import type { AttemptView } from '../../../src-shared/api';
+import type { AttemptTimingsView, AttemptView } from '../../../src-shared/api';
 import { bytesOf, measuredMs, timeOf } from '../../shared/format';
-import { headerRows, phaseBars, responseSummary } from './detail-logic';
+import { durationParts, headerRows, phaseBars, responseSummary } from './detail-logic';
 import { AttemptRequest } from './AttemptRequest';
 import { AttemptExtras } from './AttemptExtras';
 
@@ -72,11 +72,7 @@ function Attempt({ attempt: a, last, context, previous, newestForUrl }: AttemptP
             {a.verdict}
           </span>
         )}
-        {a.timings && (
-          <span className="ins-total" data-testid="attempt-duration">
-            {measuredMs(a.timings.totalMs)}
-          </span>
-        )}
+        {a.timings && <Duration timings={a.timings} />}
       </div>
       <div className="mono ins-url" data-testid="attempt-url">
         POST {a.url}
@@ -101,6 +97,16 @@ function Attempt({ attempt: a, last, context, previous, newestForUrl }: AttemptP
         <Response attempt={a} />
       </details>
     </li>
+  );
+}
+
+function Duration({ timings }: { timings: AttemptTimingsView }) {
+  const { took, queued } = durationParts(timings);
+  return (
+    <span className="ins-total" data-testid="attempt-duration">
+      {took}
+      {queued !== null && <span className="muted"> {queued}</span>}
+    </span>
   );
 }
 

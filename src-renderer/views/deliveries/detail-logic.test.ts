@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { byteLength, changedLines, editedBodyProblem, headerRows, phaseBars, responseSummary, signatureBadge, targetUrlProblem } from './detail-logic';
+import { byteLength, changedLines, durationParts, editedBodyProblem, headerRows, phaseBars, responseSummary, signatureBadge, targetUrlProblem } from './detail-logic';
 
 test('phaseBars lays dns, connect and tls end to end, first byte as the wait after them, total across', () => {
   const bars = phaseBars({ dnsMs: 10, connectMs: 20, tlsMs: 30, firstByteMs: 80, totalMs: 100 });
@@ -48,6 +48,13 @@ test('phaseBars: an attempt that waited for a free connection starts its phases,
     ],
   );
   assert.equal(phaseBars({ totalMs: 3 })[0]?.phase, 'dns', 'no queued row when the attempt went at once');
+});
+
+test('durationParts: the receiver’s time, and a wait for a connection before it said beside it', () => {
+  assert.equal(durationParts({ totalMs: 4860 }).queued, null);
+  const waited = durationParts({ queuedMs: 251, totalMs: 4860 });
+  assert.match(waited.took, /4[.,]86 s|4,860 ms|4860/);
+  assert.match(waited.queued ?? '', /^after 251 ms queued$/);
 });
 
 test('byteLength', () => {

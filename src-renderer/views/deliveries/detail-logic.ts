@@ -5,7 +5,7 @@
  */
 import type { AttemptTimingsView, AttemptView, SignatureCheck } from '../../../src-shared/api';
 import { validateWebhookUrl } from '../../../src-shared/settings';
-import { bytesOf } from '../../shared/format';
+import { bytesOf, measuredMs } from '../../shared/format';
 
 export type PhaseName = 'queued' | 'dns' | 'connect' | 'tls' | 'firstByte' | 'total';
 
@@ -50,6 +50,14 @@ export function phaseBars(t: AttemptTimingsView): PhaseBar[] {
   ];
   // Shown only when it happened: most attempts never wait, and a row of "—" would say nothing.
   return t.queuedMs === undefined ? bars : [bar('queued', 'queued', t.queuedMs, 0, queued), ...bars];
+}
+
+/**
+ * The attempt's duration beside its status: the receiver's time (total counts from when the
+ * attempt went), and any wait for a free connection before it, so the two add up to the real span.
+ */
+export function durationParts(t: AttemptTimingsView): { took: string; queued: string | null } {
+  return { took: measuredMs(t.totalMs), queued: t.queuedMs === undefined ? null : `after ${measuredMs(t.queuedMs)} queued` };
 }
 
 /** The same rule the engine applies (the body must be a JSON object), said before anything is sent. */
