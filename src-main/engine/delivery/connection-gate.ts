@@ -67,31 +67,20 @@ export class ConnectionGate {
     this.patienceMs = options.patienceMs ?? PATIENCE_MS;
   }
 
-  /** Resolves with the attempt's lane once it may go; rejects with the signal's reason if aborted first. */
-  enter(origin: string, signal?: AbortSignal): Promise<GatePass> {
+  /**
+   * Resolves with the attempt's lane once it may go (at most the patience later); rejects only
+   * when the sender closes meanwhile. The attempt's deadline does not run here (sender.ts).
+   */
+  enter(origin: string): Promise<GatePass> {
     const state = this.stateOf(origin);
     if (state.waiting.length === 0 && state.sending < this.limit) return Promise.resolve(this.pass(origin, state, 'shared', 0));
     return new Promise<GatePass>((resolve, reject) => {
-      const onAbort = (): void => {
-        const at = state.waiting.indexOf(waiter);
-        if (at >= 0) state.waiting.splice(at, 1);
-        this.settle(origin, state);
-        reject(signal?.reason instanceof Error ? signal.reason : new Error('aborted while waiting for a connection'));
-      };
-      const waiter: Waiter = {
-        since: performance.now(),
-        admit: (lane) => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(this.pass(origin, state, lane, performance.now() - waiter.since));
-        },
-        fail: (err) => {
-          signal?.removeEventListener('abort', onAbort);
-          reject(err);
-        },
-      };
-      if (signal?.aborted) return onAbort();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      state.waiting.push(waiter);
+      const since = performance.now();
+      state.waiting.push({
+        since,
+        admit: (lane) => resolve(this.pass(origin, state, lane, performance.now() - since)),
+        fail: reject,
+      });
       this.settle(origin, state);
     });
   }

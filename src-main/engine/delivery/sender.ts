@@ -91,7 +91,7 @@ export function createSender(opts: SenderOptions): Sender {
   const shared = new Agent({ connect, connections: gate.limit });
   // The uncapped lane, for attempts beyond the limit; the gate counts its connections to know when
   // one is idle (undici's own count of free connections lags behind what it will hand out).
-  const agent = new Agent({
+  const overflow = new Agent({
     connect: (options, callback) =>
       connect(options, (...args: Parameters<buildConnector.Callback>) => {
         if (args[0] === null) {
@@ -164,7 +164,7 @@ export function createSender(opts: SenderOptions): Sender {
         waitedMs = Math.ceil(pass.waitedMs);
       }
       t0 = performance.now();
-      const client = pass.lane === 'shared' ? shared : agent;
+      const client = pass.lane === 'shared' ? shared : overflow;
       const res = await client.request({
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
@@ -221,8 +221,8 @@ export function createSender(opts: SenderOptions): Sender {
     async close(options = {}) {
       diagnosticsChannel.unsubscribe(SEND_HEADERS_CHANNEL, onSendHeaders);
       gate.rejectAll(new Error('the sender was closed'));
-      if (options.abort) await Promise.all([agent.destroy(), shared.destroy()]);
-      else await Promise.all([agent.close(), shared.close()]);
+      if (options.abort) await Promise.all([overflow.destroy(), shared.destroy()]);
+      else await Promise.all([overflow.close(), shared.close()]);
     },
   };
 }
